@@ -1,0 +1,11 @@
+// Subcommands of the `fastk` executable, one file each. Each add_*_command registers its
+// subcommand, flags and callback on the top-level app.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace fastk::node {
+
+void add_topo_command(CLI::App& app);
+
+}  // namespace fastk::node

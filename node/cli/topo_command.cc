@@ -1,0 +1,112 @@
+// fastk topo: graph and mixing-matrix facts, from flags or from a config's [topology].
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "node/cli/commands.h"
+#include "node/config/experiment_config.h"
+#include "node/report/topology_report.h"
+#include "topology/facts.h"
+
+namespace fastk::node {
+namespace {
+
+struct TopoOptions {
+  std::string kind;
+  std::string config;
+  std::string weights;
+  topology::TopologySpec flags;  // values of the flags given on the command line
+  double eps = 1e-3;
+  bool json = false;
+  bool matrix = false;
+  std::string dot;
+};
+
+void run_topo(CLI::App& cmd, const TopoOptions& o) {
+  topology::TopologySpec spec;
+  if (!o.config.empty()) spec = load_config(o.config).topology;
+  // Flags override the config, so `--config X --peers 32` explores a variant of X.
+  if (!o.kind.empty()) {
+    spec.kind = topology::parse_topology_kind(o.kind);
+    if (o.config.empty() && spec.kind == topology::TopologyKind::kEdgeList &&
+        !cmd.count("--peers")) {
+      spec.peers = 0;  // from the file
+    }
+  }
+  auto given = [&](const char* flag) { return cmd.count(flag) > 0; };
+  if (given("--peers")) spec.peers = o.flags.peers;
+  if (given("--rows")) spec.rows = o.flags.rows;
+  if (given("--cols")) spec.cols = o.flags.cols;
+  if (given("--degree")) spec.degree = o.flags.degree;
+  if (given("--probability")) spec.probability = o.flags.probability;
+  if (given("--nearest")) spec.nearest = o.flags.nearest;
+  if (given("--rewire")) spec.rewire = o.flags.rewire;
+  if (given("--seed")) spec.seed = o.flags.seed;
+  if (given("--file")) spec.file = o.flags.file;
+  if (given("--weights")) spec.weights = topology::parse_weight_rule(o.weights);
+  if (given("--weights-file")) {
+    spec.weights_file = o.flags.weights_file;
+    if (!given("--weights")) spec.weights = topology::WeightRule::kFile;
+  }
+  if ((given("--rows") || given("--cols")) && !given("--peers")) spec.peers = 0;
+
+  topology::Topology topology = topology::build_topology(spec);
+  topology::TopologyFacts facts = topology::analyze(topology, o.eps);
+  if (o.json) {
+    write_topology_json(std::cout, topology, facts, o.matrix);
+  } else {
+    write_topology_text(std::cout, topology, facts);
+    if (o.matrix) {
+      std::cout << "W" << (topology.time_varying() ? " (round 0)" : "") << ":\n";
+      write_weight_matrix(std::cout, topology.weights);
+    }
+  }
+  if (!o.dot.empty()) {
+    std::ofstream out(o.dot);
+    if (!out) throw std::runtime_error("cannot write DOT file '" + o.dot + "'");
+    write_topology_dot(out, topology);
+    if (!o.json) std::cout << "wrote " << o.dot << "\n";
+  }
+}
+
+}  // namespace
+
+void add_topo_command(CLI::App& app) {
+  auto options = std::make_shared<TopoOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "topo", "Report a graph and its mixing matrix: degrees, diameter, spectrum, gossip rounds");
+  cmd->footer(
+      "Examples:\n"
+      "  fastk topo torus --rows 4 --cols 4\n"
+      "  fastk topo random_regular --peers 32 --degree 4 --seed 7 --json\n"
+      "  fastk topo --config experiments/configs/quickstart.toml --dot ring.dot\n"
+      "Kinds: ring path torus grid complete star hypercube exponential random_regular\n"
+      "       erdos_renyi watts_strogatz edge_list one_peer_exponential");
+  auto& o = *options;
+  cmd->add_option("kind", o.kind, "Graph family (default: ring, or the config's kind)");
+  cmd->add_option("-c,--config", o.config, "Experiment config; its [topology] table is the base")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("-n,--peers", o.flags.peers, "Number of peers (default 8)");
+  cmd->add_option("--rows", o.flags.rows, "torus/grid rows (default: most square shape)");
+  cmd->add_option("--cols", o.flags.cols, "torus/grid columns");
+  cmd->add_option("--degree", o.flags.degree, "random_regular degree (default 4)");
+  cmd->add_option("--probability", o.flags.probability,
+                  "erdos_renyi edge probability (default 2 ln(n)/n)");
+  cmd->add_option("--nearest", o.flags.nearest, "watts_strogatz lattice neighbours (default 4)");
+  cmd->add_option("--rewire", o.flags.rewire, "watts_strogatz rewiring probability (default 0.1)");
+  cmd->add_option("--seed", o.flags.seed, "Seed of random families (default 1)");
+  cmd->add_option("--file", o.flags.file, "edge_list: file of 'a b' lines")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("-w,--weights", o.weights,
+                  "metropolis_hastings (default), max_degree, uniform, file");
+  cmd->add_option("--weights-file", o.flags.weights_file, "n x n matrix for weights = file")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--eps", o.eps, "Disagreement factor for the rounds estimate (default 1e-3)")
+      ->check(CLI::Range(1e-300, 0.999999));
+  cmd->add_flag("--json", o.json, "Machine-readable report on stdout");
+  cmd->add_flag("--matrix", o.matrix, "Also print W");
+  cmd->add_option("--dot", o.dot, "Write the graph as Graphviz DOT to this file");
+  cmd->callback([cmd, options] { run_topo(*cmd, *options); });
+}
+
+}  // namespace fastk::node

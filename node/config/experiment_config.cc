@@ -1,0 +1,48 @@
+#include "node/config/experiment_config.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "node/config/tables.h"
+
+namespace fastk::node {
+
+std::string resolve_path(const std::string& path, const std::filesystem::path& base_dir) {
+  if (path.empty()) return path;
+  std::filesystem::path p(path);
+  return p.is_absolute() ? path : (base_dir / p).lexically_normal().string();
+}
+
+ExperimentConfig parse_config(std::string_view text, const std::string& source,
+                              const std::filesystem::path& base_dir) {
+  toml::table root;
+  try {
+    root = toml::parse(text, source);
+  } catch (const toml::parse_error& e) {
+    const auto& where = e.source().begin;
+    throw ConfigError(source + ":" + std::to_string(where.line) + ":" +
+                      std::to_string(where.column) +
+                      ": TOML syntax error: " + std::string(e.description()));
+  }
+  ExperimentConfig config;
+  config.source = source;
+  ConfigErrors errors;
+  TableReader top(&root, "", errors);
+  TableReader run = top.table("run");
+  read_run_table(run, config.run);
+  TableReader topology = top.table("topology");
+  read_topology_table(topology, config.topology, config.run.seed, base_dir);
+  top.finish();
+  errors.throw_if_any(source);
+  return config;
+}
+
+ExperimentConfig load_config(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError("cannot read config file '" + path.string() + "'");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_config(text.str(), path.string(), path.parent_path());
+}
+
+}  // namespace fastk::node

@@ -1,0 +1,36 @@
+// The experiment config: one TOML file, parsed here (the only place TOML++ is used) into
+// plain structs that the pure libraries take. Defaults and meanings of every key are
+// documented in experiments/configs/README.md.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "topology/topology.h"
+
+namespace fastk::node {
+
+// [run]
+struct RunConfig {
+  std::string name = "fastk";      // run name; the output folder is <output>/<name>
+  std::uint64_t seed = 1;          // master seed; other seeds default to it
+  std::int64_t iterations = 1000;  // iterations per peer
+  std::string output = "runs";     // output folder (relative: to the working directory)
+};
+
+struct ExperimentConfig {
+  std::string source;  // file the config came from ("<string>" for text)
+  RunConfig run;
+  topology::TopologySpec topology;  // [topology]; relative paths resolved against the file
+};
+
+// Throws ConfigError listing every problem with its TOML path (syntax errors with line and
+// column), or when the file cannot be read.
+ExperimentConfig load_config(const std::filesystem::path& path);
+// `base_dir` resolves relative file paths inside the config.
+ExperimentConfig parse_config(std::string_view text, const std::string& source,
+                              const std::filesystem::path& base_dir);
+
+}  // namespace fastk::node

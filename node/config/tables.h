@@ -1,0 +1,19 @@
+// One reader per config table, each in its own file, so tables grow independently.
+#pragma once
+
+#include <filesystem>
+
+#include "node/config/experiment_config.h"
+#include "node/config/table_reader.h"
+
+namespace fastk::node {
+
+void read_run_table(TableReader& table, RunConfig& run);
+// `seed_default` is used when the table sets no seed (the run's master seed).
+void read_topology_table(TableReader& table, topology::TopologySpec& spec,
+                         std::uint64_t seed_default, const std::filesystem::path& base_dir);
+
+// A relative path in a config is relative to the config file's folder.
+std::string resolve_path(const std::string& path, const std::filesystem::path& base_dir);
+
+}  // namespace fastk::node

@@ -1,0 +1,24 @@
+// fastk: decentralized (gossip) training with dynamic backup workers.
+//
+//   fastk topo torus --rows 4 --cols 4     graph and mixing-matrix facts
+//   fastk <command> --help                 flags of each command
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "node/cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"fastk: decentralized training with dynamic backup workers", "fastk"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "fastk 0.1.0");
+  fastk::node::add_topo_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::cerr << "fastk: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

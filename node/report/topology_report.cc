@@ -1,0 +1,159 @@
+#include "node/report/topology_report.h"
+
+#include <iomanip>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace fastk::node {
+namespace {
+
+using topology::TopologyKind;
+
+std::string fixed(double v, int digits = 4) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << v;
+  return s.str();
+}
+
+std::string format_eigenvalue(std::complex<double> v) {
+  if (std::abs(v.imag()) < 1e-12) return fixed(v.real());
+  return fixed(v.real()) + (v.imag() < 0 ? "-" : "+") + fixed(std::abs(v.imag())) + "i";
+}
+
+std::string describe_weights(const topology::TopologySpec& spec, const topology::TopologyFacts& f) {
+  if (f.period > 1) return "one-peer averaging (1/2 self, 1/2 one in-neighbour per round)";
+  std::string text = to_string(spec.weights) + ": ";
+  text += f.mixing.symmetric ? "symmetric" : "NOT symmetric";
+  text += f.mixing.row_stochastic && f.mixing.column_stochastic ? ", doubly stochastic"
+                                                                : ", row-stochastic only";
+  text += f.mixing.nonnegative ? ", non-negative" : ", has negative entries";
+  return text;
+}
+
+}  // namespace
+
+std::string describe_spec(const topology::TopologySpec& s) {
+  std::string d = to_string(s.kind);
+  switch (s.kind) {
+    case TopologyKind::kTorus:
+    case TopologyKind::kGrid:
+      return d + " " + std::to_string(s.rows) + "x" + std::to_string(s.cols);
+    case TopologyKind::kRandomRegular:
+      return d + " degree=" + std::to_string(s.degree) + " seed=" + std::to_string(s.seed);
+    case TopologyKind::kErdosRenyi:
+      return d + " p=" + fixed(s.probability) + " seed=" + std::to_string(s.seed);
+    case TopologyKind::kWattsStrogatz:
+      return d + " k=" + std::to_string(s.nearest) + " rewire=" + fixed(s.rewire, 2) +
+             " seed=" + std::to_string(s.seed);
+    case TopologyKind::kEdgeList:
+      return d + " " + s.file;
+    default:
+      return d;
+  }
+}
+
+void write_topology_text(std::ostream& out, const topology::Topology& t,
+                         const topology::TopologyFacts& f) {
+  auto row = [&](const char* label) -> std::ostream& {
+    return out << "  " << std::left << std::setw(12) << label;
+  };
+  out << "topology " << describe_spec(t.spec) << "\n";
+  row("peers") << f.peers << " peers, " << f.edges << " edges\n";
+  row("degree") << "min " << f.min_degree << ", max " << f.max_degree << ", mean "
+                << fixed(f.mean_degree, 2) << (f.regular ? " (regular)" : "") << "\n";
+  row("diameter") << f.diameter << "\n";
+  row("weights") << describe_weights(t.spec, f) << "\n";
+  for (const auto& e : f.mixing.errors) row("  error") << e << "\n";
+  for (const auto& w : f.mixing.warnings) row("  note") << w << "\n";
+  if (f.period > 1) {
+    row("schedule") << "time-varying, period " << f.period << " rounds\n";
+    row("lambda") << fixed(f.spectrum.lambda) << " over one period, " << fixed(f.lambda_per_round)
+                  << " per round (second-largest eigenvalue modulus)\n";
+  } else {
+    row("lambda") << fixed(f.spectrum.lambda) << " (second-largest eigenvalue modulus of W)\n";
+  }
+  row("gap") << fixed(1.0 - f.lambda_per_round) << " (spectral gap 1 - lambda"
+             << (f.period > 1 ? " per round" : "") << ")\n";
+  std::ostringstream eps;
+  eps << std::setprecision(3) << f.eps;
+  row("rounds") << (f.rounds_to_eps ? std::to_string(*f.rounds_to_eps) : "never (lambda = 1)")
+                << " gossip rounds to shrink disagreement by " << eps.str() << "\n";
+  const auto& ev = f.spectrum.eigenvalues;
+  row("eigenvalues");
+  const std::size_t shown = 8;
+  for (std::size_t i = 0; i < ev.size(); ++i) {
+    if (ev.size() > shown + 2 && i == shown) {
+      out << " ... (" << ev.size() - shown - 2 << " more)";
+      i = ev.size() - 3;
+      continue;
+    }
+    out << (i ? " " : "") << format_eigenvalue(ev[i]);
+  }
+  out << (f.period > 1 ? "  (of the period product)" : "") << "\n";
+}
+
+void write_topology_json(std::ostream& out, const topology::Topology& t,
+                         const topology::TopologyFacts& f, bool with_matrix) {
+  nlohmann::ordered_json j;
+  j["kind"] = to_string(t.spec.kind);
+  j["description"] = describe_spec(t.spec);
+  j["peers"] = f.peers;
+  j["edges"] = f.edges;
+  j["degree"] = {{"min", f.min_degree},
+                 {"max", f.max_degree},
+                 {"mean", f.mean_degree},
+                 {"regular", f.regular}};
+  j["diameter"] = f.diameter;
+  j["weights"] = {{"rule", f.period > 1 ? "one_peer" : to_string(t.spec.weights)},
+                  {"symmetric", f.mixing.symmetric},
+                  {"row_stochastic", f.mixing.row_stochastic},
+                  {"column_stochastic", f.mixing.column_stochastic},
+                  {"nonnegative", f.mixing.nonnegative},
+                  {"errors", f.mixing.errors},
+                  {"warnings", f.mixing.warnings}};
+  j["period"] = f.period;
+  j["lambda"] = f.spectrum.lambda;
+  j["lambda_per_round"] = f.lambda_per_round;
+  j["spectral_gap"] = 1.0 - f.lambda_per_round;
+  j["eps"] = f.eps;
+  j["rounds_to_eps"] = f.rounds_to_eps ? nlohmann::ordered_json(*f.rounds_to_eps) : nullptr;
+  auto& ev = j["eigenvalues"] = nlohmann::ordered_json::array();
+  for (auto v : f.spectrum.eigenvalues) {
+    if (f.spectrum.real) {
+      ev.push_back(v.real());
+    } else {
+      ev.push_back({v.real(), v.imag()});
+    }
+  }
+  auto& edges = j["edge_list"] = nlohmann::ordered_json::array();
+  for (const auto& e : t.graph.edges()) edges.push_back({e.a, e.b});
+  if (with_matrix) {
+    auto& m = j["matrix"] = nlohmann::ordered_json::array();
+    for (int i = 0; i < t.weights.rows(); ++i) {
+      std::vector<double> r(t.weights.row(i).begin(), t.weights.row(i).end());
+      m.push_back(r);
+    }
+  }
+  out << j.dump(2) << "\n";
+}
+
+void write_topology_dot(std::ostream& out, const topology::Topology& t) {
+  out << "graph fastk {\n  // " << describe_spec(t.spec) << "; edge labels are W_ij\n";
+  out << "  node [shape=circle];\n";
+  for (int i = 0; i < t.graph.size(); ++i) out << "  " << i << ";\n";
+  for (const auto& e : t.graph.edges()) {
+    out << "  " << e.a << " -- " << e.b;
+    if (!t.time_varying()) out << " [label=\"" << fixed(t.weights(e.a, e.b), 3) << "\"]";
+    out << ";\n";
+  }
+  out << "}\n";
+}
+
+void write_weight_matrix(std::ostream& out, const Eigen::MatrixXd& w) {
+  for (int i = 0; i < w.rows(); ++i) {
+    for (int j = 0; j < w.cols(); ++j) out << (j ? " " : "") << fixed(w(i, j), 6);
+    out << "\n";
+  }
+}
+
+}  // namespace fastk::node

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs every Debian package fastk needs to build, test, run and plot.
+# Idempotent and fast when everything is present: apt runs only for missing packages.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ pkg-config git
+  libeigen3-dev libzmq3-dev cppzmq-dev libboost-dev libtomlplusplus-dev libcli11-dev
+  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev clang-format
+  python3 python3-matplotlib
+  dataset-fashion-mnist
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+echo "fastk: installing Debian packages: ${missing[*]}"
+if [[ $(id -u) -ne 0 ]]; then
+  sudo_cmd=(sudo)
+else
+  sudo_cmd=()
+fi
+"${sudo_cmd[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
+  "${missing[@]}" >/dev/null
+echo "fastk: packages installed"

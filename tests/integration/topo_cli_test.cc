@@ -1,0 +1,104 @@
+// Runs the real `fastk topo` executable and checks what a user sees.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Result {
+  int exit_code;
+  std::string output;  // stdout and stderr
+};
+
+Result run(const std::string& args) {
+  std::string command = std::string(FASTK_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string output;
+  std::array<char, 4096> buffer{};
+  while (std::size_t n = fread(buffer.data(), 1, buffer.size(), pipe))
+    output.append(buffer.data(), n);
+  int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+std::filesystem::path temp_dir() {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("fastk_cli_" + std::to_string(::getpid()) + "_" +
+              ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+TEST(TopoCli, TorusReportShowsTheKnownGap) {
+  Result r = run("topo torus --rows 4 --cols 4");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("topology torus 4x4"));
+  EXPECT_THAT(r.output, HasSubstr("16 peers, 32 edges"));
+  EXPECT_THAT(r.output, HasSubstr("0.4000 (spectral gap"));
+}
+
+TEST(TopoCli, JsonIsMachineReadable) {
+  Result r = run("topo ring --peers 8 --json --matrix");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["peers"], 8);
+  EXPECT_EQ(j["edges"], 8);
+  EXPECT_NEAR(j["spectral_gap"].get<double>(), 1 - (1.0 / 3 + 2.0 / 3 * std::cos(M_PI / 4)), 1e-12);
+  EXPECT_EQ(j["matrix"].size(), 8u);
+  EXPECT_EQ(j["eigenvalues"].size(), 8u);
+}
+
+TEST(TopoCli, ConfigIsTheBaseAndFlagsOverrideIt) {
+  auto dir = temp_dir();
+  std::ofstream(dir / "exp.toml") << "[topology]\nkind = \"hypercube\"\npeers = 8\n";
+  Result r = run("topo --config " + (dir / "exp.toml").string() + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(nlohmann::json::parse(r.output)["diameter"], 3);
+  r = run("topo --config " + (dir / "exp.toml").string() + " --peers 16 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(nlohmann::json::parse(r.output)["diameter"], 4);
+}
+
+TEST(TopoCli, WritesDotAndReadsEdgeLists) {
+  auto dir = temp_dir();
+  std::ofstream(dir / "tri.txt") << "# triangle plus tail\n0 1\n1 2\n2 0\n2 3\n";
+  Result r = run("topo edge_list --file " + (dir / "tri.txt").string() + " --dot " +
+                 (dir / "g.dot").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("4 peers, 4 edges"));
+  std::ifstream dot(dir / "g.dot");
+  std::string text((std::istreambuf_iterator<char>(dot)), {});
+  EXPECT_THAT(text, HasSubstr("2 -- 3 [label="));
+}
+
+TEST(TopoCli, OnePeerScheduleReportsItsPeriod) {
+  Result r = run("topo one_peer_exponential --peers 8");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("time-varying, period 3 rounds"));
+  EXPECT_THAT(r.output, HasSubstr("0.0000 over one period"));
+}
+
+TEST(TopoCli, BadInputFailsWithAClearMessage) {
+  Result r = run("topo rign");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("unknown topology kind 'rign'"));
+  r = run("topo random_regular --peers 7 --degree 3");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("peers * degree to be even"));
+  auto dir = temp_dir();
+  std::ofstream(dir / "bad.txt") << "0 1\n1 two\n";
+  r = run("topo edge_list --file " + (dir / "bad.txt").string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("bad.txt:2: expected two peer ids"));
+  EXPECT_NE(run("topo --peers").exit_code, 0);
+}
+
+}  // namespace

@@ -1,0 +1,102 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "node/config/config_error.h"
+#include "node/config/experiment_config.h"
+
+namespace fastk::node {
+namespace {
+
+using ::testing::HasSubstr;
+using topology::TopologyKind;
+using topology::WeightRule;
+
+ExperimentConfig parse(const std::string& text) { return parse_config(text, "exp.toml", "/cfg"); }
+
+std::string error_of(const std::string& text) {
+  try {
+    parse(text);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Config, EmptyConfigGivesDocumentedDefaults) {
+  ExperimentConfig c = parse("");
+  EXPECT_EQ(c.run.name, "fastk");
+  EXPECT_EQ(c.run.seed, 1u);
+  EXPECT_EQ(c.topology.kind, TopologyKind::kRing);
+  EXPECT_EQ(c.topology.peers, 8);
+  EXPECT_EQ(c.topology.weights, WeightRule::kMetropolisHastings);
+}
+
+TEST(Config, ReadsTopologyAndInheritsTheRunSeed) {
+  ExperimentConfig c = parse(R"(
+[run]
+name = "t"
+seed = 42
+[topology]
+kind = "random_regular"
+peers = 16
+degree = 3
+weights = "max_degree"
+)");
+  EXPECT_EQ(c.topology.kind, TopologyKind::kRandomRegular);
+  EXPECT_EQ(c.topology.peers, 16);
+  EXPECT_EQ(c.topology.degree, 3);
+  EXPECT_EQ(c.topology.seed, 42u);
+  EXPECT_EQ(c.topology.weights, WeightRule::kMaxDegree);
+  EXPECT_EQ(parse("[run]\nseed = 4\n[topology]\nseed = 9\n").topology.seed, 9u);
+}
+
+TEST(Config, RelativeFilesResolveAgainstTheConfigFolder) {
+  ExperimentConfig c = parse("[topology]\nkind = \"edge_list\"\nfile = \"graphs/e.txt\"\n");
+  EXPECT_EQ(c.topology.file, "/cfg/graphs/e.txt");
+  EXPECT_EQ(c.topology.peers, 0);  // taken from the file
+  EXPECT_EQ(parse("[topology]\nkind = \"edge_list\"\nfile = \"/abs/e.txt\"\n").topology.file,
+            "/abs/e.txt");
+}
+
+TEST(Config, EveryProblemIsReportedWithItsPath) {
+  std::string e = error_of(R"(
+[run]
+iterations = 0
+[topology]
+kind = "rign"
+peers = "eight"
+rewire = 1.5
+degre = 4
+[extra]
+)");
+  EXPECT_THAT(e, HasSubstr("exp.toml: 6 problems"));
+  EXPECT_THAT(e, HasSubstr("run.iterations: expected an integer >= 1, got 0"));
+  EXPECT_THAT(e, HasSubstr("topology.kind: unknown topology kind 'rign', expected one of ring"));
+  EXPECT_THAT(e, HasSubstr("topology.peers: expected an integer, got a string"));
+  EXPECT_THAT(e, HasSubstr("topology.rewire: expected a number in [0, 1], got 1.5"));
+  EXPECT_THAT(e, HasSubstr("topology.degre: unknown key (did you mean 'degree'?)"));
+  EXPECT_THAT(e, HasSubstr("extra: unknown key"));
+}
+
+TEST(Config, MissingFilesForFileKindsAreErrors) {
+  EXPECT_THAT(error_of("[topology]\nkind = \"edge_list\"\n"),
+              HasSubstr("topology.file: kind = \"edge_list\" needs file"));
+  EXPECT_THAT(error_of("[topology]\nweights = \"file\"\n"), HasSubstr("topology.weights_file"));
+}
+
+TEST(Config, SyntaxErrorsGiveLineAndColumn) {
+  EXPECT_THAT(error_of("[run]\nname = \"x\nseed = 1\n"), HasSubstr("exp.toml:2:"));
+  EXPECT_THAT(error_of("topology = 3\n"), HasSubstr("topology: expected a table, got an integer"));
+}
+
+TEST(Config, LoadingAMissingFileSaysWhich) {
+  try {
+    load_config("/nonexistent/exp.toml");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("cannot read config file '/nonexistent/exp.toml'"));
+  }
+}
+
+}  // namespace
+}  // namespace fastk::node

@@ -1,0 +1,33 @@
+#include "topology/facts.h"
+
+#include <cmath>
+
+namespace fastk::topology {
+
+TopologyFacts analyze(const Topology& topology, double eps) {
+  const Graph& g = topology.graph;
+  TopologyFacts f;
+  f.peers = g.size();
+  f.edges = g.num_edges();
+  f.min_degree = g.min_degree();
+  f.max_degree = g.max_degree();
+  f.mean_degree = f.peers > 0 ? 2.0 * static_cast<double>(f.edges) / f.peers : 0.0;
+  f.regular = f.min_degree == f.max_degree;
+  f.diameter = g.diameter();
+  f.mixing = check_mixing(topology.weights, g);
+  f.period = topology.schedule->period();
+  f.eps = eps;
+  if (f.period == 1) {
+    f.spectrum = spectrum(topology.weights);
+    f.lambda_per_round = f.spectrum.lambda;
+  } else {
+    Eigen::MatrixXd product = Eigen::MatrixXd::Identity(f.peers, f.peers);
+    for (int k = 0; k < f.period; ++k) product = topology.schedule->matrix(k) * product;
+    f.spectrum = spectrum(product);
+    f.lambda_per_round = std::pow(f.spectrum.lambda, 1.0 / f.period);
+  }
+  f.rounds_to_eps = gossip_rounds(f.lambda_per_round, eps);
+  return f;
+}
+
+}  // namespace fastk::topology

@@ -1,0 +1,34 @@
+// Everything `fastk topo` reports about a topology, computed in one place so the text and
+// JSON reports (node/) and the tests see the same numbers.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "topology/mixing.h"
+#include "topology/spectral.h"
+#include "topology/topology.h"
+
+namespace fastk::topology {
+
+struct TopologyFacts {
+  int peers = 0;
+  std::int64_t edges = 0;
+  int min_degree = 0;
+  int max_degree = 0;
+  double mean_degree = 0;
+  bool regular = false;
+  int diameter = 0;
+  MixingCheck mixing;  // of the static W (time-varying: of W(0))
+  // Static: the spectrum of W. Time-varying: of the product of one period's matrices, with
+  // lambda_per_round = lambda^(1/period) so the two kinds compare.
+  Spectrum spectrum;
+  int period = 1;
+  double lambda_per_round = 1.0;
+  double eps = 1e-3;
+  std::optional<std::int64_t> rounds_to_eps;  // gossip rounds to shrink disagreement by eps
+};
+
+TopologyFacts analyze(const Topology& topology, double eps = 1e-3);
+
+}  // namespace fastk::topology

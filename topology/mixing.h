@@ -1,0 +1,49 @@
+// Mixing (gossip) weight matrices W for a graph, and their validation.
+#pragma once
+
+#include <Eigen/Dense>
+#include <istream>
+#include <string>
+#include <vector>
+
+#include "topology/graph.h"
+
+namespace fastk::topology {
+
+enum class WeightRule {
+  kMetropolisHastings,  // W_ij = 1 / (1 + max(d_i, d_j)); symmetric, doubly stochastic
+  kMaxDegree,           // W_ij = 1 / (1 + max_k d_k); symmetric, doubly stochastic
+  kUniform,             // W_ij = 1 / (1 + d_i); symmetric only on regular graphs
+  kFile,                // an explicit matrix read from a file
+};
+
+// "metropolis_hastings", "max_degree", "uniform", "file"; throws std::invalid_argument.
+WeightRule parse_weight_rule(const std::string& name);
+std::string to_string(WeightRule rule);
+
+// Builds W for a rule other than kFile. Self weights take the remaining mass of each row.
+Eigen::MatrixXd mixing_matrix(const Graph& graph, WeightRule rule);
+
+// Reads an n x n matrix: n lines of n numbers, '#' comments and blank lines allowed.
+// Throws std::invalid_argument (with file:line) for malformed rows and std::runtime_error
+// when the file cannot be opened. Validation against a graph is separate (check_mixing).
+Eigen::MatrixXd parse_weight_matrix(std::istream& in, const std::string& source, int peers);
+Eigen::MatrixXd read_weight_matrix(const std::string& path, int peers);
+
+// What a matrix satisfies. `errors` make it unusable for gossip on this graph (negative
+// entries, rows not summing to one, weight on a pair that is not an edge); `warnings` are
+// facts a user should know (not symmetric, hence not doubly stochastic: the peers then
+// converge to a weighted average rather than the plain mean).
+struct MixingCheck {
+  bool row_stochastic = true;
+  bool column_stochastic = true;
+  bool symmetric = true;
+  bool nonnegative = true;
+  bool respects_graph = true;
+  std::vector<std::string> errors;
+  std::vector<std::string> warnings;
+  bool usable() const { return errors.empty(); }
+};
+MixingCheck check_mixing(const Eigen::MatrixXd& w, const Graph& graph, double tolerance = 1e-9);
+
+}  // namespace fastk::topology

@@ -1,0 +1,56 @@
+#include "topology/schedule.h"
+
+#include <stdexcept>
+
+namespace fastk::topology {
+
+Eigen::MatrixXd TopologySchedule::matrix(std::int64_t k) const {
+  const int n = size();
+  Eigen::MatrixXd w = Eigen::MatrixXd::Zero(n, n);
+  for (PeerId i = 0; i < n; ++i) {
+    RoundPeers r = round(i, k);
+    w(i, i) = r.self_weight;
+    for (std::size_t x = 0; x < r.receive_from.size(); ++x) {
+      w(i, r.receive_from[x]) += r.receive_weights[x];
+    }
+  }
+  return w;
+}
+
+StaticSchedule::StaticSchedule(Graph graph, Eigen::MatrixXd weights)
+    : graph_(std::move(graph)), weights_(std::move(weights)) {
+  if (weights_.rows() != graph_.size() || weights_.cols() != graph_.size()) {
+    throw std::invalid_argument("StaticSchedule: weight matrix size does not match the graph");
+  }
+}
+
+RoundPeers StaticSchedule::round(PeerId peer, std::int64_t /*k*/) const {
+  RoundPeers r;
+  auto neighbors = graph_.neighbors(peer);
+  r.receive_from.assign(neighbors.begin(), neighbors.end());
+  r.send_to = r.receive_from;
+  r.receive_weights.reserve(neighbors.size());
+  for (PeerId j : neighbors) r.receive_weights.push_back(weights_(peer, j));
+  r.self_weight = weights_(peer, peer);
+  return r;
+}
+
+OnePeerExponentialSchedule::OnePeerExponentialSchedule(int peers) : peers_(peers), period_(1) {
+  if (peers < 1) throw std::invalid_argument("one_peer_exponential needs at least 1 peer");
+  int t = 0;
+  while ((1 << t) < peers) ++t;
+  period_ = std::max(t, 1);
+}
+
+RoundPeers OnePeerExponentialSchedule::round(PeerId peer, std::int64_t k) const {
+  RoundPeers r;
+  if (peers_ == 1) return r;  // alone: keep the own model
+  const int hop = 1 << static_cast<int>(k % period_);
+  r.receive_from = {(peer - hop % peers_ + peers_) % peers_};
+  r.send_to = {(peer + hop) % peers_};
+  r.receive_weights = {0.5};
+  r.self_weight = 0.5;
+  return r;
+}
+
+}  // namespace fastk::topology

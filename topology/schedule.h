@@ -1,0 +1,61 @@
+// Who a peer exchanges models with in gossip round k, and with what weights. Static graphs
+// give the same answer every round; time-varying schedules (one-peer exponential) cycle.
+// The consensus protocol asks only this interface, so both kinds run on the same machine.
+#pragma once
+
+#include <Eigen/Dense>
+#include <cstdint>
+#include <vector>
+
+#include "topology/graph.h"
+
+namespace fastk::topology {
+
+struct RoundPeers {
+  std::vector<PeerId> receive_from;     // whose models peer i averages in this round
+  std::vector<double> receive_weights;  // W_ij, aligned with receive_from
+  double self_weight = 1.0;             // W_ii
+  std::vector<PeerId> send_to;          // who averages peer i's model in this round
+};
+
+class TopologySchedule {
+ public:
+  virtual ~TopologySchedule() = default;
+  virtual int size() const = 0;
+  // Rounds before the schedule repeats: 1 for a static graph.
+  virtual int period() const = 0;
+  virtual RoundPeers round(PeerId peer, std::int64_t k) const = 0;
+  // Dense W(k), for analysis and tests.
+  Eigen::MatrixXd matrix(std::int64_t k) const;
+};
+
+class StaticSchedule final : public TopologySchedule {
+ public:
+  // `weights` must be an n x n mixing matrix whose off-diagonal support lies on graph edges.
+  StaticSchedule(Graph graph, Eigen::MatrixXd weights);
+  int size() const override { return graph_.size(); }
+  int period() const override { return 1; }
+  RoundPeers round(PeerId peer, std::int64_t k) const override;
+
+ private:
+  Graph graph_;
+  Eigen::MatrixXd weights_;
+};
+
+// One-peer exponential graph: in round k every peer i averages half-half with peer
+// i - 2^(k mod t) and sends to i + 2^(k mod t) (mod n), t = ceil(log2 n). Each W(k) is a
+// doubly stochastic permutation mix; for n a power of two the product over one period is
+// exact averaging.
+class OnePeerExponentialSchedule final : public TopologySchedule {
+ public:
+  explicit OnePeerExponentialSchedule(int peers);
+  int size() const override { return peers_; }
+  int period() const override { return period_; }
+  RoundPeers round(PeerId peer, std::int64_t k) const override;
+
+ private:
+  int peers_;
+  int period_;
+};
+
+}  // namespace fastk::topology
