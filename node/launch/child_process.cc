@@ -1,0 +1,136 @@
+#include "node/launch/child_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace fastk::node {
+
+std::string ExitStatus::describe() const {
+  if (signal != 0) {
+    const char* name = sigabbrev_np(signal);
+    return std::string("killed by SIG") + (name ? name : std::to_string(signal).c_str());
+  }
+  return "exit code " + std::to_string(code);
+}
+
+ChildProcess::ChildProcess(const std::vector<std::string>& argv, bool stdin_pipe) {
+  if (argv.empty()) throw std::invalid_argument("ChildProcess needs a command");
+  int pipe_fds[2];
+  int in_fds[2] = {-1, -1};
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0 || (stdin_pipe && pipe2(in_fds, O_CLOEXEC) != 0)) {
+    throw std::runtime_error(std::string("cannot create a pipe: ") + strerror(errno));
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (stdin_pipe) {
+    posix_spawn_file_actions_adddup2(&actions, in_fds[0], STDIN_FILENO);
+  } else {
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  }
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
+  // The child gets default signal dispositions, so a launcher ignoring SIGINT does not
+  // make its peers immune; it gets its own process group so a terminal Ctrl-C reaches
+  // the launcher only, which then stops the peers in order.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  sigaddset(&defaults, SIGPIPE);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  int rc = posix_spawnp(&pid_, args[0], &actions, &attributes, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  close(pipe_fds[1]);
+  if (stdin_pipe) close(in_fds[0]);
+  stdin_fd_ = in_fds[1];
+  if (rc != 0) {
+    close(pipe_fds[0]);
+    close_stdin();
+    throw std::runtime_error("cannot start '" + argv[0] + "': " + strerror(rc));
+  }
+  fd_ = pipe_fds[0];
+  fcntl(fd_, F_SETFL, fcntl(fd_, F_GETFL) | O_NONBLOCK);
+}
+
+ChildProcess::~ChildProcess() {
+  if (fd_ >= 0) close(fd_);
+  close_stdin();
+  if (!exit_ && pid_ > 0) {
+    kill(-pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+}
+
+std::vector<std::string> ChildProcess::read_lines() {
+  std::vector<std::string> lines;
+  if (fd_ < 0) return lines;
+  char buffer[65536];
+  while (true) {
+    ssize_t n = read(fd_, buffer, sizeof buffer);
+    if (n > 0) {
+      partial_.append(buffer, static_cast<std::size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {  // end of file or error
+      close(fd_);
+      fd_ = -1;
+    }
+    break;
+  }
+  std::size_t start = 0;
+  for (std::size_t end; (end = partial_.find('\n', start)) != std::string::npos; start = end + 1) {
+    lines.push_back(partial_.substr(start, end - start));
+  }
+  partial_.erase(0, start);
+  if (fd_ < 0 && !partial_.empty()) lines.push_back(std::move(partial_)), partial_.clear();
+  return lines;
+}
+
+std::optional<ExitStatus> ChildProcess::poll_exit() {
+  if (exit_ || pid_ <= 0) return exit_;
+  int status = 0;
+  pid_t r = waitpid(pid_, &status, WNOHANG);
+  if (r == pid_) {
+    ExitStatus s;
+    if (WIFEXITED(status)) s.code = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) s.signal = WTERMSIG(status);
+    exit_ = s;
+  }
+  return exit_;
+}
+
+void ChildProcess::close_stdin() {
+  if (stdin_fd_ >= 0) close(stdin_fd_);
+  stdin_fd_ = -1;
+}
+
+void ChildProcess::send_signal(int signal) {
+  // The child leads its own process group: signal the group so helpers it started go too.
+  if (!exit_ && pid_ > 0) kill(-pid_, signal);
+}
+
+void ChildProcess::stop_reading() {
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
+}
+
+}  // namespace fastk::node

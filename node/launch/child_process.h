@@ -1,0 +1,54 @@
+// A child process whose stdout and stderr arrive on one non-blocking pipe. Used by the
+// launcher to run peers locally (fastk node ...) or remotely (ssh host fastk node ...).
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fastk::node {
+
+struct ExitStatus {
+  int code = 0;    // exit code when exited normally
+  int signal = 0;  // terminating signal, 0 if none
+  bool ok() const { return signal == 0 && code == 0; }
+  std::string describe() const;  // "exit code 1", "killed by SIGKILL"
+};
+
+class ChildProcess {
+ public:
+  // Starts argv[0] (looked up in PATH) with the given argv. stdin is /dev/null so a peer
+  // never steals the terminal, or, with `stdin_pipe`, a pipe the launcher holds open: a
+  // remote peer behind ssh sees end of file when close_stdin() is called (or the launcher
+  // dies) and stops cleanly, which signals cannot achieve through ssh.
+  // Throws std::runtime_error if the process cannot start.
+  explicit ChildProcess(const std::vector<std::string>& argv, bool stdin_pipe = false);
+  ~ChildProcess();  // kills (SIGKILL) and reaps a child still running
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  pid_t pid() const { return pid_; }
+  // File descriptor to poll for output; -1 once the pipe reached end of file.
+  int output_fd() const { return fd_; }
+  // Reads what is available without blocking and returns the complete lines (without
+  // '\n'); a last unterminated line is returned once the pipe closes.
+  std::vector<std::string> read_lines();
+  // Non-blocking: the exit status once the child has exited (reaped once, then cached).
+  std::optional<ExitStatus> poll_exit();
+  // Signals the child's process group.
+  void send_signal(int signal);
+  // Gives up on output still to come (a process the child left behind holds the pipe).
+  void stop_reading();
+  void close_stdin();
+
+ private:
+  pid_t pid_ = -1;
+  int fd_ = -1;
+  int stdin_fd_ = -1;
+  std::string partial_;
+  std::optional<ExitStatus> exit_;
+};
+
+}  // namespace fastk::node

@@ -1,0 +1,66 @@
+// Runs every peer of a run as a child process (locally, or on another host through ssh),
+// writes each peer's output to its log file, keeps one live progress line, stops all peers
+// on request, and reports which peers failed and where their logs are.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "node/launch/child_process.h"
+#include "node/launch/progress.h"
+
+namespace fastk::node {
+
+struct PeerLaunch {
+  int peer = 0;
+  std::string host;               // empty: this machine
+  std::vector<std::string> argv;  // the command (for a remote host: what ssh runs there)
+};
+
+struct LaunchOptions {
+  std::filesystem::path log_dir;          // peer-<i>.log files go here
+  bool live_progress = true;              // print the summary line
+  bool terminal = false;                  // rewrite the line in place (stdout is a TTY)
+  double progress_interval_s = 0.5;       // summary refresh on a terminal
+  double plain_progress_interval_s = 10;  // summary lines when not a terminal
+  double stop_grace_s = 10;               // after a stop request: SIGTERM, then SIGKILL
+  std::string remote_dir;                 // ssh: folder to cd into on the remote host
+  std::vector<std::string> ssh = {"ssh", "-o", "BatchMode=yes", "-T"};
+  // Polled while peers run; true asks every peer to stop (the CLI wires Ctrl-C here).
+  std::function<bool()> should_stop = [] { return false; };
+};
+
+struct PeerOutcome {
+  int peer = 0;
+  std::string host;
+  ExitStatus status;
+  std::filesystem::path log;
+  std::optional<PeerProgress> last_progress;
+  std::vector<std::string> last_lines;  // tail of the log, shown when the peer failed
+};
+
+struct LaunchResult {
+  std::vector<PeerOutcome> peers;
+  bool stopped = false;  // a stop was requested
+  bool ok() const;
+};
+
+// The command that runs `argv` on `host` in `remote_dir` through ssh. Arguments are
+// single-quoted for the remote shell.
+std::vector<std::string> ssh_command(const std::vector<std::string>& ssh, const std::string& host,
+                                     const std::string& remote_dir,
+                                     const std::vector<std::string>& argv);
+
+// Blocks until every peer has exited. Throws std::runtime_error if a peer cannot be
+// started (the ones already started are stopped first) or a log cannot be written.
+LaunchResult launch_peers(const std::vector<PeerLaunch>& peers, const LaunchOptions& options,
+                          std::ostream& status);
+
+// "peer 3 on host-b failed (exit code 1); log: runs/x/logs/peer-3.log" plus its last lines.
+std::string describe_failures(const LaunchResult& result);
+
+}  // namespace fastk::node
