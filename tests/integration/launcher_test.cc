@@ -10,19 +10,15 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/testutil/temp_dir.h"
+
 namespace fastk::node {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-std::filesystem::path fresh_dir() {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("fastk_launch_" + std::to_string(::getpid()) + "_" +
-              ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  std::filesystem::remove_all(dir);
-  return dir;
-}
+std::filesystem::path fresh_dir() { return testutil::fresh_test_dir("fastk_launch"); }
 
 PeerLaunch shell_peer(int id, const std::string& script) {
   return {id, "", {"/bin/sh", "-c", script}};

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "tests/testutil/temp_dir.h"
+
 namespace {
 
 using ::testing::HasSubstr;
@@ -29,13 +31,7 @@ Result run(const std::string& args) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
 }
 
-std::filesystem::path temp_dir() {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("fastk_cli_" + std::to_string(::getpid()) + "_" +
-              ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+std::filesystem::path temp_dir() { return fastk::testutil::fresh_test_dir("fastk_cli"); }
 
 TEST(TopoCli, TorusReportShowsTheKnownGap) {
   Result r = run("topo torus --rows 4 --cols 4");
