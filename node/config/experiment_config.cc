@@ -32,6 +32,8 @@ ExperimentConfig parse_config(std::string_view text, const std::string& source,
   read_run_table(run, config.run);
   TableReader topology = top.table("topology");
   read_topology_table(topology, config.topology, config.run.seed, base_dir);
+  TableReader cluster = top.table("cluster");
+  read_cluster_table(cluster, config.cluster, config.topology.peers);
   top.finish();
   errors.throw_if_any(source);
   return config;

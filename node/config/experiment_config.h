@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "node/config/cluster.h"
 #include "topology/topology.h"
 
 namespace fastk::node {
@@ -24,6 +25,7 @@ struct ExperimentConfig {
   std::string source;  // file the config came from ("<string>" for text)
   RunConfig run;
   topology::TopologySpec topology;  // [topology]; relative paths resolved against the file
+  ClusterConfig cluster;            // [cluster]
 };
 
 // Throws ConfigError listing every problem with its TOML path (syntax errors with line and

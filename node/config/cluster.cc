@@ -1,0 +1,115 @@
+#include "node/config/cluster.h"
+
+#include <algorithm>
+#include <charconv>
+#include <set>
+
+namespace fastk::node {
+namespace {
+
+constexpr int kMaxPort = 65535;
+const std::string kDefaultHost = "127.0.0.1";
+
+// Where peer `peer` lives when peers are placed in blocks over `host_count` hosts: block
+// sizes differ by at most one, the first (peers % hosts) hosts take the larger blocks.
+struct Placement {
+  int host = 0;
+  int local_index = 0;
+};
+Placement place(int peer, int peer_count, int host_count) {
+  const int small = peer_count / host_count;
+  const int large_hosts = peer_count % host_count;
+  const int in_large_blocks = large_hosts * (small + 1);
+  if (peer < in_large_blocks) return {peer / (small + 1), peer % (small + 1)};
+  return {large_hosts + (peer - in_large_blocks) / small, (peer - in_large_blocks) % small};
+}
+
+int largest_block(int peer_count, int host_count) {
+  return (peer_count + host_count - 1) / host_count;
+}
+
+const std::vector<std::string>& hosts_or_default(const ClusterConfig& cluster) {
+  static const std::vector<std::string> kLoopbackOnly = {kDefaultHost};
+  return cluster.hosts.empty() ? kLoopbackOnly : cluster.hosts;
+}
+
+bool is_loopback(const std::string& host) {
+  return host == "localhost" || host.starts_with("127.");
+}
+
+PeerEndpoints endpoints_of(const std::string& host, int port) {
+  const std::string port_text = ":" + std::to_string(port);
+  // A peer binds its own loopback address (never exposing a local run to the LAN); on a LAN
+  // host it binds every interface, since a host name cannot be bound by ZeroMQ.
+  std::string bind_host = host == "localhost" ? kDefaultHost : is_loopback(host) ? host : "*";
+  return {"tcp://" + bind_host + port_text, "tcp://" + host + port_text};
+}
+
+}  // namespace
+
+bool valid_host(const std::string& host) {
+  if (host.empty() || host.size() > 253 || host.front() == '-' || host.front() == '.') {
+    return false;
+  }
+  return std::all_of(host.begin(), host.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '-';
+  });
+}
+
+std::optional<TcpEndpoint> parse_tcp_endpoint(const std::string& text) {
+  const std::string scheme = "tcp://";
+  const std::size_t colon = text.rfind(':');
+  if (!text.starts_with(scheme) || colon == std::string::npos || colon < scheme.size()) {
+    return std::nullopt;
+  }
+  TcpEndpoint endpoint{text.substr(scheme.size(), colon - scheme.size()), 0};
+  const char* first = text.data() + colon + 1;
+  const char* last = text.data() + text.size();
+  auto [end, error] = std::from_chars(first, last, endpoint.port);
+  if (first == last || error != std::errc{} || end != last || endpoint.port < 1 ||
+      endpoint.port > kMaxPort || !valid_host(endpoint.host)) {
+    return std::nullopt;
+  }
+  return endpoint;
+}
+
+void check_cluster_fits(const ClusterConfig& cluster, int peer_count, ConfigErrors& errors) {
+  if (!cluster.endpoints.empty()) {
+    if (static_cast<int>(cluster.endpoints.size()) != peer_count) {
+      errors.add("cluster.endpoints", std::to_string(cluster.endpoints.size()) + " endpoints for " +
+                                          std::to_string(peer_count) +
+                                          " peers: give exactly one per peer");
+    }
+    return;
+  }
+  const int last_port =
+      cluster.base_port +
+      largest_block(peer_count, static_cast<int>(hosts_or_default(cluster).size())) - 1;
+  if (last_port > kMaxPort) {
+    errors.add("cluster.base_port", "base_port " + std::to_string(cluster.base_port) + " + " +
+                                        std::to_string(last_port - cluster.base_port + 1) +
+                                        " peers per host runs past port 65535");
+  }
+}
+
+PeerEndpoints peer_endpoints(const ClusterConfig& cluster, int peer_count, int peer) {
+  ConfigErrors errors;
+  check_cluster_fits(cluster, peer_count, errors);
+  if (peer < 0 || peer >= peer_count) {
+    errors.add("", "peer " + std::to_string(peer) + " is out of range for " +
+                       std::to_string(peer_count) + " peers");
+  }
+  errors.throw_if_any("[cluster]");
+  if (!cluster.endpoints.empty()) {
+    // Validated when the table was read; parse again for host and port.
+    std::optional<TcpEndpoint> e = parse_tcp_endpoint(cluster.endpoints[peer]);
+    if (!e) throw ConfigError("cluster.endpoints[" + std::to_string(peer) + "]: invalid endpoint");
+    return endpoints_of(e->host, e->port);
+  }
+  const auto& hosts = hosts_or_default(cluster);
+  const Placement p = place(peer, peer_count, static_cast<int>(hosts.size()));
+  return endpoints_of(hosts[p.host], cluster.base_port + p.local_index);
+}
+
+}  // namespace fastk::node

@@ -1,0 +1,46 @@
+// [cluster]: where each peer listens. Either hosts with a base port (peers are placed on the
+// hosts in contiguous blocks, as mpirun's default by-slot mapping does, so ring neighbours
+// mostly share a host), or one explicit endpoint per peer. Documented in
+// experiments/configs/README.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "node/config/config_error.h"
+
+namespace fastk::node {
+
+struct ClusterConfig {
+  std::vector<std::string> hosts;           // empty (and no endpoints): every peer on 127.0.0.1
+  int base_port = 47000;                    // peer with local index j on its host: base_port + j
+  std::vector<std::string> endpoints;       // "tcp://host:port", one per peer, instead of hosts
+  std::int64_t peer_timeout_ms = 10000;     // a neighbour silent this long is gone
+  std::int64_t startup_timeout_ms = 30000;  // give up when a neighbour never says hello
+};
+
+struct PeerEndpoints {
+  std::string bind;     // what the peer binds: its own address if loopback, else tcp://*:port
+  std::string connect;  // what its neighbours connect to: tcp://host:port
+};
+
+// Records (with TOML paths under "cluster.") every way `cluster` does not fit `peer_count`
+// peers: endpoint count, ports past 65535, two peers on one endpoint.
+void check_cluster_fits(const ClusterConfig& cluster, int peer_count, ConfigErrors& errors);
+
+// The endpoints of `peer` (0-based). Throws ConfigError when the cluster does not fit
+// `peer_count` peers (see check_cluster_fits) or `peer` is out of range.
+PeerEndpoints peer_endpoints(const ClusterConfig& cluster, int peer_count, int peer);
+
+// "tcp://host:port" with a host name or IPv4 address and a port in 1..65535.
+struct TcpEndpoint {
+  std::string host;
+  int port = 0;
+};
+// Empty when `text` is not of that form.
+std::optional<TcpEndpoint> parse_tcp_endpoint(const std::string& text);
+bool valid_host(const std::string& host);
+
+}  // namespace fastk::node

@@ -1,0 +1,170 @@
+#include "node/transport/zmq_transport.h"
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace fastk::node::transport {
+namespace {
+
+// Payloads up to this size are copied into the ZeroMQ message (cheaper than sharing
+// ownership); larger ones are sent from the caller's buffer.
+constexpr std::size_t kCopyBelowBytes = 1024;
+
+// ZeroMQ calls this (on its I/O thread) once it no longer needs a zero-copy payload.
+void release_owner(void* /*data*/, void* hint) {
+  delete static_cast<std::shared_ptr<const void>*>(hint);
+}
+
+zmq::message_t payload_message(const wire::SharedBytes& payload) {
+  const std::span<const std::byte> bytes = payload.bytes;
+  if (bytes.size() < kCopyBelowBytes) return zmq::message_t(bytes.data(), bytes.size());
+  // ZeroMQ's API takes a mutable pointer but only reads zero-copy data.
+  return zmq::message_t(const_cast<std::byte*>(bytes.data()), bytes.size(), release_owner,
+                        new std::shared_ptr<const void>(payload.owner));
+}
+
+std::span<const std::byte> bytes_of(const zmq::message_t& frame) {
+  return {static_cast<const std::byte*>(frame.data()), frame.size()};
+}
+
+}  // namespace
+
+ReceivedMessage::ReceivedMessage(const wire::DecodedMessage& decoded, zmq::message_t payload_frame)
+    : type_(decoded.type),
+      sender_(decoded.sender),
+      iteration_(decoded.iteration),
+      hello_(decoded.hello),
+      payload_frame_(std::move(payload_frame)) {
+  if (type_ != wire::MessageType::kModel) return;
+  const std::size_t count = payload_frame_.size() / sizeof(float);
+  const void* data = payload_frame_.data();
+  if (reinterpret_cast<std::uintptr_t>(data) % alignof(float) == 0) {
+    parameters_ = {static_cast<const float*>(data), count};
+  } else {
+    aligned_copy_.resize(count);
+    std::memcpy(aligned_copy_.data(), data, count * sizeof(float));
+    parameters_ = aligned_copy_;
+  }
+}
+
+ZmqTransport::ZmqTransport(wire::WirePeers peers, const std::string& bind_endpoint,
+                           TransportOptions options)
+    : peers_(std::move(peers)),
+      options_(std::move(options)),
+      rejections_(options_.log),
+      receiver_(context_, zmq::socket_type::pull) {
+  receiver_.set(zmq::sockopt::linger, 0);
+  receiver_.set(zmq::sockopt::rcvhwm, options_.receive_high_water_mark);
+  receiver_.set(zmq::sockopt::maxmsgsize, options_.max_frame_bytes);
+  try {
+    receiver_.bind(bind_endpoint);
+  } catch (const zmq::error_t& e) {
+    throw std::runtime_error("cannot bind the receive socket to '" + bind_endpoint +
+                             "': " + e.what());
+  }
+  endpoint_ = receiver_.get(zmq::sockopt::last_endpoint);
+}
+
+ZmqTransport::~ZmqTransport() = default;  // every socket was given linger 0
+
+void ZmqTransport::connect(PeerId neighbour, const std::string& endpoint) {
+  if (neighbours_.count(neighbour)) {
+    throw std::invalid_argument("transport: neighbour " + std::to_string(neighbour) +
+                                " is already connected");
+  }
+  zmq::socket_t socket(context_, zmq::socket_type::push);
+  socket.set(zmq::sockopt::linger, 0);
+  socket.set(zmq::sockopt::sndhwm, options_.send_high_water_mark);
+  // Not ZMQ_IMMEDIATE: messages to a neighbour that has not started yet wait in its queue
+  // (up to the high-water mark), so HELLOs sent before it binds still reach it.
+  try {
+    socket.connect(endpoint);
+  } catch (const zmq::error_t& e) {
+    throw std::runtime_error("cannot connect to neighbour " + std::to_string(neighbour) + " at '" +
+                             endpoint + "': " + e.what());
+  }
+  neighbours_.emplace(neighbour, Neighbour{std::move(socket), {}});
+}
+
+SendStatus ZmqTransport::send(PeerId neighbour, const wire::EncodedMessage& message) {
+  auto it = neighbours_.find(neighbour);
+  if (it == neighbours_.end()) {
+    throw std::invalid_argument("transport: send to peer " + std::to_string(neighbour) +
+                                ", which was never connected");
+  }
+  Neighbour& n = it->second;
+  const auto more = message.has_payload_frame ? zmq::send_flags::sndmore : zmq::send_flags::none;
+  zmq::message_t header(message.header.data(), message.header.size());
+  if (!n.socket.send(header, more | zmq::send_flags::dontwait)) {
+    ++n.counters.dropped;
+    return SendStatus::kDropped;
+  }
+  if (message.has_payload_frame) {
+    // ZeroMQ accepts the remaining parts of a message whose first part it took (the
+    // high-water mark counts whole messages), so this cannot fail with EAGAIN.
+    zmq::message_t payload = payload_message(message.payload);
+    (void)n.socket.send(payload, zmq::send_flags::dontwait);
+  }
+  ++n.counters.queued;
+  n.counters.bytes_queued += message.header.size() + message.payload.bytes.size();
+  return SendStatus::kQueued;
+}
+
+std::optional<Received> ZmqTransport::receive(std::chrono::milliseconds timeout) {
+  try {
+    if (auto got = read_one()) return got;
+    zmq::pollitem_t item{receiver_.handle(), 0, ZMQ_POLLIN, 0};
+    if (zmq::poll(&item, 1, timeout) == 0) return std::nullopt;
+    return read_one();
+  } catch (const zmq::error_t& e) {
+    if (e.num() == EINTR) return std::nullopt;  // a signal: let the caller look at it
+    throw;
+  }
+}
+
+// Reads one whole multipart message if one is waiting, and decodes it. Keeps at most the
+// two frames the format has; extra frames are drained and make the message a bad one.
+std::optional<Received> ZmqTransport::read_one() {
+  zmq::message_t frames[2];
+  std::size_t count = 0;
+  zmq::message_t extra;
+  bool more = true;
+  while (more) {
+    zmq::message_t& into = count < 2 ? frames[count] : extra;
+    // ZeroMQ delivers the parts of a message together: once the first is here, waiting for
+    // the rest cannot block.
+    const auto flags = count == 0 ? zmq::recv_flags::dontwait : zmq::recv_flags::none;
+    if (!receiver_.recv(into, flags)) return std::nullopt;
+    more = into.more();
+    ++count;
+  }
+  std::span<const std::byte> views[2] = {bytes_of(frames[0]), bytes_of(frames[1])};
+  wire::DecodeResult result =
+      count > 2 ? wire::DecodeResult(wire::Rejection{wire::WireError::kBadFrameCount,
+                                                     std::to_string(count) + " frames"})
+                : wire::decode(std::span(views, count), peers_);
+  if (auto* rejection = std::get_if<wire::Rejection>(&result)) {
+    rejections_.record(*rejection);
+    return Received(std::move(*rejection));
+  }
+  return Received(std::in_place_type<ReceivedMessage>, std::get<wire::DecodedMessage>(result),
+                  std::move(frames[1]));
+}
+
+SendCounters ZmqTransport::send_counters(PeerId neighbour) const {
+  auto it = neighbours_.find(neighbour);
+  return it == neighbours_.end() ? SendCounters{} : it->second.counters;
+}
+
+SendCounters ZmqTransport::send_totals() const {
+  SendCounters total;
+  for (const auto& [id, n] : neighbours_) {
+    total.queued += n.counters.queued;
+    total.dropped += n.counters.dropped;
+    total.bytes_queued += n.counters.bytes_queued;
+  }
+  return total;
+}
+
+}  // namespace fastk::node::transport

@@ -1,0 +1,129 @@
+// The ZeroMQ transport of one peer: one PULL socket bound at the peer's endpoint receives
+// from every neighbour; one PUSH socket per neighbour, connected to that neighbour's endpoint,
+// sends. Messages are wire frames (node/WIRE.md): a header frame and at most one payload
+// frame, the payload sent straight from the caller's buffer.
+//
+// Why PUSH/PULL: traffic is one-way (a peer never answers on the connection it received
+// on; HELLO_ACK goes out on the peer's own PUSH socket), so the identity frames and routing
+// of DEALER/ROUTER would add bytes and code for nothing, and the sender id is in the
+// checksummed header anyway. One PUSH per neighbour (instead of one socket connected to
+// all) keeps a high-water mark, a queue and drop counts per neighbour, so a dead or slow
+// neighbour fills only its own queue and never delays the others.
+//
+// Threading: a ZmqTransport and its sockets belong to the one thread that calls its
+// methods (the peer's I/O thread). Nothing here blocks longer than receive()'s timeout.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+#include <zmq.hpp>
+
+#include "node/wire/decoder.h"
+#include "node/wire/encoder.h"
+#include "node/wire/rejection_counter.h"
+
+namespace fastk::node::transport {
+
+using wire::PeerId;
+
+struct TransportOptions {
+  // Messages queued per neighbour before send() drops (a multipart message counts once).
+  // With the receiver's equal receive mark and the kernel's socket buffers this lets a
+  // sender run about 2 x 16 models ahead of a slow neighbour before anything is lost.
+  int send_high_water_mark = 16;
+  int receive_high_water_mark = 16;  // per connected neighbour
+  // Larger frames close the offending connection inside ZeroMQ (bounds memory on garbage).
+  std::int64_t max_frame_bytes = std::int64_t{1} << 30;
+  wire::LogSink log = wire::stderr_log_sink();  // bad-message reports, once per cause
+};
+
+enum class SendStatus {
+  kQueued,   // handed to ZeroMQ; delivered unless the neighbour dies
+  kDropped,  // the neighbour's queue is full (dead, not yet started, or slow): counted
+};
+
+struct SendCounters {
+  std::uint64_t queued = 0;
+  std::uint64_t dropped = 0;
+  std::uint64_t bytes_queued = 0;  // header + payload bytes of queued messages
+};
+
+// A message that passed the decoder. Owns its frames, so parameters() stays valid as long
+// as the object lives.
+class ReceivedMessage {
+ public:
+  ReceivedMessage(const wire::DecodedMessage& decoded, zmq::message_t payload_frame);
+
+  wire::MessageType type() const { return type_; }
+  PeerId sender() const { return sender_; }
+  std::int64_t iteration() const { return iteration_; }
+  const wire::HelloInfo& hello() const { return hello_; }  // HELLO / HELLO_ACK
+  // MODEL: the sender's parameters, read in place from the received frame when it is
+  // float-aligned (it is with libzmq's allocator), else from an aligned copy.
+  std::span<const float> parameters() const { return parameters_; }
+
+ private:
+  wire::MessageType type_;
+  PeerId sender_;
+  std::int64_t iteration_;
+  wire::HelloInfo hello_;
+  zmq::message_t payload_frame_;
+  std::vector<float> aligned_copy_;
+  std::span<const float> parameters_;
+};
+
+// What receive() got: a good message, or a rejected one (already counted and logged).
+using Received = std::variant<ReceivedMessage, wire::Rejection>;
+
+class ZmqTransport {
+ public:
+  // Binds the receive socket at `bind_endpoint` ("tcp://127.0.0.1:*" picks a free port).
+  // Throws std::runtime_error naming the endpoint when it cannot bind.
+  ZmqTransport(wire::WirePeers peers, const std::string& bind_endpoint,
+               TransportOptions options = {});
+  ZmqTransport(const ZmqTransport&) = delete;
+  ZmqTransport& operator=(const ZmqTransport&) = delete;
+  ~ZmqTransport();  // closes with linger 0: messages not yet sent are discarded
+
+  // The endpoint actually bound (with the chosen port), for neighbours to connect to.
+  const std::string& endpoint() const { return endpoint_; }
+
+  // Opens the send socket to `neighbour`. Connecting succeeds even when the neighbour is not
+  // running yet; ZeroMQ keeps reconnecting. Throws std::invalid_argument for a repeated
+  // neighbour or std::runtime_error for an endpoint ZeroMQ cannot parse.
+  void connect(PeerId neighbour, const std::string& endpoint);
+
+  // Never blocks. Throws std::invalid_argument if `neighbour` was never connected.
+  SendStatus send(PeerId neighbour, const wire::EncodedMessage& message);
+
+  // Waits up to `timeout` for one message. Empty on timeout or when a signal interrupted the
+  // wait (so the caller's loop can run its timers and check for shutdown).
+  std::optional<Received> receive(std::chrono::milliseconds timeout);
+
+  const wire::RejectionCounter& rejections() const { return rejections_; }
+  SendCounters send_counters(PeerId neighbour) const;
+  SendCounters send_totals() const;
+
+ private:
+  struct Neighbour {
+    zmq::socket_t socket;
+    SendCounters counters;
+  };
+  std::optional<Received> read_one();
+
+  zmq::context_t context_{1};
+  wire::WirePeers peers_;
+  TransportOptions options_;
+  wire::RejectionCounter rejections_;
+  zmq::socket_t receiver_;
+  std::string endpoint_;
+  std::map<PeerId, Neighbour> neighbours_;
+};
+
+}  // namespace fastk::node::transport

@@ -1,0 +1,75 @@
+// The fastk wire format, version 1: constants and plain types shared by the encoder and the
+// decoder. node/WIRE.md is the specification; the offsets here must match its table.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace fastk::node::wire {
+
+using PeerId = std::uint32_t;
+
+inline constexpr std::array<std::byte, 4> kMagic = {std::byte{'F'}, std::byte{'K'}, std::byte{'W'},
+                                                    std::byte{'R'}};
+inline constexpr std::uint8_t kVersion = 1;
+
+// Header frame layout (all integers little-endian).
+inline constexpr std::size_t kMagicOffset = 0;          // 4 bytes "FKWR"
+inline constexpr std::size_t kVersionOffset = 4;        // u8
+inline constexpr std::size_t kTypeOffset = 5;           // u8 MessageType
+inline constexpr std::size_t kKindOffset = 6;           // u8 PayloadKind
+inline constexpr std::size_t kReservedOffset = 7;       // u8, zero in version 1
+inline constexpr std::size_t kSenderOffset = 8;         // u32 peer id
+inline constexpr std::size_t kPayloadBytesOffset = 12;  // u32 payload frame length
+inline constexpr std::size_t kIterationOffset = 16;     // i64 iteration tag, >= 0
+inline constexpr std::size_t kChecksumOffset = 24;      // u32 CRC-32 of bytes 0..23 + payload
+inline constexpr std::size_t kHeaderBytes = 28;
+
+enum class MessageType : std::uint8_t {
+  kHello = 1,     // "I am peer s of this run": sent at start-up until answered
+  kHelloAck = 2,  // answer to a HELLO
+  kModel = 3,     // parameters x_s(k) of iteration k
+  kBye = 4,       // the sender is leaving; stop waiting for it
+};
+
+enum class PayloadKind : std::uint8_t {
+  kNone = 0,     // no payload frame
+  kHello = 1,    // HelloInfo, kHelloPayloadBytes
+  kFloat32 = 2,  // float32 vector, little-endian
+  // 3 is reserved for coded gradients (issue 6).
+};
+
+// What a HELLO / HELLO_ACK carries so that a peer of another run (or of the same run with
+// another config) is recognised and rejected instead of being mixed with.
+struct HelloInfo {
+  std::uint64_t run_id = 0;      // fingerprint of the resolved experiment config
+  std::uint32_t peer_count = 0;  // number of peers in the sender's config
+  bool operator==(const HelloInfo&) const = default;
+};
+inline constexpr std::size_t kHelloPayloadBytes = 12;  // u64 run_id, u32 peer_count
+
+// The payload kind each message type carries (the only one the decoder accepts).
+constexpr PayloadKind payload_kind_of(MessageType type) {
+  switch (type) {
+    case MessageType::kHello:
+    case MessageType::kHelloAck:
+      return PayloadKind::kHello;
+    case MessageType::kModel:
+      return PayloadKind::kFloat32;
+    case MessageType::kBye:
+      return PayloadKind::kNone;
+  }
+  return PayloadKind::kNone;
+}
+
+std::string_view to_string(MessageType type);
+
+// Float payloads go on the wire as the host's bytes, without a copy; that is the
+// little-endian format only on little-endian hosts.
+static_assert(std::endian::native == std::endian::little,
+              "fastk's zero-copy float payloads assume a little-endian host");
+
+}  // namespace fastk::node::wire

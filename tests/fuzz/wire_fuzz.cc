@@ -1,0 +1,82 @@
+// Fuzz target for the wire decoder: arbitrary bytes from the network must never crash it.
+// With clang -fsanitize=fuzzer this file is a libFuzzer target; without an engine,
+// fuzz_replay_main.cc turns it into a CTest test over the committed corpus and a
+// deterministic batch of mutations.
+#include "tests/fuzz/wire_fuzz.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "node/wire/rejection_counter.h"
+
+namespace fastk::testing {
+namespace {
+
+using namespace node::wire;
+
+// Every accepted message must be one the encoder produces, byte for byte.
+void check_reencodes(const DecodedMessage& m, const Frames& frames) {
+  std::vector<float> params(m.payload.size() / sizeof(float));
+  if (!params.empty()) std::memcpy(params.data(), m.payload.data(), m.payload.size());
+  const EncodedMessage again =
+      m.type == MessageType::kModel ? encode_model(m.sender, m.iteration, nullptr, params)
+      : m.type == MessageType::kBye ? encode_bye(m.sender, m.iteration)
+                                    : encode_hello(m.type, m.sender, m.iteration, m.hello);
+  if (to_frames(again) != frames) {
+    std::fprintf(stderr, "accepted message does not re-encode to its bytes\n");
+    std::abort();
+  }
+}
+
+}  // namespace
+
+Frames frames_from_fuzz_input(std::span<const std::uint8_t> input) {
+  Frames frames;
+  std::size_t at = 0;
+  while (at + 2 <= input.size()) {
+    std::size_t length = input[at] | (std::size_t{input[at + 1]} << 8);
+    at += 2;
+    length = std::min(length, input.size() - at);
+    const auto* begin = reinterpret_cast<const std::byte*>(input.data() + at);
+    frames.emplace_back(begin, begin + length);
+    at += length;
+  }
+  return frames;
+}
+
+std::vector<std::uint8_t> fuzz_input_from_frames(const Frames& frames) {
+  std::vector<std::uint8_t> input;
+  for (const Frame& f : frames) {
+    const std::size_t length = std::min<std::size_t>(f.size(), 0xFFFF);
+    input.push_back(static_cast<std::uint8_t>(length & 0xFF));
+    input.push_back(static_cast<std::uint8_t>(length >> 8));
+    for (std::size_t i = 0; i < length; ++i) input.push_back(std::to_integer<std::uint8_t>(f[i]));
+  }
+  return input;
+}
+
+const WirePeers& fuzz_peers() {
+  static const PeerId neighbours[] = {1, 7};
+  static const WirePeers peers(0, {0xFA57'0001, 8}, neighbours);
+  return peers;
+}
+
+std::optional<WireError> fuzz_wire_input(std::span<const std::uint8_t> input) {
+  static RejectionCounter counter(nullptr);  // counting must not crash either
+  const Frames frames = frames_from_fuzz_input(input);
+  DecodeResult result = decode_frames(frames, fuzz_peers());
+  if (auto* rejection = std::get_if<Rejection>(&result)) {
+    counter.record(*rejection);
+    return rejection->cause;
+  }
+  check_reencodes(std::get<DecodedMessage>(result), frames);
+  return std::nullopt;
+}
+
+}  // namespace fastk::testing
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  fastk::testing::fuzz_wire_input({data, size});
+  return 0;
+}

@@ -1,0 +1,130 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "node/config/cluster.h"
+#include "node/config/experiment_config.h"
+#include "tests/support/config_parsing.h"
+
+namespace fastk::node {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+using testing::error_of;
+using testing::parse;
+
+TEST(ClusterConfig, DefaultsPutEveryPeerOnLoopbackFromPort47000) {
+  ExperimentConfig c = parse("");
+  EXPECT_TRUE(c.cluster.hosts.empty());
+  EXPECT_EQ(c.cluster.base_port, 47000);
+  EXPECT_EQ(c.cluster.peer_timeout_ms, 10000);
+  EXPECT_EQ(c.cluster.startup_timeout_ms, 30000);
+  PeerEndpoints e = peer_endpoints(c.cluster, 8, 5);
+  EXPECT_EQ(e.bind, "tcp://127.0.0.1:47005");
+  EXPECT_EQ(e.connect, "tcp://127.0.0.1:47005");
+}
+
+TEST(ClusterConfig, HostsTakeBalancedBlocksOfPeers) {
+  ExperimentConfig c = parse(R"(
+[topology]
+peers = 8
+[cluster]
+hosts = ["10.0.0.1", "10.0.0.2", "node3.lan"]
+base_port = 50000
+peer_timeout_ms = 500
+startup_timeout_ms = 2000
+)");
+  EXPECT_EQ(c.cluster.peer_timeout_ms, 500);
+  EXPECT_EQ(c.cluster.startup_timeout_ms, 2000);
+  // 8 peers on 3 hosts: blocks of 3, 3, 2.
+  const char* expected[] = {"tcp://10.0.0.1:50000",  "tcp://10.0.0.1:50001", "tcp://10.0.0.1:50002",
+                            "tcp://10.0.0.2:50000",  "tcp://10.0.0.2:50001", "tcp://10.0.0.2:50002",
+                            "tcp://node3.lan:50000", "tcp://node3.lan:50001"};
+  for (int i = 0; i < 8; ++i) {
+    PeerEndpoints e = peer_endpoints(c.cluster, 8, i);
+    EXPECT_EQ(e.connect, expected[i]) << i;
+    EXPECT_EQ(e.bind, "tcp://*:" + e.connect.substr(e.connect.rfind(':') + 1)) << i;
+  }
+}
+
+TEST(ClusterConfig, ExplicitEndpointsOnePerPeer) {
+  ExperimentConfig c = parse(R"(
+[topology]
+peers = 3
+[cluster]
+endpoints = ["tcp://localhost:6000", "tcp://127.0.0.2:6000", "tcp://box:7000"]
+)");
+  EXPECT_EQ(peer_endpoints(c.cluster, 3, 0).bind, "tcp://127.0.0.1:6000");
+  EXPECT_EQ(peer_endpoints(c.cluster, 3, 0).connect, "tcp://localhost:6000");
+  EXPECT_EQ(peer_endpoints(c.cluster, 3, 1).bind, "tcp://127.0.0.2:6000");
+  EXPECT_EQ(peer_endpoints(c.cluster, 3, 2).bind, "tcp://*:7000");
+  EXPECT_EQ(peer_endpoints(c.cluster, 3, 2).connect, "tcp://box:7000");
+}
+
+TEST(ClusterConfig, EveryProblemNamesItsPath) {
+  std::string e = error_of(R"(
+[topology]
+peers = 4
+[cluster]
+endpoints = ["tcp://a:1", "udp://b:2", "tcp://c:70000", "tcp://a:1", "tcp://d"]
+peer_timeout_ms = 0
+base_prot = 5
+)");
+  EXPECT_THAT(e, HasSubstr("cluster.endpoints[1]: expected \"tcp://host:port\""));
+  EXPECT_THAT(e, HasSubstr("got \"udp://b:2\""));
+  EXPECT_THAT(e, HasSubstr("cluster.endpoints[2]"));
+  EXPECT_THAT(e, HasSubstr("cluster.endpoints[4]"));
+  EXPECT_THAT(e, HasSubstr("cluster.endpoints: 5 endpoints for 4 peers"));
+  EXPECT_THAT(e, HasSubstr("cluster.peer_timeout_ms: expected an integer >= 1, got 0"));
+  EXPECT_THAT(e, HasSubstr("cluster.base_prot: unknown key (did you mean 'base_port'?)"));
+  EXPECT_THAT(e, Not(HasSubstr("duplicate")));  // reported once the syntax is right
+}
+
+TEST(ClusterConfig, DuplicatesPortsAndMixedFormsAreErrors) {
+  EXPECT_THAT(error_of("[topology]\npeers = 2\n[cluster]\n"
+                       "endpoints = [\"tcp://h:5000\", \"tcp://h:05000\"]\n"),
+              HasSubstr("cluster.endpoints[1]: duplicate \"tcp://h:05000\""));
+  EXPECT_THAT(error_of("[cluster]\nhosts = [\"a\", \"b\", \"a\"]\n"),
+              HasSubstr("cluster.hosts[2]: duplicate"));
+  EXPECT_THAT(error_of("[cluster]\nhosts = [\"a b\"]\n"),
+              HasSubstr("cluster.hosts[0]: \"a b\" is not a host name or IPv4 address"));
+  EXPECT_THAT(error_of("[cluster]\nhosts = [\"a\", 3]\n"),
+              HasSubstr("cluster.hosts[1]: expected a string"));
+  EXPECT_THAT(error_of("[cluster]\nhosts = \"a\"\n"),
+              HasSubstr("cluster.hosts: expected an array of strings"));
+  EXPECT_THAT(error_of("[cluster]\nhosts = [\"a\"]\nendpoints = [\"tcp://a:1\"]\n"),
+              HasSubstr("cluster.endpoints: set either hosts (with base_port) or endpoints"));
+  EXPECT_THAT(error_of("[cluster]\nbase_port = 65530\n"),  // 8 peers on one host
+              HasSubstr("cluster.base_port: base_port 65530 + 8 peers per host runs past port "
+                        "65535"));
+  EXPECT_THAT(error_of("[cluster]\nbase_port = 0\n"),
+              HasSubstr("cluster.base_port: expected an integer in 1..65535, got 0"));
+}
+
+TEST(ClusterConfig, ResolvingChecksThePeerCountKnownOnlyLater) {
+  // An edge-list topology has no peer count in the config: the check happens at resolution.
+  ExperimentConfig c = parse(
+      "[topology]\nkind = \"edge_list\"\nfile = \"e.txt\"\n"
+      "[cluster]\nendpoints = [\"tcp://a:1\", \"tcp://a:2\"]\n");
+  EXPECT_EQ(peer_endpoints(c.cluster, 2, 1).connect, "tcp://a:2");
+  try {
+    peer_endpoints(c.cluster, 3, 0);
+    FAIL() << "3 peers with 2 endpoints resolved";
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("cluster.endpoints: 2 endpoints for 3 peers"));
+  }
+  EXPECT_THROW(peer_endpoints(c.cluster, 2, 2), ConfigError);
+}
+
+TEST(ClusterConfig, EndpointSyntax) {
+  EXPECT_TRUE(parse_tcp_endpoint("tcp://10.1.2.3:65535"));
+  EXPECT_EQ(parse_tcp_endpoint("tcp://host-1.lan:80")->host, "host-1.lan");
+  for (const char* bad : {"tcp://:80", "tcp://h:", "tcp://h:0", "tcp://h:-1", "tcp://h:80x",
+                          "tcp://h", "tcp://*:80", "ipc://x:1", "tcp://h h:1", ""}) {
+    EXPECT_FALSE(parse_tcp_endpoint(bad)) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace fastk::node

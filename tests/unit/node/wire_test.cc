@@ -1,0 +1,218 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "node/wire/rejection_counter.h"
+#include "tests/support/wire_frames.h"
+
+namespace fastk::node::wire {
+namespace {
+
+using testing::decode_frames;
+using testing::Frames;
+using ::testing::HasSubstr;
+using testing::reseal;
+using testing::to_frames;
+
+const HelloInfo kRun{0x1234'5678'9abc'def0, 8};
+// Peer 0 of a ring of 8 hears from peers 1 and 7.
+const PeerId kNeighbours[] = {1, 7};
+const WirePeers kPeers(0, kRun, kNeighbours);
+
+DecodedMessage ok(const DecodeResult& r) {
+  if (auto* rej = std::get_if<Rejection>(&r)) {
+    ADD_FAILURE() << "rejected: " << to_string(rej->cause) << " (" << rej->detail << ")";
+    return {};
+  }
+  return std::get<DecodedMessage>(r);
+}
+
+WireError cause_of(const Frames& frames) {
+  DecodeResult r = decode_frames(frames, kPeers);
+  EXPECT_TRUE(std::holds_alternative<Rejection>(r)) << "accepted a bad message";
+  return std::holds_alternative<Rejection>(r) ? std::get<Rejection>(r).cause
+                                              : WireError::kBadFrameCount;
+}
+
+Frames model_frames(PeerId sender = 1, std::int64_t k = 3) {
+  static const auto params = std::make_shared<std::vector<float>>(std::vector<float>{1, 2, 3});
+  return to_frames(encode_model(sender, k, params, *params));
+}
+
+TEST(Wire, ByeHeaderIsTheDocumentedLittleEndianLayout) {
+  Frames f = to_frames(encode_bye(7, 0x0102030405));
+  ASSERT_EQ(f.size(), 1u);
+  ASSERT_EQ(f[0].size(), 28u);
+  const std::vector<int> expected_prefix = {'F', 'K', 'W', 'R', 1, 4, 0, 0,   // magic ver type kind
+                                            7,   0,   0,   0,                 // sender
+                                            0,   0,   0,   0,                 // payload length
+                                            5,   4,   3,   2,   1, 0, 0, 0};  // iteration
+  for (std::size_t i = 0; i < expected_prefix.size(); ++i) {
+    EXPECT_EQ(std::to_integer<int>(f[0][i]), expected_prefix[i]) << "byte " << i;
+  }
+  EXPECT_EQ(load_le<std::uint32_t>(&f[0][24]), crc32_extend(0, std::span(f[0]).first(24)));
+}
+
+TEST(Wire, ModelRoundTripIsBitIdentical) {
+  auto params = std::make_shared<std::vector<float>>(std::vector<float>{
+      0.0f, -0.0f, 1.5f, std::numeric_limits<float>::denorm_min(),
+      std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(), -3e38f});
+  EncodedMessage m = encode_model(7, 42, params, *params);
+  EXPECT_EQ(m.payload.bytes.data(), reinterpret_cast<const std::byte*>(params->data()))
+      << "the encoder must not copy the parameters";
+  Frames f = to_frames(m);
+  const DecodedMessage d = ok(decode_frames(f, kPeers));
+  EXPECT_EQ(d.type, MessageType::kModel);
+  EXPECT_EQ(d.sender, 7u);
+  EXPECT_EQ(d.iteration, 42);
+  ASSERT_EQ(d.payload.size(), params->size() * sizeof(float));
+  EXPECT_EQ(std::memcmp(d.payload.data(), params->data(), d.payload.size()), 0);
+}
+
+TEST(Wire, HelloAckAndByeRoundTrip) {
+  for (MessageType type : {MessageType::kHello, MessageType::kHelloAck}) {
+    Frames f = to_frames(encode_hello(type, 1, 0, kRun));
+    const DecodedMessage d = ok(decode_frames(f, kPeers));
+    EXPECT_EQ(d.type, type);
+    EXPECT_EQ(d.hello, kRun);
+  }
+  const DecodedMessage bye = ok(decode_frames(to_frames(encode_bye(7, 99)), kPeers));
+  EXPECT_EQ(bye.type, MessageType::kBye);
+  EXPECT_EQ(bye.iteration, 99);
+  auto none = std::make_shared<std::vector<float>>();
+  EXPECT_TRUE(
+      ok(decode_frames(to_frames(encode_model(1, 0, none, *none)), kPeers)).payload.empty());
+}
+
+TEST(Wire, EncoderRefusesMisuse) {
+  EXPECT_THROW(encode_bye(1, -1), std::invalid_argument);
+  EXPECT_THROW(encode_hello(MessageType::kModel, 1, 0, kRun), std::invalid_argument);
+  EXPECT_THROW(WirePeers(0, kRun, std::vector<PeerId>{8}), std::invalid_argument);
+  EXPECT_THROW(WirePeers(0, kRun, std::vector<PeerId>{0}), std::invalid_argument);
+}
+
+TEST(WireRejects, WrongFrameCounts) {
+  EXPECT_EQ(cause_of({}), WireError::kBadFrameCount);
+  Frames three = model_frames();
+  three.push_back({});
+  EXPECT_EQ(cause_of(three), WireError::kBadFrameCount);
+  Frames header_only = model_frames();
+  header_only.pop_back();
+  EXPECT_EQ(cause_of(header_only), WireError::kBadFrameCount);
+  Frames bye_with_payload = to_frames(encode_bye(1, 0));
+  bye_with_payload.push_back({});
+  EXPECT_EQ(cause_of(bye_with_payload), WireError::kBadFrameCount);
+}
+
+TEST(WireRejects, BadHeaders) {
+  EXPECT_EQ(cause_of({testing::Frame(3, std::byte{'F'})}), WireError::kBadHeader);
+  Frames truncated = model_frames();
+  truncated[0].resize(20);
+  EXPECT_EQ(cause_of(truncated), WireError::kBadHeader);
+  Frames longer = model_frames();
+  longer[0].push_back(std::byte{0});
+  EXPECT_EQ(cause_of(longer), WireError::kBadHeader);
+  Frames reserved = model_frames();
+  reserved[0][kReservedOffset] = std::byte{1};
+  reseal(reserved);
+  EXPECT_EQ(cause_of(reserved), WireError::kBadHeader);
+  Frames negative = model_frames();
+  store_le<std::int64_t>(&negative[0][kIterationOffset], -5);
+  reseal(negative);
+  EXPECT_EQ(cause_of(negative), WireError::kBadHeader);
+}
+
+TEST(WireRejects, MagicVersionTypeAndKind) {
+  Frames magic = model_frames();
+  magic[0][0] = std::byte{'G'};
+  EXPECT_EQ(cause_of(magic), WireError::kBadMagic);
+  Frames version = model_frames();
+  version[0][kVersionOffset] = std::byte{2};
+  version[0].resize(40);  // a later version may have another header size: version wins
+  EXPECT_EQ(cause_of(version), WireError::kUnsupportedVersion);
+  for (int type : {0, 5, 255}) {
+    Frames f = model_frames();
+    f[0][kTypeOffset] = static_cast<std::byte>(type);
+    EXPECT_EQ(cause_of(f), WireError::kUnknownMessageType) << type;
+  }
+  for (int kind : {0, 1, 3, 200}) {  // MODEL carries float32 (2) only
+    Frames f = model_frames();
+    f[0][kKindOffset] = static_cast<std::byte>(kind);
+    EXPECT_EQ(cause_of(f), WireError::kBadPayloadKind) << kind;
+  }
+}
+
+TEST(WireRejects, PayloadLengths) {
+  Frames field = model_frames();
+  store_le<std::uint32_t>(&field[0][kPayloadBytesOffset], 16);
+  EXPECT_EQ(cause_of(field), WireError::kBadPayloadLength);
+  Frames ragged = model_frames();
+  ragged[1].pop_back();  // 11 bytes: not whole floats
+  store_le<std::uint32_t>(&ragged[0][kPayloadBytesOffset], 11);
+  reseal(ragged);
+  EXPECT_EQ(cause_of(ragged), WireError::kBadPayloadLength);
+  Frames hello = to_frames(encode_hello(MessageType::kHello, 1, 0, kRun));
+  hello[1].push_back(std::byte{0});
+  store_le<std::uint32_t>(&hello[0][kPayloadBytesOffset], 13);
+  reseal(hello);
+  EXPECT_EQ(cause_of(hello), WireError::kBadPayloadLength);
+}
+
+TEST(WireRejects, CorruptionAnywhereFailsTheChecksum) {
+  Frames clean = model_frames();
+  for (std::size_t frame = 0; frame < clean.size(); ++frame) {
+    for (std::size_t byte = 0; byte < clean[frame].size(); ++byte) {
+      const bool structural =
+          byte < kSenderOffset || (byte >= kPayloadBytesOffset && byte < kIterationOffset);
+      if (frame == 0 && structural) continue;               // checked before the CRC
+      if (frame == 0 && byte >= kChecksumOffset) continue;  // the CRC itself
+      Frames f = clean;
+      f[frame][byte] ^= std::byte{0x10};
+      EXPECT_EQ(cause_of(f), WireError::kBadChecksum) << "frame " << frame << " byte " << byte;
+    }
+  }
+  Frames crc = clean;
+  crc[0][kChecksumOffset] ^= std::byte{1};
+  EXPECT_EQ(cause_of(crc), WireError::kBadChecksum);
+}
+
+TEST(WireRejects, SendersOutsideTheRunOrNeighbourhood) {
+  EXPECT_EQ(cause_of(model_frames(8)), WireError::kUnknownSender);
+  EXPECT_EQ(cause_of(model_frames(0xFFFFFFFF)), WireError::kUnknownSender);
+  EXPECT_EQ(cause_of(model_frames(3)), WireError::kNotNeighbour);
+  EXPECT_EQ(cause_of(model_frames(0)), WireError::kNotNeighbour);  // itself
+}
+
+TEST(WireRejects, HelloFromAnotherRun) {
+  EXPECT_EQ(cause_of(to_frames(encode_hello(MessageType::kHello, 1, 0, {kRun.run_id + 1, 8}))),
+            WireError::kWrongRun);
+  EXPECT_EQ(cause_of(to_frames(encode_hello(MessageType::kHelloAck, 7, 0, {kRun.run_id, 9}))),
+            WireError::kWrongRun);
+}
+
+TEST(RejectionCounter, CountsEveryCauseAndLogsEachOnce) {
+  std::vector<std::string> lines;
+  RejectionCounter counter([&](std::string_view line) { lines.emplace_back(line); });
+  for (int i = 0; i < 3; ++i) counter.record({WireError::kBadChecksum, "MODEL frame corrupted"});
+  counter.record({WireError::kNotNeighbour, "peer 3 may not send to peer 0"});
+  EXPECT_EQ(counter.count(WireError::kBadChecksum), 3u);
+  EXPECT_EQ(counter.count(WireError::kNotNeighbour), 1u);
+  EXPECT_EQ(counter.count(WireError::kBadMagic), 0u);
+  EXPECT_EQ(counter.total(), 4u);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_THAT(lines[0], HasSubstr("bad checksum (MODEL frame corrupted)"));
+  EXPECT_THAT(lines[1], HasSubstr("sender not a neighbour (peer 3 may not send to peer 0)"));
+}
+
+TEST(RejectionCounter, EveryCauseHasAName) {
+  for (std::size_t i = 0; i < kWireErrorCount; ++i) {
+    EXPECT_NE(to_string(static_cast<WireError>(i)), "unknown cause") << i;
+  }
+}
+
+}  // namespace
+}  // namespace fastk::node::wire
