@@ -1,0 +1,68 @@
+// What the peer protocol asks its runtime to do, and the per-iteration record that makes
+// every decision observable. The runtime (simulator, ZeroMQ peer, test loop) executes the
+// actions in order.
+#pragma once
+
+#include <cstdint>
+#include <variant>
+#include <vector>
+
+#include "consensus/backup_policy.h"
+#include "consensus/params.h"
+#include "topology/graph.h"
+
+namespace fastk::consensus {
+
+// Send `params` with iteration tag `tag` to every peer in `to`.
+struct SendParams {
+  std::vector<PeerId> to;
+  std::int64_t tag = 0;
+  Params params;
+};
+
+// Compute the local mini-batch gradient at `params` and report it with on_gradient_done.
+struct StartGradient {
+  std::int64_t iteration = 0;
+  Params params;
+};
+
+// Call on_timer at (or after) `at_s`. Timers only prompt a re-evaluation: a late, early or
+// duplicate call is harmless, so runtimes need not cancel superseded timers.
+struct ArmTimer {
+  double at_s = 0;
+};
+
+// Everything about one finished iteration of one peer.
+struct IterationRecord {
+  PeerId peer = 0;
+  std::int64_t iteration = 0;  // k: the update produced x(k+1)
+  int neighbours = 0;          // d: receive_from of round k
+  int awaitable = 0;           // neighbours not known to be gone when k began
+  int awaited = 0;             // m decided when k began
+  int required = 0;            // fresh count the update waited for (deadline relaxes m)
+  int decided_backups = 0;     // d - m
+  int backups = 0;             // b used: d - |S|
+  std::vector<PeerId> used;    // S, in receive_from order
+  std::vector<std::int64_t> used_tags;
+  std::vector<double> used_weights;  // w_ij for j in S
+  double self_weight = 1.0;          // w_ii
+  double start_s = 0;                // t(k): iteration began (model sent in CTA)
+  double gradient_done_s = 0;
+  double update_s = 0;  // mixing step applied
+  EstimatorValues estimates;
+  double wait_s() const { return update_s - gradient_done_s; }
+};
+
+struct IterationCompleted {
+  IterationRecord record;
+};
+
+// The peer ran its configured number of iterations; model() is final.
+struct Finished {
+  std::int64_t iterations = 0;
+};
+
+using Action = std::variant<SendParams, StartGradient, ArmTimer, IterationCompleted, Finished>;
+using Actions = std::vector<Action>;
+
+}  // namespace fastk::consensus

@@ -1,0 +1,69 @@
+#include "consensus/arrival_window.h"
+
+#include <algorithm>
+
+namespace fastk::consensus {
+
+void ArrivalWindow::begin(std::int64_t k, double start_s, std::span<const PeerId> neighbours,
+                          const std::vector<bool>& already_arrived) {
+  Entry entry;
+  entry.k = k;
+  entry.start_s = start_s;
+  entry.neighbours.assign(neighbours.begin(), neighbours.end());
+  entry.delay_s.resize(neighbours.size());
+  for (std::size_t j = 0; j < neighbours.size(); ++j) {
+    if (already_arrived[j]) entry.delay_s[j] = 0.0;
+  }
+  entries_.push_back(std::move(entry));
+  // One more than the capacity: the current (open) iteration is not a sample.
+  while (static_cast<int>(entries_.size()) > capacity_ + 1) entries_.pop_front();
+}
+
+void ArrivalWindow::gradient_done(std::int64_t k, double done_s) {
+  for (auto& e : entries_) {
+    if (e.k == k) e.gradient_s = done_s - e.start_s;
+  }
+}
+
+void ArrivalWindow::message(PeerId from, std::int64_t tag, double now_s) {
+  for (auto& e : entries_) {
+    if (e.k > tag) continue;
+    for (std::size_t j = 0; j < e.neighbours.size(); ++j) {
+      if (e.neighbours[j] == from && !e.delay_s[j]) {
+        e.delay_s[j] = std::max(0.0, now_s - e.start_s);
+      }
+    }
+  }
+}
+
+int ArrivalWindow::samples(std::int64_t current_k) const {
+  int n = 0;
+  for (const auto& e : entries_) n += (e.k < current_k && e.gradient_s) ? 1 : 0;
+  return n;
+}
+
+std::optional<double> ArrivalWindow::expected_iteration_time(int m, std::int64_t current_k,
+                                                             double now_s) const {
+  double sum = 0;
+  int n = 0;
+  std::vector<double> delays;
+  for (const auto& e : entries_) {
+    if (e.k >= current_k || !e.gradient_s) continue;
+    delays.clear();
+    for (const auto& d : e.delay_s) delays.push_back(d ? *d : std::max(0.0, now_s - e.start_s));
+    double wait = 0;
+    if (!delays.empty() && m > 0) {
+      const auto index =
+          static_cast<std::size_t>(std::min<int>(m, static_cast<int>(delays.size())) - 1);
+      std::nth_element(delays.begin(), delays.begin() + static_cast<std::ptrdiff_t>(index),
+                       delays.end());
+      wait = delays[index];
+    }
+    sum += std::max(*e.gradient_s, wait);
+    ++n;
+  }
+  if (n == 0) return std::nullopt;
+  return sum / n;
+}
+
+}  // namespace fastk::consensus

@@ -1,0 +1,52 @@
+// The timing history DBW-C learns from (dbw.md §3.5): for each of the last W iterations of
+// one peer, when it started, how long its own gradient took, and for every neighbour it
+// listened to, the delay A_j = (arrival of the first message from j with tag >= k) - t(k).
+// A neighbour whose message has not arrived yet counts with the elapsed time as a lower
+// bound, which grows until the message arrives, so the bias corrects itself.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "topology/graph.h"
+
+namespace fastk::consensus {
+
+using topology::PeerId;
+
+class ArrivalWindow {
+ public:
+  explicit ArrivalWindow(int capacity) : capacity_(capacity) {}
+
+  // Opens iteration k (oldest entries beyond the capacity are dropped). `already_arrived`
+  // marks neighbours whose fresh message was in the mailbox before the iteration began.
+  void begin(std::int64_t k, double start_s, std::span<const PeerId> neighbours,
+             const std::vector<bool>& already_arrived);
+  void gradient_done(std::int64_t k, double done_s);
+  // A message with `tag` from `from` arrived: it is the first qualifying arrival for every
+  // open iteration k' <= tag that had not yet heard from `from`.
+  void message(PeerId from, std::int64_t tag, double now_s);
+
+  // Number of finished iterations (gradient known) in the window, the current one excluded.
+  int samples(std::int64_t current_k) const;
+  // Mean over the finished iterations of max(tau(k'), A_(m)(k')), the m-th smallest
+  // neighbour delay (clipped at 0; unknown ones bounded below by now - t(k')). Iterations
+  // with fewer than m neighbours use their largest delay. nullopt without samples.
+  std::optional<double> expected_iteration_time(int m, std::int64_t current_k, double now_s) const;
+
+ private:
+  struct Entry {
+    std::int64_t k = 0;
+    double start_s = 0;
+    std::optional<double> gradient_s;            // own compute time tau(k)
+    std::vector<PeerId> neighbours;              // receive_from of round k
+    std::vector<std::optional<double>> delay_s;  // A_j, aligned with neighbours
+  };
+  int capacity_;
+  std::deque<Entry> entries_;
+};
+
+}  // namespace fastk::consensus

@@ -1,0 +1,303 @@
+#include "consensus/peer_protocol.h"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+namespace fastk::consensus {
+
+UpdateOrder parse_update_order(const std::string& name) {
+  if (name == "combine_then_adapt") return UpdateOrder::kCombineThenAdapt;
+  if (name == "adapt_then_combine") return UpdateOrder::kAdaptThenCombine;
+  throw std::invalid_argument("unknown update order \"" + name +
+                              "\"; expected combine_then_adapt or adapt_then_combine");
+}
+
+std::string to_string(UpdateOrder order) {
+  return order == UpdateOrder::kCombineThenAdapt ? "combine_then_adapt" : "adapt_then_combine";
+}
+
+PeerProtocol::PeerProtocol(PeerId self, std::shared_ptr<const topology::TopologySchedule> schedule,
+                           ProtocolConfig config, Params initial)
+    : self_(self),
+      schedule_(std::move(schedule)),
+      config_(std::move(config)),
+      policy_(make_policy(config_.policy)),
+      parameters_(0),
+      x_(std::move(initial)),
+      arrivals_(config_.policy.window) {
+  if (!schedule_) throw std::invalid_argument("PeerProtocol: no topology schedule");
+  if (self_ < 0 || self_ >= schedule_->size()) {
+    throw std::invalid_argument("PeerProtocol: peer id " + std::to_string(self_) + " outside [0, " +
+                                std::to_string(schedule_->size()) + ")");
+  }
+  if (!x_) throw std::invalid_argument("PeerProtocol: no initial parameters");
+  if (config_.iterations < 0) throw std::invalid_argument("PeerProtocol: iterations < 0");
+  if (config_.m_min < 0) throw std::invalid_argument("PeerProtocol: m_min < 0");
+  if (config_.staleness < 0) throw std::invalid_argument("PeerProtocol: staleness < 0");
+  if (config_.max_gap < 0) throw std::invalid_argument("PeerProtocol: max_gap < 0");
+  if (config_.silence_timeout_s < 0) {
+    throw std::invalid_argument("PeerProtocol: silence_timeout_s < 0");
+  }
+  parameters_ = x_->values().size();
+  std::set<PeerId> union_of_rounds;
+  for (int r = 0; r < schedule_->period(); ++r) {
+    for (PeerId j : schedule_->round(self_, r).receive_from) union_of_rounds.insert(j);
+  }
+  neighbours_.assign(union_of_rounds.begin(), union_of_rounds.end());
+  slots_.resize(neighbours_.size());
+}
+
+int PeerProtocol::slot_of(PeerId peer) const {
+  const auto it = std::lower_bound(neighbours_.begin(), neighbours_.end(), peer);
+  if (it == neighbours_.end() || *it != peer) return -1;
+  return static_cast<int>(it - neighbours_.begin());
+}
+
+bool PeerProtocol::gone(const Slot& slot, double now_s) const {
+  if (slot.departed) return true;
+  return config_.silence_timeout_s > 0 && now_s - slot.last_heard_s >= config_.silence_timeout_s;
+}
+
+bool PeerProtocol::fresh(const Slot& slot) const {
+  return slot.tag >= 0 && slot.tag >= k_ - config_.staleness;
+}
+
+void PeerProtocol::start(double now_s, Actions& out) {
+  if (phase_ != Phase::kNotStarted) throw std::logic_error("PeerProtocol: started twice");
+  for (auto& slot : slots_) slot.last_heard_s = now_s;
+  if (config_.iterations == 0) {
+    phase_ = Phase::kFinished;
+    out.push_back(Finished{0});
+    return;
+  }
+  phase_ = Phase::kRunning;
+  begin_iteration(now_s, out);
+}
+
+void PeerProtocol::begin_or_block(double now_s, Actions& out) {
+  if (config_.max_gap > 0) {
+    std::vector<int> lagging;
+    for (PeerId j : schedule_->round(self_, k_).receive_from) {
+      const int s = slot_of(j);
+      const Slot& slot = slots_[static_cast<std::size_t>(s)];
+      if (!gone(slot, now_s) && slot.tag < k_ - config_.max_gap) lagging.push_back(s);
+    }
+    if (!lagging.empty()) {
+      phase_ = Phase::kGapBlocked;
+      arm_silence_timer(lagging, now_s, out);
+      return;
+    }
+  }
+  phase_ = Phase::kRunning;
+  begin_iteration(now_s, out);
+}
+
+void PeerProtocol::begin_iteration(double now_s, Actions& out) {
+  round_ = schedule_->round(self_, k_);
+  round_slots_.clear();
+  std::vector<bool> already(round_.receive_from.size());
+  awaitable_ = 0;
+  for (std::size_t r = 0; r < round_.receive_from.size(); ++r) {
+    const int s = slot_of(round_.receive_from[r]);
+    round_slots_.push_back(s);
+    const Slot& slot = slots_[static_cast<std::size_t>(s)];
+    already[r] = fresh(slot);
+    if (already[r] || !gone(slot, now_s)) ++awaitable_;
+  }
+  start_s_ = now_s;
+  gradient_ready_ = false;
+  relax_at_.reset();
+  armed_at_s_.reset();
+  arrivals_.begin(k_, now_s, round_.receive_from, already);
+
+  PolicyInput input;
+  input.iteration = k_;
+  input.neighbours = awaitable_;
+  input.m_min = std::min(config_.m_min, awaitable_);
+  input.now_s = now_s;
+  input.learning_rate = config_.learning_rate;
+  input.arrivals = &arrivals_;
+  decision_ = policy_->decide(input);
+  decision_.awaited = std::clamp(decision_.awaited, input.m_min, awaitable_);
+
+  if (config_.order == UpdateOrder::kCombineThenAdapt && !round_.send_to.empty()) {
+    out.push_back(SendParams{round_.send_to, k_, x_});
+  }
+  out.push_back(StartGradient{k_, x_});
+}
+
+void PeerProtocol::on_gradient_done(double now_s, std::span<const float> gradient,
+                                    const GradientStats& stats, Actions& out) {
+  if (phase_ != Phase::kRunning || gradient_ready_) {
+    throw std::logic_error("PeerProtocol: on_gradient_done without an outstanding gradient");
+  }
+  if (gradient.size() != parameters_) {
+    throw std::logic_error("PeerProtocol: gradient has " + std::to_string(gradient.size()) +
+                           " values, the model " + std::to_string(parameters_));
+  }
+  gradient_ready_ = true;
+  gradient_done_s_ = now_s;
+  arrivals_.gradient_done(k_, now_s);
+  policy_->observe_gradient(stats);
+  relax_at_ = policy_->relax_at(start_s_, now_s);
+  const auto lr = static_cast<float>(config_.learning_rate);
+  if (config_.order == UpdateOrder::kCombineThenAdapt) {
+    gradient_.assign(gradient.begin(), gradient.end());
+    own_for_mix_ = x_;
+  } else {
+    const auto x = x_->values();
+    std::vector<float> y(parameters_);
+    for (std::size_t p = 0; p < parameters_; ++p) y[p] = x[p] - lr * gradient[p];
+    own_for_mix_ = make_params(std::move(y));
+    if (!round_.send_to.empty()) out.push_back(SendParams{round_.send_to, k_, own_for_mix_});
+  }
+  try_update(now_s, out);
+}
+
+void PeerProtocol::on_message(double now_s, PeerId from, std::int64_t tag, Params params,
+                              Actions& out) {
+  const int s = slot_of(from);
+  if (s < 0 || tag < 0 || !params || params->values().size() != parameters_) {
+    ++dropped_;
+    return;
+  }
+  Slot& slot = slots_[static_cast<std::size_t>(s)];
+  slot.last_heard_s = now_s;
+  slot.departed = false;
+  arrivals_.message(from, tag, now_s);
+  if (tag > slot.tag) {
+    slot.tag = tag;
+    slot.params = std::move(params);
+  }
+  reevaluate(now_s, out);
+}
+
+void PeerProtocol::on_timer(double now_s, Actions& out) {
+  if (armed_at_s_ && now_s >= *armed_at_s_) armed_at_s_.reset();
+  reevaluate(now_s, out);
+}
+
+void PeerProtocol::on_neighbour_left(double now_s, PeerId peer, Actions& out) {
+  const int s = slot_of(peer);
+  if (s < 0) return;
+  slots_[static_cast<std::size_t>(s)].departed = true;
+  reevaluate(now_s, out);
+}
+
+void PeerProtocol::reevaluate(double now_s, Actions& out) {
+  if (phase_ == Phase::kGapBlocked) {
+    begin_or_block(now_s, out);
+  } else if (phase_ == Phase::kRunning) {
+    try_update(now_s, out);
+  }
+}
+
+void PeerProtocol::try_update(double now_s, Actions& out) {
+  if (!gradient_ready_) return;
+  std::vector<int> used;     // indices into round_.receive_from
+  std::vector<int> pending;  // slots that may still deliver
+  for (std::size_t r = 0; r < round_slots_.size(); ++r) {
+    const Slot& slot = slots_[static_cast<std::size_t>(round_slots_[r])];
+    if (fresh(slot)) {
+      used.push_back(static_cast<int>(r));
+    } else if (!gone(slot, now_s)) {
+      pending.push_back(round_slots_[r]);
+    }
+  }
+  int required = decision_.awaited;
+  const bool relaxed = relax_at_ && now_s >= *relax_at_;
+  if (relaxed) required = std::min(required, config_.m_min);
+  required = std::min(required, static_cast<int>(used.size() + pending.size()));
+  if (static_cast<int>(used.size()) < required) {
+    if (relax_at_ && !relaxed) arm(*relax_at_, out);
+    arm_silence_timer(pending, now_s, out);
+    return;
+  }
+  update(now_s, used, required, out);
+}
+
+void PeerProtocol::arm(double at_s, Actions& out) {
+  if (armed_at_s_ && *armed_at_s_ <= at_s) return;  // an earlier timer will re-evaluate
+  armed_at_s_ = at_s;
+  out.push_back(ArmTimer{at_s});
+}
+
+void PeerProtocol::arm_silence_timer(std::span<const int> slots, double now_s, Actions& out) {
+  if (config_.silence_timeout_s <= 0 || slots.empty()) return;
+  double earliest = slots_[static_cast<std::size_t>(slots[0])].last_heard_s;
+  for (int s : slots)
+    earliest = std::min(earliest, slots_[static_cast<std::size_t>(s)].last_heard_s);
+  arm(std::max(now_s, earliest + config_.silence_timeout_s), out);
+}
+
+void PeerProtocol::update(double now_s, const std::vector<int>& used, int required, Actions& out) {
+  const SubsetRow row =
+      subset_row(round_.receive_weights, round_.self_weight, used, config_.renormalisation);
+  const auto own = own_for_mix_->values();
+  accumulator_.assign(own.begin(), own.end());
+  for (auto& a : accumulator_) a *= row.self_weight;
+  IterationRecord record;
+  record.used_weights = row.weights;
+  record.self_weight = row.self_weight;
+  for (std::size_t u = 0; u < used.size(); ++u) {
+    const Slot& slot =
+        slots_[static_cast<std::size_t>(round_slots_[static_cast<std::size_t>(used[u])])];
+    const auto theirs = slot.params->values();
+    const double w = row.weights[u];
+    for (std::size_t p = 0; p < parameters_; ++p) accumulator_[p] += w * theirs[p];
+    record.used.push_back(round_.receive_from[static_cast<std::size_t>(used[u])]);
+    record.used_tags.push_back(slot.tag);
+  }
+  std::vector<float> next(parameters_);
+  const double lr = config_.learning_rate;
+  const bool cta = config_.order == UpdateOrder::kCombineThenAdapt;
+  for (std::size_t p = 0; p < parameters_; ++p) {
+    next[p] = static_cast<float>(cta ? accumulator_[p] - lr * gradient_[p] : accumulator_[p]);
+  }
+
+  if (policy_->wants_disagreement() && !used.empty()) {
+    // nu2 = q/(q-1) ||own - z||^2, z the plain mean of the q combined models.
+    const double q = static_cast<double>(used.size() + 1);
+    accumulator_.assign(own.begin(), own.end());
+    for (int u : used) {
+      const auto theirs =
+          slots_[static_cast<std::size_t>(round_slots_[static_cast<std::size_t>(u)])]
+              .params->values();
+      for (std::size_t p = 0; p < parameters_; ++p) accumulator_[p] += theirs[p];
+    }
+    double squared = 0;
+    for (std::size_t p = 0; p < parameters_; ++p) {
+      const double diff = own[p] - accumulator_[p] / q;
+      squared += diff * diff;
+    }
+    policy_->observe_disagreement(q / (q - 1) * squared);
+  }
+
+  record.peer = self_;
+  record.iteration = k_;
+  record.neighbours = static_cast<int>(round_.receive_from.size());
+  record.awaitable = awaitable_;
+  record.awaited = decision_.awaited;
+  record.required = required;
+  record.decided_backups = record.neighbours - decision_.awaited;
+  record.backups = record.neighbours - static_cast<int>(used.size());
+  record.start_s = start_s_;
+  record.gradient_done_s = gradient_done_s_;
+  record.update_s = now_s;
+  record.estimates = decision_.estimates;
+  out.push_back(IterationCompleted{std::move(record)});
+
+  x_ = make_params(std::move(next));
+  own_for_mix_.reset();
+  ++k_;
+  if (k_ >= config_.iterations) {
+    phase_ = Phase::kFinished;
+    out.push_back(Finished{k_});
+    return;
+  }
+  begin_or_block(now_s, out);
+}
+
+}  // namespace fastk::consensus

@@ -1,0 +1,127 @@
+// One peer of decentralized SGD with backup workers, as a state machine without I/O
+// (DESIGN.md "The protocol"; dbw.md §3.3-3.5, §3.8). Events go in with the current time
+// `now_s` (virtual or real); actions come out (actions.h). The simulator, the ZeroMQ
+// runtime and the tests all drive this one class.
+//
+// Iteration k, combine-then-adapt (default):
+//   begin:          send (tag k, x(k)) to round(k).send_to; m = policy.decide(); gradient at x(k)
+//   gradient done:  wait until #fresh >= required, then
+//                   x(k+1) = w_ii x(k) + sum_{j in S} w_ij x_j - lr * g,  S = all fresh now
+// adapt-then-combine: gradient at x(k) first; when done, y = x(k) - lr g is sent with tag k,
+//   then x(k+1) = w_ii y + sum_{j in S} w_ij y_j.
+// Fresh: the newest message from j (one mailbox slot per neighbour) has tag >= k - staleness.
+// required = m, relaxed to m_min from the policy's relax_at() on (deadline), and never more
+// than the neighbours that can still deliver (fresh ones plus those not gone). A neighbour
+// is gone after on_neighbour_left, or while silent for silence_timeout_s (if set); a
+// message brings it back. With max_gap > 0, iteration k+1 starts only once every
+// neighbour not gone has sent a tag >= k + 1 - max_gap.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "consensus/actions.h"
+#include "consensus/arrival_window.h"
+#include "consensus/backup_policy.h"
+#include "consensus/gradient_stats.h"
+#include "consensus/mixing_weights.h"
+#include "consensus/params.h"
+#include "topology/schedule.h"
+
+namespace fastk::consensus {
+
+enum class UpdateOrder { kCombineThenAdapt, kAdaptThenCombine };
+// "combine_then_adapt", "adapt_then_combine"; throws std::invalid_argument otherwise.
+UpdateOrder parse_update_order(const std::string& name);
+std::string to_string(UpdateOrder order);
+
+struct ProtocolConfig {
+  std::int64_t iterations = 1000;  // the peer finishes after this many updates
+  double learning_rate = 0.1;
+  UpdateOrder order = UpdateOrder::kCombineThenAdapt;
+  Renormalisation renormalisation = Renormalisation::kReturnToSelf;
+  int m_min = 1;                 // never await fewer (capped at the neighbours available)
+  int staleness = 0;             // accept tags >= k - staleness
+  int max_gap = 0;               // G_max; 0 = no gap bound
+  double silence_timeout_s = 0;  // 0 = a silent neighbour is awaited forever
+  PolicySpec policy;
+};
+
+class PeerProtocol {
+ public:
+  // Throws std::invalid_argument for a bad config or peer id.
+  PeerProtocol(PeerId self, std::shared_ptr<const topology::TopologySchedule> schedule,
+               ProtocolConfig config, Params initial);
+
+  // Events. Each appends the resulting actions to `out`.
+  void start(double now_s, Actions& out);
+  // Malformed messages (unknown sender, negative tag, wrong size) are counted and dropped.
+  void on_message(double now_s, PeerId from, std::int64_t tag, Params params, Actions& out);
+  // The gradient requested by the last StartGradient. Throws std::logic_error if none is
+  // outstanding (a runtime bug). `stats` feed the adaptive policy (may be invalid).
+  void on_gradient_done(double now_s, std::span<const float> gradient, const GradientStats& stats,
+                        Actions& out);
+  void on_timer(double now_s, Actions& out);
+  void on_neighbour_left(double now_s, PeerId peer, Actions& out);
+
+  PeerId id() const { return self_; }
+  std::int64_t iteration() const { return k_; }
+  const Params& model() const { return x_; }
+  bool finished() const { return phase_ == Phase::kFinished; }
+  bool waiting_for_gap() const { return phase_ == Phase::kGapBlocked; }
+  std::int64_t dropped_messages() const { return dropped_; }
+  // Neighbours of any round, sorted: the peers whose messages are accepted.
+  const std::vector<PeerId>& known_neighbours() const { return neighbours_; }
+
+ private:
+  enum class Phase { kNotStarted, kRunning, kGapBlocked, kFinished };
+  struct Slot {
+    std::int64_t tag = -1;  // newest tag received
+    Params params;
+    double last_heard_s = 0;
+    bool departed = false;
+  };
+
+  int slot_of(PeerId peer) const;  // -1 if not a neighbour
+  bool gone(const Slot& slot, double now_s) const;
+  bool fresh(const Slot& slot) const;
+  void begin_or_block(double now_s, Actions& out);
+  void begin_iteration(double now_s, Actions& out);
+  void try_update(double now_s, Actions& out);
+  void update(double now_s, const std::vector<int>& used, int required, Actions& out);
+  void arm_silence_timer(std::span<const int> slots, double now_s, Actions& out);
+  void arm(double at_s, Actions& out);
+  void reevaluate(double now_s, Actions& out);
+
+  PeerId self_;
+  std::shared_ptr<const topology::TopologySchedule> schedule_;
+  ProtocolConfig config_;
+  std::unique_ptr<BackupPolicy> policy_;
+  std::size_t parameters_;
+
+  std::vector<PeerId> neighbours_;
+  std::vector<Slot> slots_;
+
+  Phase phase_ = Phase::kNotStarted;
+  std::int64_t k_ = 0;
+  Params x_;
+  topology::RoundPeers round_;
+  std::vector<int> round_slots_;  // slot index of each round_.receive_from
+  Decision decision_;
+  int awaitable_ = 0;
+  double start_s_ = 0;
+  double gradient_done_s_ = 0;
+  bool gradient_ready_ = false;
+  std::optional<double> relax_at_;
+  std::vector<float> gradient_;  // CTA: kept until the update
+  Params own_for_mix_;           // CTA: x(k); ATC: y(k)
+  std::vector<double> accumulator_;
+  ArrivalWindow arrivals_;
+  std::optional<double> armed_at_s_;
+  std::int64_t dropped_ = 0;
+};
+
+}  // namespace fastk::consensus

@@ -1,0 +1,83 @@
+// full, static and deadline: the policies that need no estimation.
+#include <algorithm>
+#include <stdexcept>
+
+#include "consensus/adaptive_policy.h"
+#include "consensus/backup_policy.h"
+
+namespace fastk::consensus {
+namespace {
+
+class FullPolicy final : public BackupPolicy {
+ public:
+  PolicyKind kind() const override { return PolicyKind::kFull; }
+  Decision decide(const PolicyInput& in) override { return {in.neighbours, {}}; }
+};
+
+class StaticPolicy final : public BackupPolicy {
+ public:
+  explicit StaticPolicy(int backups) : backups_(backups) {}
+  PolicyKind kind() const override { return PolicyKind::kStatic; }
+  Decision decide(const PolicyInput& in) override {
+    return {std::max(in.neighbours - backups_, in.m_min), {}};
+  }
+
+ private:
+  int backups_;
+};
+
+class DeadlinePolicy final : public BackupPolicy {
+ public:
+  explicit DeadlinePolicy(double slack) : slack_(slack) {}
+  PolicyKind kind() const override { return PolicyKind::kDeadline; }
+  Decision decide(const PolicyInput& in) override { return {in.neighbours, {}}; }
+  std::optional<double> relax_at(double start_s, double gradient_done_s) const override {
+    return start_s + (1.0 + slack_) * (gradient_done_s - start_s);
+  }
+
+ private:
+  double slack_;
+};
+
+}  // namespace
+
+PolicyKind parse_policy_kind(const std::string& name) {
+  if (name == "full") return PolicyKind::kFull;
+  if (name == "static") return PolicyKind::kStatic;
+  if (name == "deadline") return PolicyKind::kDeadline;
+  if (name == "adaptive") return PolicyKind::kAdaptive;
+  throw std::invalid_argument("unknown backup policy \"" + name +
+                              "\"; expected full, static, deadline or adaptive");
+}
+
+std::string to_string(PolicyKind kind) {
+  switch (kind) {
+    case PolicyKind::kFull:
+      return "full";
+    case PolicyKind::kStatic:
+      return "static";
+    case PolicyKind::kDeadline:
+      return "deadline";
+    case PolicyKind::kAdaptive:
+      return "adaptive";
+  }
+  return "?";
+}
+
+std::unique_ptr<BackupPolicy> make_policy(const PolicySpec& spec) {
+  switch (spec.kind) {
+    case PolicyKind::kFull:
+      return std::make_unique<FullPolicy>();
+    case PolicyKind::kStatic:
+      if (spec.backups < 0) throw std::invalid_argument("static policy: backups must be >= 0");
+      return std::make_unique<StaticPolicy>(spec.backups);
+    case PolicyKind::kDeadline:
+      if (spec.slack < 0) throw std::invalid_argument("deadline policy: slack must be >= 0");
+      return std::make_unique<DeadlinePolicy>(spec.slack);
+    case PolicyKind::kAdaptive:
+      return std::make_unique<AdaptivePolicy>(spec);
+  }
+  throw std::invalid_argument("unknown backup policy");
+}
+
+}  // namespace fastk::consensus

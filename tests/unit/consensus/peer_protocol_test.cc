@@ -1,0 +1,261 @@
+// Semantics of one peer's protocol: the updates it computes and what it accepts.
+#include "consensus/peer_protocol.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "tests/unit/consensus/toy_runtime.h"
+
+namespace fastk::consensus {
+namespace {
+
+using testing::LambdaDelays;
+using testing::LeastSquares;
+using topology::TopologyKind;
+
+std::vector<float> initial_model(int dim) {
+  std::vector<float> x(static_cast<std::size_t>(dim));
+  for (int c = 0; c < dim; ++c) x[static_cast<std::size_t>(c)] = 0.1f * static_cast<float>(c);
+  return x;
+}
+
+TEST(PeerProtocol, WaitingForEveryNeighbourUsesExactlyW) {
+  const auto topo = testing::make_topology(TopologyKind::kTorus, 9);
+  ProtocolConfig config;
+  config.iterations = 5;
+  LambdaDelays delays;
+  delays.compute = [](PeerId i, std::int64_t k) { return 1.0 + 0.37 * ((i * 5 + k) % 4); };
+  LeastSquares model(3, 50, 2, 9);
+  VirtualNetwork net(testing::make_peers(topo.schedule, config, initial_model(3)), delays, model);
+  int records = 0;
+  net.on_record = [&](const IterationRecord& r) {
+    ++records;
+    const auto nbrs = topo.graph.neighbors(r.peer);
+    ASSERT_EQ(r.used.size(), nbrs.size());
+    EXPECT_EQ(r.backups, 0);
+    double sum = r.self_weight;
+    for (std::size_t u = 0; u < r.used.size(); ++u) {
+      EXPECT_DOUBLE_EQ(r.used_weights[u], topo.weights(r.peer, r.used[u]));
+      sum += r.used_weights[u];
+    }
+    EXPECT_NEAR(r.self_weight, topo.weights(r.peer, r.peer), 1e-15);
+    EXPECT_NEAR(sum, 1.0, 1e-12);
+  };
+  net.start();
+  net.run();
+  EXPECT_TRUE(net.all_finished());
+  EXPECT_EQ(records, 9 * 5);
+}
+
+TEST(PeerProtocol, RowsSumToOneUnderBackupsForEveryRenormalisation) {
+  const auto topo = testing::make_topology(TopologyKind::kRandomRegular, 12);
+  for (auto rule : {Renormalisation::kReturnToSelf, Renormalisation::kUniform,
+                    Renormalisation::kProportional}) {
+    ProtocolConfig config;
+    config.iterations = 6;
+    config.renormalisation = rule;
+    config.policy.kind = PolicyKind::kStatic;
+    config.policy.backups = 2;
+    LambdaDelays delays;
+    delays.compute = [](PeerId i, std::int64_t k) { return 1.0 + ((i * 7 + k * 3) % 5); };
+    LeastSquares model(3, 50, 2, 12);
+    VirtualNetwork net(testing::make_peers(topo.schedule, config, initial_model(3)), delays, model);
+    int with_backups = 0;
+    net.on_record = [&](const IterationRecord& r) {
+      double sum = r.self_weight;
+      for (double w : r.used_weights) sum += w;
+      EXPECT_NEAR(sum, 1.0, 1e-12) << to_string(rule);
+      EXPECT_GE(static_cast<int>(r.used.size()), r.awaited);
+      EXPECT_EQ(r.awaited, r.neighbours - 2);
+      with_backups += r.backups > 0 ? 1 : 0;
+    };
+    net.start();
+    net.run();
+    EXPECT_TRUE(net.all_finished());
+    EXPECT_GT(with_backups, 0) << "the delays should make some peer skip a neighbour";
+  }
+}
+
+TEST(PeerProtocol, WithOnePeerItIsPlainSgd) {
+  auto schedule = std::make_shared<topology::StaticSchedule>(topology::Graph(1, {}),
+                                                             Eigen::MatrixXd::Identity(1, 1));
+  for (auto order : {UpdateOrder::kCombineThenAdapt, UpdateOrder::kAdaptThenCombine}) {
+    ProtocolConfig config;
+    config.iterations = 20;
+    config.learning_rate = 0.05;
+    config.order = order;
+    LambdaDelays delays;
+    LeastSquares model(4, 30, 3, 1);
+    VirtualNetwork net(testing::make_peers(schedule, config, initial_model(4)), delays, model);
+    net.start();
+    net.run();
+    ASSERT_TRUE(net.all_finished());
+
+    std::vector<float> x = initial_model(4);
+    for (int k = 0; k < 20; ++k) {
+      const auto g = model.gradient(x, model.batch_rows(0, k));
+      for (std::size_t c = 0; c < x.size(); ++c) {
+        x[c] = static_cast<float>(x[c] - 0.05 * static_cast<float>(g[c]));
+      }
+    }
+    const auto got = net.peer(0).model()->values();
+    for (std::size_t c = 0; c < x.size(); ++c) EXPECT_NEAR(got[c], x[c], 1e-6) << c;
+  }
+}
+
+TEST(PeerProtocol, CompleteGraphAdaptThenCombineEqualsCentralizedMiniBatchSgd) {
+  const int n = 6, dim = 5, batch = 4, iterations = 30;
+  const double lr = 0.05;
+  const auto topo = testing::make_topology(TopologyKind::kComplete, n);
+  ProtocolConfig config;
+  config.iterations = iterations;
+  config.learning_rate = lr;
+  config.order = UpdateOrder::kAdaptThenCombine;
+  LambdaDelays delays;
+  delays.compute = [](PeerId i, std::int64_t k) { return 1.0 + 0.5 * ((i + k) % 3); };
+  LeastSquares model(dim, 200, batch, n);
+  VirtualNetwork net(testing::make_peers(topo.schedule, config, initial_model(dim)), delays, model);
+  net.start();
+  net.run();
+  ASSERT_TRUE(net.all_finished());
+
+  // Centralized SGD on the union of the n batches of each iteration, in double.
+  std::vector<double> x(initial_model(dim).begin(), initial_model(dim).end());
+  for (int k = 0; k < iterations; ++k) {
+    std::vector<int> rows;
+    for (int i = 0; i < n; ++i) {
+      const auto b = model.batch_rows(i, k);
+      rows.insert(rows.end(), b.begin(), b.end());
+    }
+    const std::vector<float> xf(x.begin(), x.end());
+    const auto g = model.gradient(xf, rows);
+    for (int c = 0; c < dim; ++c)
+      x[static_cast<std::size_t>(c)] -= lr * g[static_cast<std::size_t>(c)];
+  }
+  for (int i = 0; i < n; ++i) {
+    const auto got = net.peer(i).model()->values();
+    for (int c = 0; c < dim; ++c) {
+      EXPECT_NEAR(got[static_cast<std::size_t>(c)], x[static_cast<std::size_t>(c)],
+                  1e-5 * (1 + std::abs(x[static_cast<std::size_t>(c)])))
+          << "peer " << i << " coordinate " << c;
+    }
+  }
+}
+
+// Drives one peer by hand: neighbours 1 and 2 of peer 0 on a 3-ring (complete graph).
+class HandDriven : public ::testing::Test {
+ protected:
+  std::unique_ptr<PeerProtocol> make(const ProtocolConfig& config) {
+    return std::make_unique<PeerProtocol>(0, topo_.schedule, config, make_params({1.0f, 2.0f}));
+  }
+  static Params model(float a, float b) { return make_params({a, b}); }
+  static int count_completed(const Actions& actions) {
+    int n = 0;
+    for (const auto& a : actions) n += std::holds_alternative<IterationCompleted>(a) ? 1 : 0;
+    return n;
+  }
+  topology::Topology topo_ = testing::make_topology(TopologyKind::kComplete, 3);
+  Actions out_;
+  const std::vector<float> zero_{0.0f, 0.0f};
+};
+
+TEST_F(HandDriven, StartSendsTheModelAndStartsTheGradient) {
+  auto peer = make({});
+  peer->start(0, out_);
+  ASSERT_EQ(out_.size(), 2u);
+  const auto& send = std::get<SendParams>(out_[0]);
+  EXPECT_EQ(send.tag, 0);
+  EXPECT_EQ(send.to, (std::vector<PeerId>{1, 2}));
+  EXPECT_EQ(send.params.get(), peer->model().get()) << "the model is shared, not copied";
+  EXPECT_EQ(std::get<StartGradient>(out_[1]).iteration, 0);
+}
+
+TEST_F(HandDriven, NewestMessageWinsAndStaleOnesAreNotFresh) {
+  auto peer = make({});
+  peer->start(0, out_);
+  peer->on_message(0.1, 1, 2, model(10, 10), out_);
+  peer->on_message(0.2, 1, 1, model(99, 99), out_);  // older tag: ignored
+  peer->on_message(0.3, 2, 0, model(4, 4), out_);
+  out_.clear();
+  peer->on_gradient_done(1.0, zero_, {}, out_);
+  ASSERT_EQ(count_completed(out_), 1);
+  const auto& rec = std::get<IterationCompleted>(out_[0]).record;
+  EXPECT_EQ(rec.used_tags, (std::vector<std::int64_t>{2, 0}));
+  // Complete graph on 3: W = 1/3 everywhere.
+  const auto x = peer->model()->values();
+  EXPECT_NEAR(x[0], (1 + 10 + 4) / 3.0, 1e-6);
+  EXPECT_NEAR(x[1], (2 + 10 + 4) / 3.0, 1e-6);
+  // At k = 1, peer 2's tag-0 model is stale; peer 1's tag-2 model is still fresh.
+  out_.clear();
+  peer->on_gradient_done(2.0, zero_, {}, out_);
+  EXPECT_EQ(count_completed(out_), 0) << "full policy must wait for peer 2";
+  peer->on_message(2.5, 2, 1, model(0, 0), out_);
+  EXPECT_EQ(count_completed(out_), 1);
+}
+
+TEST_F(HandDriven, BoundedStalenessAcceptsOlderTags) {
+  ProtocolConfig config;
+  config.staleness = 1;
+  auto peer = make(config);
+  peer->start(0, out_);
+  peer->on_message(0.1, 1, 0, model(1, 1), out_);
+  peer->on_message(0.1, 2, 0, model(1, 1), out_);
+  peer->on_gradient_done(1.0, zero_, {}, out_);
+  out_.clear();
+  peer->on_gradient_done(2.0, zero_, {}, out_);  // k = 1, tags 0 accepted
+  EXPECT_EQ(count_completed(out_), 1);
+  out_.clear();
+  peer->on_gradient_done(3.0, zero_, {}, out_);  // k = 2, tag 0 too old
+  EXPECT_EQ(count_completed(out_), 0);
+}
+
+TEST_F(HandDriven, MalformedMessagesAreCountedAndDropped) {
+  auto peer = make({});
+  peer->start(0, out_);
+  peer->on_message(0.1, 7, 0, model(1, 1), out_);          // not a neighbour
+  peer->on_message(0.1, 0, 0, model(1, 1), out_);          // itself
+  peer->on_message(0.1, 1, -3, model(1, 1), out_);         // negative tag
+  peer->on_message(0.1, 1, 0, make_params({1.0f}), out_);  // wrong size
+  peer->on_message(0.1, 1, 0, nullptr, out_);              // no payload
+  EXPECT_EQ(peer->dropped_messages(), 5);
+}
+
+TEST_F(HandDriven, GradientWithoutRequestIsARuntimeBug) {
+  auto peer = make({});
+  EXPECT_THROW(peer->on_gradient_done(0, zero_, {}, out_), std::logic_error);
+  peer->start(0, out_);
+  EXPECT_THROW(peer->on_gradient_done(0, std::vector<float>{1.0f}, {}, out_), std::logic_error);
+}
+
+TEST_F(HandDriven, ANeighbourThatLeftIsNoLongerAwaited) {
+  auto peer = make({});
+  peer->start(0, out_);
+  peer->on_message(0.1, 1, 0, model(1, 1), out_);
+  out_.clear();
+  peer->on_gradient_done(1.0, zero_, {}, out_);
+  EXPECT_EQ(count_completed(out_), 0);
+  peer->on_neighbour_left(1.5, 2, out_);
+  ASSERT_EQ(count_completed(out_), 1);
+  EXPECT_EQ(std::get<IterationCompleted>(out_[0]).record.used, (std::vector<PeerId>{1}));
+}
+
+TEST_F(HandDriven, ASilentNeighbourStopsBeingAwaitedAfterTheTimeout) {
+  ProtocolConfig config;
+  config.silence_timeout_s = 5;
+  auto peer = make(config);
+  peer->start(0, out_);
+  peer->on_message(0.1, 1, 0, model(1, 1), out_);
+  out_.clear();
+  peer->on_gradient_done(1.0, zero_, {}, out_);
+  ASSERT_EQ(out_.size(), 1u);
+  EXPECT_DOUBLE_EQ(std::get<ArmTimer>(out_[0]).at_s, 5.0);
+  out_.clear();
+  peer->on_timer(4.0, out_);  // early timers are harmless
+  EXPECT_EQ(count_completed(out_), 0);
+  peer->on_timer(5.0, out_);
+  EXPECT_EQ(count_completed(out_), 1);
+}
+
+}  // namespace
+}  // namespace fastk::consensus

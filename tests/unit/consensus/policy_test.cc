@@ -1,0 +1,230 @@
+// Backup-policy decisions on hand-built arrival sequences.
+#include <gtest/gtest.h>
+
+#include "consensus/adaptive_policy.h"
+#include "consensus/peer_protocol.h"
+#include "tests/unit/consensus/toy_runtime.h"
+
+namespace fastk::consensus {
+namespace {
+
+using topology::TopologyKind;
+
+class Hand : public ::testing::Test {
+ protected:
+  // Peer 0 of a complete graph on 5 peers: neighbours 1..4.
+  std::unique_ptr<PeerProtocol> make(PolicySpec policy, int m_min = 1) {
+    ProtocolConfig config;
+    config.policy = policy;
+    config.m_min = m_min;
+    return std::make_unique<PeerProtocol>(0, topo_.schedule, config, make_params({0.0f}));
+  }
+  static Params one() { return make_params({1.0f}); }
+  const IterationRecord* completed() const {
+    for (const auto& a : out_) {
+      if (const auto* c = std::get_if<IterationCompleted>(&a)) return &c->record;
+    }
+    return nullptr;
+  }
+  topology::Topology topo_ = testing::make_topology(TopologyKind::kComplete, 5);
+  Actions out_;
+  const std::vector<float> zero_{0.0f};
+};
+
+TEST_F(Hand, StaticWaitsForDMinusBFastest) {
+  auto peer = make({.kind = PolicyKind::kStatic, .backups = 1});
+  peer->start(0, out_);
+  peer->on_gradient_done(1.0, zero_, {}, out_);
+  peer->on_message(1.1, 3, 0, one(), out_);
+  peer->on_message(1.2, 1, 0, one(), out_);
+  ASSERT_EQ(completed(), nullptr);
+  peer->on_message(1.3, 4, 0, one(), out_);
+  ASSERT_NE(completed(), nullptr);
+  EXPECT_EQ(completed()->awaited, 3);
+  EXPECT_EQ(completed()->used, (std::vector<PeerId>{1, 3, 4}));
+  EXPECT_EQ(completed()->backups, 1);
+  EXPECT_DOUBLE_EQ(completed()->update_s, 1.3);
+}
+
+TEST_F(Hand, StaticBackupsAreCappedSoThatMMinAreAwaited) {
+  auto peer = make({.kind = PolicyKind::kStatic, .backups = 10}, 2);
+  peer->start(0, out_);
+  peer->on_gradient_done(1.0, zero_, {}, out_);
+  peer->on_message(1.1, 2, 0, one(), out_);
+  ASSERT_EQ(completed(), nullptr);
+  peer->on_message(1.2, 1, 0, one(), out_);
+  ASSERT_NE(completed(), nullptr);
+  EXPECT_EQ(completed()->awaited, 2);
+}
+
+TEST_F(Hand, StaticUsesEveryFreshNeighbourNotOnlyTheFirstM) {
+  auto peer = make({.kind = PolicyKind::kStatic, .backups = 3});
+  peer->start(0, out_);
+  peer->on_message(0.1, 2, 0, one(), out_);
+  peer->on_message(0.2, 4, 0, one(), out_);
+  peer->on_gradient_done(1.0, zero_, {}, out_);
+  ASSERT_NE(completed(), nullptr);
+  EXPECT_EQ(completed()->used, (std::vector<PeerId>{2, 4}));
+}
+
+TEST_F(Hand, DeadlineGoesWithWhoeverIsFreshWhenTheGradientIsDone) {
+  auto peer = make({.kind = PolicyKind::kDeadline});
+  peer->start(0, out_);
+  peer->on_message(0.5, 1, 0, one(), out_);
+  peer->on_message(0.6, 2, 0, one(), out_);
+  ASSERT_EQ(completed(), nullptr);
+  peer->on_gradient_done(1.0, zero_, {}, out_);
+  ASSERT_NE(completed(), nullptr);
+  EXPECT_EQ(completed()->used, (std::vector<PeerId>{1, 2}));
+  EXPECT_EQ(completed()->backups, 2);
+  EXPECT_EQ(completed()->required, 1);
+}
+
+TEST_F(Hand, DeadlineWaitsForTheMMinthWhenNobodyIsFresh) {
+  auto peer = make({.kind = PolicyKind::kDeadline}, 2);
+  peer->start(0, out_);
+  peer->on_gradient_done(1.0, zero_, {}, out_);
+  peer->on_message(3.0, 4, 0, one(), out_);
+  ASSERT_EQ(completed(), nullptr);
+  peer->on_message(4.0, 2, 0, one(), out_);
+  ASSERT_NE(completed(), nullptr);
+  EXPECT_EQ(completed()->used, (std::vector<PeerId>{2, 4}));
+}
+
+TEST_F(Hand, DeadlineSlackExtendsTheWaitByAFractionOfTheComputeTime) {
+  auto peer = make({.kind = PolicyKind::kDeadline, .slack = 0.5});
+  peer->start(0, out_);
+  peer->on_message(0.5, 1, 0, one(), out_);
+  out_.clear();
+  peer->on_gradient_done(2.0, zero_, {}, out_);  // deadline 0 + 1.5 * 2 = 3
+  ASSERT_EQ(completed(), nullptr);
+  ASSERT_EQ(out_.size(), 1u);
+  EXPECT_DOUBLE_EQ(std::get<ArmTimer>(out_[0]).at_s, 3.0);
+  peer->on_message(2.5, 3, 0, one(), out_);
+  ASSERT_EQ(completed(), nullptr);
+  peer->on_timer(3.0, out_);
+  ASSERT_NE(completed(), nullptr);
+  EXPECT_EQ(completed()->used, (std::vector<PeerId>{1, 3}));
+}
+
+TEST_F(Hand, DeadlineGoesAtOnceWhenEveryoneArrivedBeforeTheDeadline) {
+  auto peer = make({.kind = PolicyKind::kDeadline, .slack = 10});
+  peer->start(0, out_);
+  peer->on_gradient_done(1.0, zero_, {}, out_);
+  for (PeerId j = 1; j <= 4; ++j) peer->on_message(1.0 + j * 0.1, j, 0, one(), out_);
+  ASSERT_NE(completed(), nullptr);
+  EXPECT_DOUBLE_EQ(completed()->update_s, 1.4);
+}
+
+// --- the ArrivalWindow and DBW-C on hand-made histories ---
+
+// Iterations 0..n-1 of a peer with neighbours 1..4: start at 10 k, own gradient takes 1,
+// neighbours 1..fast arrive after 0.5, the others after `slow_s` (never if negative).
+ArrivalWindow history(int n, double slow_s, int fast = 3) {
+  ArrivalWindow w(20);
+  const std::vector<PeerId> nbrs{1, 2, 3, 4};
+  const std::vector<bool> none(4, false);
+  for (int k = 0; k < n; ++k) {
+    const double t = 10.0 * k;
+    w.begin(k, t, nbrs, none);
+    for (PeerId j = 1; j <= fast; ++j) w.message(j, k, t + 0.5);
+    w.gradient_done(k, t + 1.0);
+    for (PeerId j = fast + 1; j <= 4 && slow_s >= 0; ++j) w.message(j, k, t + slow_s);
+  }
+  return w;
+}
+
+TEST(ArrivalWindow, ExpectedTimeIsTheMeanOfMaxOfComputeAndMthArrival) {
+  const ArrivalWindow w = history(5, 4.0);
+  EXPECT_DOUBLE_EQ(*w.expected_iteration_time(3, 5, 50.0), 1.0);
+  EXPECT_DOUBLE_EQ(*w.expected_iteration_time(4, 5, 50.0), 4.0);
+  EXPECT_EQ(w.samples(5), 5);
+  EXPECT_FALSE(ArrivalWindow(3).expected_iteration_time(1, 0, 0.0).has_value());
+}
+
+TEST(ArrivalWindow, MissingArrivalsCountAsElapsedTimeLowerBounds) {
+  const ArrivalWindow w = history(2, -1);  // starts 0 and 10; neighbour 4 never arrives
+  EXPECT_DOUBLE_EQ(*w.expected_iteration_time(4, 2, 12.0), (12.0 + 2.0) / 2);
+  EXPECT_DOUBLE_EQ(*w.expected_iteration_time(4, 2, 30.0), (30.0 + 20.0) / 2);
+}
+
+TEST(ArrivalWindow, ALateMessageWithAHighTagCountsForEveryEarlierIteration) {
+  ArrivalWindow w(20);
+  const std::vector<PeerId> nbrs{1};
+  const std::vector<bool> none(1, false);
+  w.begin(0, 0.0, nbrs, none);
+  w.gradient_done(0, 1.0);
+  w.begin(1, 1.0, nbrs, none);
+  w.gradient_done(1, 2.0);
+  w.message(1, 1, 5.0);  // tag 1 qualifies for iterations 0 and 1
+  w.begin(2, 5.0, nbrs, none);
+  EXPECT_DOUBLE_EQ(*w.expected_iteration_time(1, 2, 5.0), (5.0 + 4.0) / 2);
+}
+
+PolicyInput input(std::int64_t k, const ArrivalWindow& w, double now_s) {
+  PolicyInput in;
+  in.iteration = k;
+  in.neighbours = 4;
+  in.m_min = 1;
+  in.now_s = now_s;
+  in.learning_rate = 0.1;
+  in.arrivals = &w;
+  return in;
+}
+
+AdaptivePolicy adaptive_with_gradient(double g, double s) {
+  AdaptivePolicy policy(PolicySpec{.kind = PolicyKind::kAdaptive});
+  policy.observe_gradient({.squared_norm = g, .variance = s, .valid = true});
+  return policy;
+}
+
+TEST(AdaptivePolicy, WarmsUpWaitingForEveryone) {
+  AdaptivePolicy policy = adaptive_with_gradient(1.0, 0.01);
+  const ArrivalWindow w = history(2, 9.0);
+  EXPECT_EQ(policy.decide(input(2, w, 20.0)).awaited, 4);
+}
+
+TEST(AdaptivePolicy, SkipsAPersistentlySlowNeighbour) {
+  AdaptivePolicy policy = adaptive_with_gradient(1.0, 0.01);
+  const ArrivalWindow w = history(5, 9.0);
+  const Decision d = policy.decide(input(5, w, 50.0));
+  EXPECT_EQ(d.awaited, 3);
+  EXPECT_DOUBLE_EQ(d.estimates.expected_time_s, 1.0);
+  EXPECT_DOUBLE_EQ(d.estimates.gradient_norm2, 1.0);
+}
+
+TEST(AdaptivePolicy, WaitsForEveryoneWhenArrivalsAreEqual) {
+  AdaptivePolicy policy = adaptive_with_gradient(1.0, 0.01);
+  const ArrivalWindow w = history(5, 0.5);
+  EXPECT_EQ(policy.decide(input(5, w, 50.0)).awaited, 4);
+}
+
+TEST(AdaptivePolicy, WaitsForTheSlowNeighbourWhenNoiseDominates) {
+  // Near the noise floor (S large against G) one more model is worth a short wait.
+  AdaptivePolicy policy = adaptive_with_gradient(1.0, 50.0);
+  const ArrivalWindow w = history(5, 1.05);
+  EXPECT_EQ(policy.decide(input(5, w, 50.0)).awaited, 4);
+  AdaptivePolicy far = adaptive_with_gradient(1.0, 0.01);
+  EXPECT_EQ(far.decide(input(5, w, 50.0)).awaited, 3);
+}
+
+TEST(AdaptivePolicy, WithoutExpectedProgressItRaisesMByOneNotToD) {
+  AdaptivePolicy policy = adaptive_with_gradient(1.0, 0.01);
+  const ArrivalWindow w = history(5, 9.0, 1);
+  EXPECT_EQ(policy.decide(input(5, w, 50.0)).awaited, 1);
+  for (int i = 0; i < 5; ++i)
+    policy.observe_gradient({.squared_norm = 0, .variance = 1, .valid = true});
+  EXPECT_EQ(policy.decide(input(6, w, 60.0)).awaited, 2);
+  EXPECT_EQ(policy.decide(input(7, w, 70.0)).awaited, 3);
+}
+
+TEST(AdaptivePolicy, RejectsBadParameters) {
+  EXPECT_THROW(AdaptivePolicy(PolicySpec{.kind = PolicyKind::kAdaptive, .window = 0}),
+               std::invalid_argument);
+  EXPECT_THROW(make_policy(PolicySpec{.kind = PolicyKind::kStatic, .backups = -1}),
+               std::invalid_argument);
+  EXPECT_THROW(parse_policy_kind("fastest"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace fastk::consensus

@@ -1,0 +1,88 @@
+// Test doubles for driving PeerProtocols through VirtualNetwork: delays given by lambdas and
+// a least-squares model whose mini-batches are a fixed function of (peer, iteration), so a
+// centralized SGD run over the same samples can be computed by hand.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "consensus/virtual_network.h"
+#include "topology/topology.h"
+
+namespace fastk::consensus::testing {
+
+class LambdaDelays final : public DelaySource {
+ public:
+  std::function<double(PeerId, std::int64_t)> compute = [](PeerId, std::int64_t) { return 1.0; };
+  std::function<double(PeerId, PeerId, std::int64_t)> link = [](PeerId, PeerId, std::int64_t) {
+    return 0.1;
+  };
+  double compute_time_s(PeerId peer, std::int64_t k) override { return compute(peer, k); }
+  double link_delay_s(PeerId from, PeerId to, std::int64_t k) override { return link(from, to, k); }
+};
+
+// f(x) = (1/2) mean_r (a_r . x - b_r)^2 with rows a_r[c] = sin(r + 2c), b_r = cos(3r).
+class LeastSquares final : public GradientSource {
+ public:
+  LeastSquares(int dim, int rows, int batch, int peers)
+      : dim_(dim), rows_(rows), batch_(batch), peers_(peers) {}
+
+  // Rows used by `peer` at iteration k: disjoint across peers within an iteration.
+  std::vector<int> batch_rows(PeerId peer, std::int64_t k) const {
+    std::vector<int> rows;
+    for (int t = 0; t < batch_; ++t) {
+      rows.push_back(static_cast<int>((k * peers_ * batch_ + peer * batch_ + t) % rows_));
+    }
+    return rows;
+  }
+  std::vector<double> gradient(std::span<const float> x, const std::vector<int>& rows) const {
+    std::vector<double> g(static_cast<std::size_t>(dim_), 0.0);
+    for (int r : rows) {
+      double residual = -std::cos(3.0 * r);
+      for (int c = 0; c < dim_; ++c)
+        residual += std::sin(r + 2.0 * c) * x[static_cast<std::size_t>(c)];
+      for (int c = 0; c < dim_; ++c)
+        g[static_cast<std::size_t>(c)] += residual * std::sin(r + 2.0 * c);
+    }
+    for (auto& v : g) v /= static_cast<double>(rows.size());
+    return g;
+  }
+  void begin(PeerId peer, std::int64_t k, const Params& params) override {
+    const auto g = gradient(params->values(), batch_rows(peer, k));
+    pending_[{peer, k}] = std::vector<float>(g.begin(), g.end());
+    ++begun;
+  }
+  GradientResult collect(PeerId peer, std::int64_t k) override {
+    auto it = pending_.find({peer, k});
+    GradientResult result{std::move(it->second), {}};
+    pending_.erase(it);
+    return result;
+  }
+  int begun = 0;
+
+ private:
+  int dim_, rows_, batch_, peers_;
+  std::map<std::pair<PeerId, std::int64_t>, std::vector<float>> pending_;
+};
+
+inline std::vector<std::unique_ptr<PeerProtocol>> make_peers(
+    const std::shared_ptr<const topology::TopologySchedule>& schedule, const ProtocolConfig& config,
+    const std::vector<float>& initial) {
+  std::vector<std::unique_ptr<PeerProtocol>> peers;
+  for (int i = 0; i < schedule->size(); ++i) {
+    peers.push_back(std::make_unique<PeerProtocol>(i, schedule, config, make_params(initial)));
+  }
+  return peers;
+}
+
+inline topology::Topology make_topology(topology::TopologyKind kind, int peers) {
+  topology::TopologySpec spec;
+  spec.kind = kind;
+  spec.peers = peers;
+  return topology::build_topology(spec);
+}
+
+}  // namespace fastk::consensus::testing
