@@ -3,6 +3,7 @@
 
 #include "node/config/config_error.h"
 #include "node/config/experiment_config.h"
+#include "tests/unit/node/config_test_helpers.h"
 
 namespace fastk::node {
 namespace {
@@ -11,16 +12,8 @@ using ::testing::HasSubstr;
 using topology::TopologyKind;
 using topology::WeightRule;
 
-ExperimentConfig parse(const std::string& text) { return parse_config(text, "exp.toml", "/cfg"); }
-
-std::string error_of(const std::string& text) {
-  try {
-    parse(text);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_of;
+using testing::parse;
 
 TEST(Config, EmptyConfigGivesDocumentedDefaults) {
   ExperimentConfig c = parse("");
