@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config git
   libeigen3-dev libzmq3-dev cppzmq-dev libboost-dev libtomlplusplus-dev libcli11-dev
-  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev clang-format
+  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev clang-format zlib1g-dev
   python3 python3-matplotlib
   dataset-fashion-mnist
 )

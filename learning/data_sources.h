@@ -1,0 +1,54 @@
+// Loading the train and test sets a DataSpec describes: file readers for IDX (MNIST,
+// Fashion-MNIST; raw or gzip) and CIFAR-10 binary batches, synthetic generators, and
+// normalisation. Every file problem throws DataError naming the file and the problem.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "learning/dataset.h"
+#include "learning/specs.h"
+
+namespace fastk::learning {
+
+class DataError : public std::runtime_error {
+ public:
+  explicit DataError(const std::string& message) : std::runtime_error(message) {}
+};
+
+// Loads (and normalises) the data set of `spec`.
+TrainTest load_data(const DataSpec& spec);
+
+// IDX image file (magic 0x00000803, n x rows x cols unsigned bytes) and label file (magic
+// 0x00000801, n unsigned bytes), raw or gzip (detected from the content). Pixels become floats
+// in [0, 255]. Labels must be < 10.
+Dataset read_idx(const std::string& images_path, const std::string& labels_path,
+                 const std::string& name);
+// Writes an IDX pair (raw, uncompressed): the converter's output and the tests' fixtures.
+void write_idx(const std::string& images_path, const std::string& labels_path, int rows, int cols,
+               const std::vector<std::uint8_t>& pixels, const std::vector<std::uint8_t>& labels);
+
+// CIFAR-10 binary batches: records of 1 label byte + 3072 pixel bytes (R, G, B planes of
+// 32x32). Pixels become floats in [0, 255]; several files are concatenated.
+Dataset read_cifar10(const std::vector<std::string>& paths, const std::string& name);
+
+// Whole file contents, gunzipped when the file starts with the gzip magic.
+std::vector<std::uint8_t> read_file_bytes(const std::string& path);
+
+// Synthetic classification: `classes` Gaussian clusters in `dim` dimensions with unit
+// variance, means drawn at scale `separation`; and least squares y = <w*, x> + b* + noise.
+// Train and test are drawn from the same distribution.
+TrainTest make_gaussian_mixture(std::int64_t train_samples, std::int64_t test_samples, int dim,
+                                int classes, double separation, std::uint64_t seed);
+TrainTest make_least_squares(std::int64_t train_samples, std::int64_t test_samples, int dim,
+                             double noise, std::uint64_t seed);
+
+// Pixels / 255, on both sets.
+void scale_pixels(TrainTest& data);
+// Subtracts the train set's mean feature value and divides by its standard deviation (one
+// scalar each, so images keep their structure), on both sets.
+void standardize(TrainTest& data);
+
+}  // namespace fastk::learning

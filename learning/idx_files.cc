@@ -1,0 +1,118 @@
+// IDX files (the MNIST format): a big-endian header (magic 0x000008DD: unsigned bytes, D
+// dimensions; then D sizes) followed by the data.
+#include <fstream>
+
+#include "learning/data_sources.h"
+
+namespace fastk::learning {
+namespace {
+
+constexpr std::uint32_t kImagesMagic = 0x00000803;
+constexpr std::uint32_t kLabelsMagic = 0x00000801;
+constexpr int kMaxLabel = 9;
+
+std::uint32_t big_endian(const std::vector<std::uint8_t>& bytes, std::size_t at) {
+  return std::uint32_t(bytes[at]) << 24 | std::uint32_t(bytes[at + 1]) << 16 |
+         std::uint32_t(bytes[at + 2]) << 8 | std::uint32_t(bytes[at + 3]);
+}
+
+std::string hex(std::uint32_t value) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%08x", value);
+  return text;
+}
+
+// Checks the magic and the data length; returns the sizes of the header's dimensions.
+std::vector<std::uint32_t> read_header(const std::string& path,
+                                       const std::vector<std::uint8_t>& bytes, std::uint32_t magic,
+                                       const char* kind) {
+  const std::size_t dims = magic & 0xff;
+  const std::size_t header = 4 + 4 * dims;
+  if (bytes.size() < header) {
+    throw DataError(path + ": file too short for an IDX " + kind + " header (" +
+                    std::to_string(bytes.size()) + " bytes, need " + std::to_string(header) + ")");
+  }
+  const std::uint32_t got = big_endian(bytes, 0);
+  if (got != magic) {
+    throw DataError(path + ": bad magic number " + hex(got) + " (an IDX " + kind +
+                    " file starts with " + hex(magic) + ")");
+  }
+  std::vector<std::uint32_t> sizes;
+  std::uint64_t expected = 1;
+  for (std::size_t d = 0; d < dims; ++d) {
+    sizes.push_back(big_endian(bytes, 4 + 4 * d));
+    expected *= sizes.back();
+  }
+  const std::uint64_t have = bytes.size() - header;
+  if (have != expected) {
+    throw DataError(path + ": header announces " + std::to_string(sizes[0]) + " " + kind + " (" +
+                    std::to_string(expected) + " data bytes) but the file has " +
+                    std::to_string(have) + " data bytes" +
+                    (have < expected ? " (truncated file?)" : ""));
+  }
+  return sizes;
+}
+
+void write_bytes(const std::string& path, const std::vector<std::uint8_t>& header,
+                 const std::vector<std::uint8_t>& data) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(header.data()), std::streamsize(header.size()));
+  out.write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
+  if (!out) throw DataError(path + ": cannot write file");
+}
+
+void put_big_endian(std::vector<std::uint8_t>& out, std::uint32_t value) {
+  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(std::uint8_t(value >> shift));
+}
+
+}  // namespace
+
+Dataset read_idx(const std::string& images_path, const std::string& labels_path,
+                 const std::string& name) {
+  const std::vector<std::uint8_t> images = read_file_bytes(images_path);
+  const std::vector<std::uint8_t> labels = read_file_bytes(labels_path);
+  const auto image_sizes = read_header(images_path, images, kImagesMagic, "images");
+  const auto label_sizes = read_header(labels_path, labels, kLabelsMagic, "labels");
+  if (image_sizes[0] != label_sizes[0]) {
+    throw DataError(images_path + " has " + std::to_string(image_sizes[0]) + " images but " +
+                    labels_path + " has " + std::to_string(label_sizes[0]) + " labels");
+  }
+  if (image_sizes[0] == 0) throw DataError(images_path + ": no images");
+  Dataset data;
+  data.name = name;
+  data.classes = kMaxLabel + 1;
+  data.shape = {1, int(image_sizes[1]), int(image_sizes[2])};
+  data.dim = data.shape.dim();
+  data.features.assign(images.begin() + 16, images.end());
+  data.labels.reserve(label_sizes[0]);
+  for (std::size_t i = 0; i < label_sizes[0]; ++i) {
+    const std::uint8_t label = labels[8 + i];
+    if (label > kMaxLabel) {
+      throw DataError(labels_path + ": label " + std::to_string(label) + " of sample " +
+                      std::to_string(i) + " is not a class in 0.." + std::to_string(kMaxLabel));
+    }
+    data.labels.push_back(label);
+  }
+  return data;
+}
+
+void write_idx(const std::string& images_path, const std::string& labels_path, int rows, int cols,
+               const std::vector<std::uint8_t>& pixels, const std::vector<std::uint8_t>& labels) {
+  if (pixels.size() != labels.size() * std::size_t(rows) * std::size_t(cols)) {
+    throw DataError(images_path + ": " + std::to_string(pixels.size()) + " pixels do not make " +
+                    std::to_string(labels.size()) + " images of " + std::to_string(rows) + "x" +
+                    std::to_string(cols));
+  }
+  std::vector<std::uint8_t> header;
+  put_big_endian(header, kImagesMagic);
+  put_big_endian(header, std::uint32_t(labels.size()));
+  put_big_endian(header, std::uint32_t(rows));
+  put_big_endian(header, std::uint32_t(cols));
+  write_bytes(images_path, header, pixels);
+  header.clear();
+  put_big_endian(header, kLabelsMagic);
+  put_big_endian(header, std::uint32_t(labels.size()));
+  write_bytes(labels_path, header, labels);
+}
+
+}  // namespace fastk::learning

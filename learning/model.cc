@@ -1,0 +1,46 @@
+// Model is a Network<float> behind a virtual interface, so that callers do not see layers.
+#include "learning/model.h"
+
+#include "learning/network.h"
+
+namespace fastk::learning {
+namespace {
+
+class NetworkModel final : public Model {
+ public:
+  NetworkModel(std::string name, Network<float> network)
+      : name_(std::move(name)), network_(std::move(network)) {}
+  std::string name() const override { return name_; }
+  std::size_t num_parameters() const override { return network_.num_parameters(); }
+  void initialize(std::span<float> params, std::uint64_t seed) const override {
+    network_.initialize(params, seed);
+  }
+  double loss_and_gradient(std::span<const float> params, const BatchView& batch,
+                           std::span<float> grad) override {
+    return network_.loss_and_gradient(params, batch, grad);
+  }
+  void predict(std::span<const float> params, const BatchView& batch,
+               std::span<std::int32_t> out) override {
+    network_.predict(params, batch, out);
+  }
+  Evaluation evaluate(std::span<const float> params, const Dataset& data) override {
+    return network_.evaluate(params, data);
+  }
+  double flops_per_sample() const override { return network_.flops_per_sample(); }
+  std::unique_ptr<Model> clone() const override {
+    return std::make_unique<NetworkModel>(name_, Network<float>(network_));
+  }
+
+ private:
+  std::string name_;
+  Network<float> network_;
+};
+
+}  // namespace
+
+std::unique_ptr<Model> make_model(const ModelSpec& spec, const SampleShape& shape, int classes) {
+  return std::make_unique<NetworkModel>(to_string(spec.kind),
+                                        build_network<float>(spec, shape, classes));
+}
+
+}  // namespace fastk::learning

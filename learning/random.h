@@ -1,0 +1,36 @@
+// A small, portable random number generator (xoshiro256** seeded by splitmix64) with the
+// draws learning/ needs. The standard distributions are implementation-defined, so data
+// generation, partitions and initialisations would differ between standard libraries;
+// these do not.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+namespace fastk::learning {
+
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed);
+  std::uint64_t next_u64();
+  double uniform();                          // [0, 1)
+  std::uint64_t below(std::uint64_t bound);  // [0, bound), bound >= 1
+  double normal();                           // standard normal
+  double gamma(double shape);                // Gamma(shape, 1), shape > 0
+  template <typename T>
+  void shuffle(std::span<T> values) {
+    for (std::size_t i = values.size(); i > 1; --i) {
+      std::size_t j = below(i);
+      T t = values[i - 1];
+      values[i - 1] = values[j];
+      values[j] = t;
+    }
+  }
+
+ private:
+  std::uint64_t s_[4];
+  bool has_spare_ = false;
+  double spare_ = 0;
+};
+
+}  // namespace fastk::learning

@@ -1,0 +1,35 @@
+// Seeded mini-batches over one peer's sample indices: each epoch is a fresh shuffle of the
+// indices cut into batches (the last, short remainder is carried into the next epoch, so
+// every batch has exactly batch_size samples).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "learning/random.h"
+
+namespace fastk::learning {
+
+class BatchSampler {
+ public:
+  // Throws std::invalid_argument if indices is empty or batch_size < 1.
+  BatchSampler(std::vector<std::int64_t> indices, int batch_size, std::uint64_t seed);
+  // The next batch; valid until the next call.
+  std::span<const std::int64_t> next();
+  // Completed passes over the indices (fractional), and batches handed out.
+  double epochs() const;
+  std::int64_t batches() const { return batches_; }
+  int batch_size() const { return batch_size_; }
+  std::int64_t num_indices() const { return std::int64_t(order_.size()); }
+
+ private:
+  std::vector<std::int64_t> order_;
+  std::vector<std::int64_t> batch_;
+  std::size_t position_;  // next unused position in order_
+  std::int64_t batches_ = 0;
+  int batch_size_;
+  Rng rng_;
+};
+
+}  // namespace fastk::learning

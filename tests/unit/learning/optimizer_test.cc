@@ -1,0 +1,159 @@
+// Sampler, learning-rate schedules, SGD updates, and end-to-end training on synthetic data.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "learning/data_sources.h"
+#include "learning/model.h"
+#include "learning/sampler.h"
+#include "learning/sgd.h"
+
+namespace fastk::learning {
+namespace {
+
+TEST(BatchSampler, EachEpochVisitsEveryIndexOnce) {
+  std::vector<std::int64_t> indices = {3, 5, 8, 13, 21, 34};
+  BatchSampler sampler(indices, 2, 1);
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    std::vector<std::int64_t> seen;
+    for (int b = 0; b < 3; ++b) {
+      auto batch = sampler.next();
+      seen.insert(seen.end(), batch.begin(), batch.end());
+    }
+    std::sort(seen.begin(), seen.end());
+    EXPECT_EQ(seen, indices);
+  }
+  EXPECT_EQ(sampler.batches(), 9);
+  EXPECT_DOUBLE_EQ(sampler.epochs(), 3.0);
+}
+
+TEST(BatchSampler, SeedDeterminesTheOrder) {
+  std::vector<std::int64_t> indices(50);
+  for (int i = 0; i < 50; ++i) indices[std::size_t(i)] = i;
+  BatchSampler a(indices, 10, 7), b(indices, 10, 7), c(indices, 10, 8);
+  std::vector<std::int64_t> xa, xb, xc;
+  for (int i = 0; i < 5; ++i) {
+    for (auto v : a.next()) xa.push_back(v);
+    for (auto v : b.next()) xb.push_back(v);
+    for (auto v : c.next()) xc.push_back(v);
+  }
+  EXPECT_EQ(xa, xb);
+  EXPECT_NE(xa, xc);
+  EXPECT_THROW(BatchSampler({}, 1, 1), std::invalid_argument);
+  EXPECT_THROW(BatchSampler(indices, 0, 1), std::invalid_argument);
+}
+
+TEST(Schedule, ConstantStepAndCosine) {
+  OptimizerSpec spec{.lr = 0.1};
+  EXPECT_DOUBLE_EQ(learning_rate(spec, 500, 1000), 0.1);
+  spec.schedule = ScheduleKind::kStep;
+  spec.step_iterations = 100;
+  spec.gamma = 0.5;
+  EXPECT_DOUBLE_EQ(learning_rate(spec, 99, 1000), 0.1);
+  EXPECT_DOUBLE_EQ(learning_rate(spec, 250, 1000), 0.025);
+  spec.schedule = ScheduleKind::kCosine;
+  spec.min_lr = 0.02;
+  EXPECT_DOUBLE_EQ(learning_rate(spec, 0, 1000), 0.1);
+  EXPECT_NEAR(learning_rate(spec, 500, 1000), 0.06, 1e-12);
+  EXPECT_NEAR(learning_rate(spec, 1000, 1000), 0.02, 1e-12);
+}
+
+TEST(Sgd, MomentumAndWeightDecayFollowTheirFormulas) {
+  OptimizerSpec spec{.lr = 0.5, .momentum = 0.9, .weight_decay = 0.1};
+  Sgd sgd(spec, 1, 10);
+  std::vector<float> x = {2.0f};
+  sgd.step(x, std::vector<float>{1.0f}, 0);  // v = 1, x = 2 - 0.5 * (1 + 0.2) = 1.4
+  EXPECT_FLOAT_EQ(x[0], 1.4f);
+  sgd.step(x, std::vector<float>{1.0f}, 1);  // v = 1.9, x = 1.4 - 0.5 * (1.9 + 0.14) = 0.38
+  EXPECT_FLOAT_EQ(x[0], 0.38f);
+}
+
+TEST(Sgd, NesterovDescentLooksAhead) {
+  OptimizerSpec spec{.lr = 1.0, .momentum = 0.5, .nesterov = true};
+  Sgd sgd(spec, 1, 10);
+  std::vector<float> x = {0.0f}, delta(1);
+  sgd.descent(x, std::vector<float>{2.0f}, 0, delta);  // v = 2, d = 2 + 0.5 * 2
+  EXPECT_FLOAT_EQ(delta[0], 3.0f);
+  EXPECT_THROW(Sgd(OptimizerSpec{.lr = 0}, 1, 1), std::invalid_argument);
+  EXPECT_THROW(Sgd(OptimizerSpec{.momentum = 1.0}, 1, 1), std::invalid_argument);
+}
+
+// Trains `spec` with SGD and returns the test evaluation.
+Evaluation train(const ModelSpec& spec, const TrainTest& data, int iterations) {
+  auto model = make_model(spec, data.train);
+  std::vector<float> params(model->num_parameters()), grad(params.size());
+  model->initialize(params, 1);
+  OptimizerSpec optimizer{.lr = 0.1, .momentum = 0.9, .batch_size = 16};
+  Sgd sgd(optimizer, params.size(), iterations);
+  std::vector<std::int64_t> all(std::size_t(data.train.size()));
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = std::int64_t(i);
+  BatchSampler sampler(all, optimizer.batch_size, 2);
+  for (int k = 0; k < iterations; ++k) {
+    model->loss_and_gradient(params, {&data.train, sampler.next()}, grad);
+    sgd.step(params, grad, k);
+  }
+  return model->evaluate(params, data.test);
+}
+
+TEST(Training, MlpLearnsAGaussianMixture) {
+  TrainTest data = make_gaussian_mixture(1000, 400, 5, 3, 4.0, 3);
+  auto model = make_model({.kind = ModelKind::kMlp, .hidden = {16}}, data.train);
+  std::vector<float> params(model->num_parameters());
+  model->initialize(params, 1);
+  const Evaluation before = model->evaluate(params, data.test);
+  const Evaluation after = train({.kind = ModelKind::kMlp, .hidden = {16}}, data, 300);
+  EXPECT_LT(before.accuracy, 0.7);
+  EXPECT_GT(after.accuracy, 0.9);
+  EXPECT_LT(after.loss, before.loss);
+  EXPECT_EQ(after.samples, 400);
+}
+
+TEST(Training, LinearRegressionReachesTheNoiseLevel) {
+  TrainTest data = make_least_squares(1000, 400, 4, 0.1, 5);
+  const Evaluation e = train({.kind = ModelKind::kLinearRegression}, data, 400);
+  EXPECT_LT(e.loss, 0.5 * 0.1 * 0.1 * 2);  // mean (y - t)^2 / 2, noise variance 0.01
+}
+
+TEST(Model, InitializationIsSeededAndClonesAreIndependent) {
+  TrainTest data = make_gaussian_mixture(20, 5, 4, 3, 3.0, 1);
+  auto model = make_model({.kind = ModelKind::kMlp, .hidden = {6}}, data.train);
+  EXPECT_EQ(model->num_parameters(), std::size_t(4 * 6 + 6 + 6 * 3 + 3));
+  std::vector<float> a(model->num_parameters()), b(a.size()), c(a.size());
+  model->initialize(a, 3);
+  model->initialize(b, 3);
+  model->initialize(c, 4);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  auto copy = model->clone();
+  std::vector<std::int64_t> rows = {0, 1, 2}, other = {3, 4};
+  std::vector<float> g1(a.size()), g2(a.size()), g3(a.size());
+  const double l1 = model->loss_and_gradient(a, {&data.train, rows}, g1);
+  copy->loss_and_gradient(a, {&data.train, other}, g3);  // must not disturb `model`
+  const double l2 = copy->loss_and_gradient(a, {&data.train, rows}, g2);
+  EXPECT_EQ(l1, l2);
+  EXPECT_EQ(g1, g2);
+  std::vector<std::int32_t> predicted(3);
+  model->predict(a, {&data.train, rows}, predicted);
+  for (auto p : predicted) EXPECT_LT(p, 3);
+}
+
+TEST(Model, ShapeMismatchesAreExplained) {
+  try {
+    make_model({.kind = ModelKind::kLenet}, SampleShape{3, 32, 32}, 10);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "model 'lenet' needs 28x28x1 inputs, the data set has 32x32x3");
+  }
+  EXPECT_THROW(make_model({.kind = ModelKind::kLinearRegression}, SampleShape{1, 1, 3}, 4),
+               std::invalid_argument);
+  EXPECT_THROW(make_model({.kind = ModelKind::kMlp}, SampleShape{1, 1, 3}, 0),
+               std::invalid_argument);
+  auto model = make_model({}, SampleShape{1, 1, 3}, 2);
+  std::vector<float> wrong(model->num_parameters() + 1);
+  EXPECT_THROW(model->initialize(wrong, 1), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace fastk::learning
