@@ -34,6 +34,10 @@ ExperimentConfig parse_config(std::string_view text, const std::string& source,
   read_topology_table(topology, config.topology, config.run.seed, base_dir);
   TableReader cluster = top.table("cluster");
   read_cluster_table(cluster, config.cluster, config.topology.peers);
+  TableReader consensus = top.table("consensus");
+  read_consensus_table(consensus, config.consensus);
+  TableReader stragglers = top.table("stragglers");
+  read_stragglers_table(stragglers, config.stragglers, config.run.seed);
   top.finish();
   errors.throw_if_any(source);
   return config;

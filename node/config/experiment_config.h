@@ -8,7 +8,9 @@
 #include <string>
 #include <string_view>
 
+#include "consensus/peer_protocol.h"
 #include "node/config/cluster.h"
+#include "node/stragglers/delay_spec.h"
 #include "topology/topology.h"
 
 namespace fastk::node {
@@ -21,11 +23,20 @@ struct RunConfig {
   std::string output = "runs";     // output folder (relative: to the working directory)
 };
 
+// [consensus]. protocol.iterations and protocol.learning_rate are filled in by the runtime
+// from [run] and the optimizer.
+struct ConsensusConfig {
+  consensus::ProtocolConfig protocol;
+  int micro_batches = 4;  // gradient split for the adaptive policy's noise estimates
+};
+
 struct ExperimentConfig {
   std::string source;  // file the config came from ("<string>" for text)
   RunConfig run;
-  topology::TopologySpec topology;  // [topology]; relative paths resolved against the file
-  ClusterConfig cluster;            // [cluster]
+  topology::TopologySpec topology;   // [topology]; relative paths resolved against the file
+  ConsensusConfig consensus;         // [consensus]
+  stragglers::DelaySpec stragglers;  // [stragglers]
+  ClusterConfig cluster;             // [cluster]
 };
 
 // Throws ConfigError listing every problem with its TOML path (syntax errors with line and

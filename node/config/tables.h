@@ -15,6 +15,11 @@ void read_topology_table(TableReader& table, topology::TopologySpec& spec,
 // `peer_count` 0: not known yet (edge-list file), so endpoint counts are checked later.
 void read_cluster_table(TableReader& table, ClusterConfig& cluster, int peer_count);
 
+void read_consensus_table(TableReader& table, ConsensusConfig& config);
+// `seed_default` is used when the table sets no seed (the run's master seed).
+void read_stragglers_table(TableReader& table, stragglers::DelaySpec& spec,
+                           std::uint64_t seed_default);
+
 // A relative path in a config is relative to the config file's folder.
 std::string resolve_path(const std::string& path, const std::filesystem::path& base_dir);
 

@@ -1,0 +1,31 @@
+// [consensus]: the backup policy and protocol options of every peer.
+#include "consensus/mixing_weights.h"
+#include "consensus/peer_protocol.h"
+#include "node/config/tables.h"
+
+namespace fastk::node {
+
+void read_consensus_table(TableReader& t, ConsensusConfig& config) {
+  using consensus::PolicyKind;
+  consensus::ProtocolConfig& p = config.protocol;
+  consensus::PolicySpec& policy = p.policy;
+  t.read_choice<PolicyKind>("policy", policy.kind, consensus::parse_policy_kind);
+  t.read("backups", policy.backups, 0, 1'000'000);
+  t.read("slack", policy.slack, 0.0);
+  t.read("window", policy.window, 1, 1'000'000);
+  t.read("gradient_window", policy.gradient_window, 1, 1'000'000);
+  t.read("warmup", policy.warmup, 0, 1'000'000);
+  t.read("smoothness", policy.smoothness, 1e-12);
+  t.read("disagreement_ema", policy.disagreement_ema, 0.0, 0.999999);
+  t.read("m_min", p.m_min, 0, 1'000'000);
+  t.read_choice<consensus::UpdateOrder>("order", p.order, consensus::parse_update_order);
+  t.read_choice<consensus::Renormalisation>("renormalisation", p.renormalisation,
+                                            consensus::parse_renormalisation);
+  t.read("staleness", p.staleness, 0, 1'000'000);
+  t.read("max_gap", p.max_gap, 0, 1'000'000);
+  t.read("silence_timeout_s", p.silence_timeout_s, 0.0);
+  t.read("micro_batches", config.micro_batches, 1, 1024);
+  t.finish();
+}
+
+}  // namespace fastk::node

@@ -1,0 +1,119 @@
+// [stragglers]: compute-time distribution, straggler models and link delays.
+#include "node/config/tables.h"
+
+namespace fastk::node {
+namespace {
+
+using stragglers::ComputeDistribution;
+
+// Reads an array of numbers at `key`; records an error naming the element otherwise.
+template <typename T>
+std::vector<T> read_numbers(TableReader& t, std::string_view key) {
+  std::vector<T> values;
+  const toml::node* n = t.node(key);
+  if (n == nullptr) return values;
+  const toml::array* array = n->as_array();
+  if (array == nullptr) {
+    t.errors().add(t.path_of(key), "expected an array of numbers");
+    return values;
+  }
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    const toml::node& element = *array->get(i);
+    const std::string where = t.path_of(key) + "[" + std::to_string(i) + "]";
+    if constexpr (std::is_integral_v<T>) {
+      if (const auto v = element.value_exact<std::int64_t>()) {
+        values.push_back(static_cast<T>(*v));
+        continue;
+      }
+      t.errors().add(where, "expected an integer");
+    } else {
+      if (const auto v = element.value<double>()) {
+        values.push_back(*v);
+        continue;
+      }
+      t.errors().add(where, "expected a number");
+    }
+  }
+  return values;
+}
+
+// Calls `read_one` with a reader for each table of the array of tables at `key`.
+template <typename Fn>
+void for_each_table(TableReader& t, std::string_view key, Fn read_one) {
+  const toml::node* n = t.node(key);
+  if (n == nullptr) return;
+  const toml::array* array = n->as_array();
+  if (array == nullptr) {
+    t.errors().add(t.path_of(key), "expected an array of tables ([[" + t.path_of(key) + "]])");
+    return;
+  }
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    const std::string where = t.path_of(key) + "[" + std::to_string(i) + "]";
+    const toml::table* table = array->get(i)->as_table();
+    if (table == nullptr) {
+      t.errors().add(where, "expected a table");
+      continue;
+    }
+    TableReader element(table, where, t.errors());
+    read_one(element, where);
+    element.finish();
+  }
+}
+
+}  // namespace
+
+void read_stragglers_table(TableReader& t, stragglers::DelaySpec& spec,
+                           std::uint64_t seed_default) {
+  spec.seed = seed_default;
+  t.read("compute_s", spec.compute_s, 0.0);
+  t.read_choice<ComputeDistribution>("distribution", spec.distribution,
+                                     stragglers::parse_compute_distribution);
+  t.read("shift", spec.shift, 0.0);
+  t.read("exp_mean", spec.exp_mean, 0.0);
+  t.read("pareto_alpha", spec.pareto_alpha, 1e-9);
+  t.read("transient_probability", spec.transient_probability, 0.0, 1.0);
+  t.read("transient_factor", spec.transient_factor, 1e-9);
+  const auto ids = read_numbers<int>(t, "slow_peers");
+  const auto factors = read_numbers<double>(t, "slow_factors");
+  if (!factors.empty() && factors.size() != 1 && factors.size() != ids.size()) {
+    t.errors().add(t.path_of("slow_factors"),
+                   "expected one factor, or one per entry of slow_peers (" +
+                       std::to_string(ids.size()) + "), got " + std::to_string(factors.size()));
+  }
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    double factor = 5.0;  // documented default
+    if (factors.size() == 1) factor = factors[0];
+    if (factors.size() == ids.size()) factor = factors[i];
+    spec.slow_peers.push_back({ids[i], factor});
+  }
+  t.read("markov_good_to_bad", spec.markov_good_to_bad, 0.0, 1.0);
+  t.read("markov_bad_to_good", spec.markov_bad_to_good, 0.0, 1.0);
+  t.read("markov_factor", spec.markov_factor, 1e-9);
+  for_each_table(t, "windows", [&](TableReader& w, const std::string&) {
+    stragglers::SlowWindow window;
+    window.peers = read_numbers<int>(w, "peers");
+    w.read("from_iteration", window.from_iteration, 0);
+    w.read("to_iteration", window.to_iteration, 0);
+    w.read("probability", window.probability, 0.0, 1.0);
+    w.read("factor", window.factor, 1e-9);
+    if (window.to_iteration < window.from_iteration) {
+      w.errors().add(w.path_of("to_iteration"), "must be >= from_iteration");
+    }
+    spec.windows.push_back(window);
+  });
+  t.read("link_s", spec.link_s, 0.0);
+  t.read("link_jitter_s", spec.link_jitter_s, 0.0);
+  for_each_table(t, "links", [&](TableReader& l, const std::string& where) {
+    stragglers::LinkOverride link;
+    if (!l.has("from") || !l.has("to")) l.errors().add(where, "needs from = PEER and to = PEER");
+    l.read("from", link.from, 0);
+    l.read("to", link.to, 0);
+    l.read("delay_s", link.delay_s, 0.0);
+    l.read("factor", link.factor, 1e-9);
+    spec.links.push_back(link);
+  });
+  t.read("seed", spec.seed);
+  t.finish();
+}
+
+}  // namespace fastk::node

@@ -1,0 +1,66 @@
+// Plain description of compute times and link delays: the [stragglers] table of an
+// experiment config (keys and defaults in experiments/configs/README.md). Shared by the
+// simulator (virtual durations) and real peers (injected sleeps).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fastk::node::stragglers {
+
+enum class ComputeDistribution {
+  kNone,                // X = 1
+  kShiftedExponential,  // X = shift + Exp(mean = exp_mean)
+  kPareto,              // X = Pareto(alpha, x_min = 1), mean alpha / (alpha - 1)
+};
+// "none", "shifted_exponential", "pareto"; throws std::invalid_argument otherwise.
+ComputeDistribution parse_compute_distribution(const std::string& name);
+std::string to_string(ComputeDistribution d);
+
+struct SlowPeer {  // persistent straggler
+  int peer = 0;
+  double factor = 1;
+};
+
+// Peers slowed between iterations [from_iteration, to_iteration), each iteration with
+// `probability` (1 = always), by `factor`. Empty `peers` = every peer.
+struct SlowWindow {
+  std::vector<int> peers = {};
+  std::int64_t from_iteration = 0;
+  std::int64_t to_iteration = 0;
+  double probability = 1.0;
+  double factor = 1.0;
+};
+
+struct LinkOverride {  // a specific directed link: delay replaced and/or scaled
+  int from = 0;
+  int to = 0;
+  double delay_s = -1;  // < 0: keep the default link delay
+  double factor = 1;
+};
+
+struct DelaySpec {
+  double compute_s = 1.0;  // base compute time of one gradient
+  ComputeDistribution distribution = ComputeDistribution::kNone;
+  double shift = 1.0;
+  double exp_mean = 1.0;
+  double pareto_alpha = 1.5;
+  // Bimodal transient stragglers: each iteration each peer is slow with this probability.
+  double transient_probability = 0;
+  double transient_factor = 10;
+  std::vector<SlowPeer> slow_peers = {};
+  // Gilbert-Elliott: per-iteration transition probabilities of a two-state Markov chain
+  // starting in the good state; in the bad state compute takes markov_factor times longer.
+  double markov_good_to_bad = 0;
+  double markov_bad_to_good = 0.5;
+  double markov_factor = 10;
+  std::vector<SlowWindow> windows = {};
+  // Links: delay = link_s + Exp(mean = link_jitter_s), overrides applied.
+  double link_s = 0.1;
+  double link_jitter_s = 0;
+  std::vector<LinkOverride> links = {};
+  std::uint64_t seed = 1;
+};
+
+}  // namespace fastk::node::stragglers
