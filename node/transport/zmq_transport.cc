@@ -11,6 +11,9 @@ namespace {
 // ownership); larger ones are sent from the caller's buffer.
 constexpr std::size_t kCopyBelowBytes = 1024;
 
+// Each transport has its own context, so one inproc name per transport is unique.
+const char* const kWakeEndpoint = "inproc://fastk-wake";
+
 // ZeroMQ calls this (on its I/O thread) once it no longer needs a zero-copy payload.
 void release_owner(void* /*data*/, void* hint) {
   delete static_cast<std::shared_ptr<const void>*>(hint);
@@ -53,7 +56,10 @@ ZmqTransport::ZmqTransport(wire::WirePeers peers, const std::string& bind_endpoi
     : peers_(std::move(peers)),
       options_(std::move(options)),
       rejections_(options_.log),
-      receiver_(context_, zmq::socket_type::pull) {
+      receiver_(context_, zmq::socket_type::pull),
+      wake_receiver_(context_, zmq::socket_type::pull) {
+  wake_receiver_.set(zmq::sockopt::linger, 0);
+  wake_receiver_.bind(kWakeEndpoint);
   receiver_.set(zmq::sockopt::linger, 0);
   receiver_.set(zmq::sockopt::rcvhwm, options_.receive_high_water_mark);
   receiver_.set(zmq::sockopt::maxmsgsize, options_.max_frame_bytes);
@@ -111,11 +117,29 @@ SendStatus ZmqTransport::send(PeerId neighbour, const wire::EncodedMessage& mess
   return SendStatus::kQueued;
 }
 
+Waker ZmqTransport::make_waker() {
+  zmq::socket_t socket(context_, zmq::socket_type::push);
+  socket.set(zmq::sockopt::linger, 0);
+  socket.set(zmq::sockopt::sndhwm, 1);  // one pending wake-up is as good as many
+  socket.connect(kWakeEndpoint);
+  return Waker(std::move(socket));
+}
+
+void Waker::wake() { (void)socket_.send(zmq::message_t(), zmq::send_flags::dontwait); }
+
 std::optional<Received> ZmqTransport::receive(std::chrono::milliseconds timeout) {
   try {
     if (auto got = read_one()) return got;
-    zmq::pollitem_t item{receiver_.handle(), 0, ZMQ_POLLIN, 0};
-    if (zmq::poll(&item, 1, timeout) == 0) return std::nullopt;
+    zmq::pollitem_t items[] = {{receiver_.handle(), 0, ZMQ_POLLIN, 0},
+                               {wake_receiver_.handle(), 0, ZMQ_POLLIN, 0}};
+    if (zmq::poll(items, 2, timeout) == 0) return std::nullopt;
+    if (items[1].revents & ZMQ_POLLIN) {
+      zmq::message_t token;
+      while (wake_receiver_.recv(token, zmq::recv_flags::dontwait)) {
+      }
+      ++wakeups_;
+      return std::nullopt;
+    }
     return read_one();
   } catch (const zmq::error_t& e) {
     if (e.num() == EINTR) return std::nullopt;  // a signal: let the caller look at it

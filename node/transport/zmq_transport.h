@@ -81,6 +81,20 @@ class ReceivedMessage {
 // What receive() got: a good message, or a rejected one (already counted and logged).
 using Received = std::variant<ReceivedMessage, wire::Rejection>;
 
+// Cuts short the I/O thread's receive() from another thread (the compute thread saying
+// "gradient ready"), so the I/O loop need not poll with a short timeout. Made by
+// ZmqTransport::make_waker() on the I/O thread, then used by exactly one other thread.
+class Waker {
+ public:
+  // Never blocks. receive() returns empty as soon as it next waits (at once if waiting now).
+  void wake();
+
+ private:
+  friend class ZmqTransport;
+  explicit Waker(zmq::socket_t socket) : socket_(std::move(socket)) {}
+  zmq::socket_t socket_;
+};
+
 class ZmqTransport {
  public:
   // Binds the receive socket at `bind_endpoint` ("tcp://127.0.0.1:*" picks a free port).
@@ -102,9 +116,15 @@ class ZmqTransport {
   // Never blocks. Throws std::invalid_argument if `neighbour` was never connected.
   SendStatus send(PeerId neighbour, const wire::EncodedMessage& message);
 
-  // Waits up to `timeout` for one message. Empty on timeout or when a signal interrupted the
-  // wait (so the caller's loop can run its timers and check for shutdown).
+  // Waits up to `timeout` for one message. Empty on timeout, on a Waker's wake(), or when a
+  // signal interrupted the wait (so the caller's loop can run its timers, pick up work from
+  // other threads and check for shutdown).
   std::optional<Received> receive(std::chrono::milliseconds timeout);
+
+  // A waker for another thread. Call on the I/O thread. Destroy every Waker before the
+  // transport: closing the transport waits for all sockets of its context, the Wakers' too.
+  Waker make_waker();
+  std::uint64_t wakeups() const { return wakeups_; }  // receive() calls cut short by a Waker
 
   const wire::RejectionCounter& rejections() const { return rejections_; }
   SendCounters send_counters(PeerId neighbour) const;
@@ -122,6 +142,8 @@ class ZmqTransport {
   TransportOptions options_;
   wire::RejectionCounter rejections_;
   zmq::socket_t receiver_;
+  zmq::socket_t wake_receiver_;  // inproc PULL fed by Wakers
+  std::uint64_t wakeups_ = 0;
   std::string endpoint_;
   std::map<PeerId, Neighbour> neighbours_;
 };
