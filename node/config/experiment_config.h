@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "learning/specs.h"
 #include "topology/topology.h"
 
 namespace fastk::node {
@@ -23,7 +24,10 @@ struct RunConfig {
 struct ExperimentConfig {
   std::string source;  // file the config came from ("<string>" for text)
   RunConfig run;
-  topology::TopologySpec topology;  // [topology]; relative paths resolved against the file
+  topology::TopologySpec topology;    // [topology]; relative paths resolved against the file
+  learning::DataSpec data;            // [data]; seed defaults to run.seed
+  learning::ModelSpec model;          // [model]; init seed defaults to run.seed
+  learning::OptimizerSpec optimizer;  // [optimizer]; sampling seed defaults to run.seed
 };
 
 // Throws ConfigError listing every problem with its TOML path (syntax errors with line and
