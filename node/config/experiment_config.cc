@@ -38,6 +38,12 @@ ExperimentConfig parse_config(std::string_view text, const std::string& source,
   read_consensus_table(consensus, config.consensus);
   TableReader stragglers = top.table("stragglers");
   read_stragglers_table(stragglers, config.stragglers, config.run.seed);
+  TableReader data = top.table("data");
+  read_data_table(data, config.data, config.run.seed, base_dir);
+  TableReader model = top.table("model");
+  read_model_table(model, config.model, config.run.seed);
+  TableReader optimizer = top.table("optimizer");
+  read_optimizer_table(optimizer, config.optimizer, config.run.seed);
   top.finish();
   errors.throw_if_any(source);
   return config;

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "consensus/peer_protocol.h"
+#include "learning/specs.h"
 #include "node/config/cluster.h"
 #include "node/stragglers/delay_spec.h"
 #include "topology/topology.h"
@@ -33,10 +34,13 @@ struct ConsensusConfig {
 struct ExperimentConfig {
   std::string source;  // file the config came from ("<string>" for text)
   RunConfig run;
-  topology::TopologySpec topology;   // [topology]; relative paths resolved against the file
-  ConsensusConfig consensus;         // [consensus]
-  stragglers::DelaySpec stragglers;  // [stragglers]
-  ClusterConfig cluster;             // [cluster]
+  topology::TopologySpec topology;    // [topology]; relative paths resolved against the file
+  learning::DataSpec data;            // [data]; seed defaults to run.seed
+  learning::ModelSpec model;          // [model]; init seed defaults to run.seed
+  learning::OptimizerSpec optimizer;  // [optimizer]; sampling seed defaults to run.seed
+  ConsensusConfig consensus;          // [consensus]
+  stragglers::DelaySpec stragglers;   // [stragglers]
+  ClusterConfig cluster;              // [cluster]
 };
 
 // Throws ConfigError listing every problem with its TOML path (syntax errors with line and

@@ -20,6 +20,13 @@ void read_consensus_table(TableReader& table, ConsensusConfig& config);
 void read_stragglers_table(TableReader& table, stragglers::DelaySpec& spec,
                            std::uint64_t seed_default);
 
+// [data], [model], [optimizer]: seeds default to `seed_default` (the run's master seed).
+void read_data_table(TableReader& table, learning::DataSpec& spec, std::uint64_t seed_default,
+                     const std::filesystem::path& base_dir);
+void read_model_table(TableReader& table, learning::ModelSpec& spec, std::uint64_t seed_default);
+void read_optimizer_table(TableReader& table, learning::OptimizerSpec& spec,
+                          std::uint64_t seed_default);
+
 // A relative path in a config is relative to the config file's folder.
 std::string resolve_path(const std::string& path, const std::filesystem::path& base_dir);
 
