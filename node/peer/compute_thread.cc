@@ -1,0 +1,79 @@
+#include "node/peer/compute_thread.h"
+
+#include <chrono>
+#include <stdexcept>
+
+namespace fastk::node::peer {
+
+ComputeThread::ComputeThread(GradientFn gradient, SlowdownFn slowdown, transport::Waker waker)
+    : gradient_(std::move(gradient)),
+      slowdown_(std::move(slowdown)),
+      waker_(std::move(waker)),
+      thread_([this] { loop(); }) {}
+
+ComputeThread::~ComputeThread() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  work_.notify_one();
+  thread_.join();
+}
+
+void ComputeThread::submit(std::int64_t k, consensus::Params params) {
+  {
+    std::lock_guard lock(mutex_);
+    if (in_flight_) throw std::logic_error("ComputeThread: a gradient is already in flight");
+    in_flight_ = true;
+    job_.emplace(k, std::move(params));
+  }
+  work_.notify_one();
+}
+
+std::optional<ComputedGradient> ComputeThread::poll() {
+  std::lock_guard lock(mutex_);
+  std::optional<ComputedGradient> out = std::move(done_);
+  done_.reset();
+  if (out) in_flight_ = false;
+  return out;
+}
+
+bool ComputeThread::busy() const {
+  std::lock_guard lock(mutex_);
+  return in_flight_;
+}
+
+void ComputeThread::loop() {
+  using Clock = std::chrono::steady_clock;
+  while (true) {
+    std::pair<std::int64_t, consensus::Params> job;
+    {
+      std::unique_lock lock(mutex_);
+      work_.wait(lock, [this] { return stopping_ || job_.has_value(); });
+      if (stopping_) return;
+      job = std::move(*job_);
+      job_.reset();
+    }
+    ComputedGradient out;
+    out.iteration = job.first;
+    const auto start = Clock::now();
+    out.step = gradient_(job.first, job.second);
+    out.compute_s = std::chrono::duration<double>(Clock::now() - start).count();
+    const double factor = slowdown_(job.first);
+    if (factor > 1.0) {
+      out.injected_s = (factor - 1.0) * out.compute_s;
+      std::unique_lock lock(mutex_);
+      // Interruptible sleep: a stopping peer does not wait out an injected straggle.
+      work_.wait_for(lock, std::chrono::duration<double>(out.injected_s),
+                     [this] { return stopping_; });
+      if (stopping_) return;
+    }
+    {
+      std::lock_guard lock(mutex_);
+      done_ = std::move(out);
+    }
+    waker_.wake();
+  }
+}
+
+}  // namespace fastk::node::peer

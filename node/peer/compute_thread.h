@@ -1,0 +1,61 @@
+// The thread that computes a real peer's gradients, so that communication on the I/O thread
+// overlaps computation. At most one gradient is in flight (the protocol asks for one per
+// iteration). Injected straggling (the [stragglers] compute part) is applied here as a real
+// sleep after the computation: a slowdown factor f turns a gradient that took c seconds into
+// one that takes f * c.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "consensus/params.h"
+#include "node/training/gradient_step.h"
+#include "node/transport/zmq_transport.h"
+
+namespace fastk::node::peer {
+
+struct ComputedGradient {
+  std::int64_t iteration = 0;
+  training::GradientStep step;
+  double compute_s = 0;   // measured time of the computation itself
+  double injected_s = 0;  // extra sleep from the straggler model
+};
+
+class ComputeThread {
+ public:
+  using GradientFn =
+      std::function<training::GradientStep(std::int64_t k, const consensus::Params&)>;
+  using SlowdownFn = std::function<double(std::int64_t k)>;  // factor >= 0; <= 1 means none
+
+  // `waker` is rung after each gradient so the I/O thread's receive() returns at once.
+  ComputeThread(GradientFn gradient, SlowdownFn slowdown, transport::Waker waker);
+  ~ComputeThread();  // abandons a gradient in flight (after it finishes) and joins
+  ComputeThread(const ComputeThread&) = delete;
+  ComputeThread& operator=(const ComputeThread&) = delete;
+
+  // Throws std::logic_error if a gradient is already in flight (a runtime bug).
+  void submit(std::int64_t k, consensus::Params params);
+  // The finished gradient, if any; never blocks.
+  std::optional<ComputedGradient> poll();
+  bool busy() const;
+
+ private:
+  void loop();
+
+  GradientFn gradient_;
+  SlowdownFn slowdown_;
+  transport::Waker waker_;
+  mutable std::mutex mutex_;
+  std::condition_variable work_;
+  std::optional<std::pair<std::int64_t, consensus::Params>> job_;
+  std::optional<ComputedGradient> done_;
+  bool in_flight_ = false;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace fastk::node::peer

@@ -1,0 +1,395 @@
+#include "node/peer/peer_runtime.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <queue>
+#include <set>
+#include <thread>
+
+#include "consensus/peer_protocol.h"
+#include "node/config/cluster.h"
+#include "node/peer/compute_thread.h"
+#include "node/stragglers/delay_model.h"
+#include "node/training/peer_trainer.h"
+#include "node/transport/zmq_transport.h"
+#include "node/wire/encoder.h"
+#include "topology/topology.h"
+
+namespace fastk::node::peer {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr double kHelloEvery_s = 0.2;
+
+// A received MODEL frame as protocol parameters, read in place (no copy).
+class FrameParams final : public consensus::ParamBuffer {
+ public:
+  explicit FrameParams(transport::ReceivedMessage message) : message_(std::move(message)) {}
+  std::span<const float> values() const override { return message_.parameters(); }
+
+ private:
+  transport::ReceivedMessage message_;
+};
+
+// Turns SIGINT/SIGTERM (and, if asked, end of file on stdin) into a stop request that wakes
+// the I/O loop. Signals are blocked in every thread and taken here with sigtimedwait, since
+// a signal handler may not touch ZeroMQ.
+class StopWatcher {
+ public:
+  StopWatcher(transport::Waker waker, bool watch_stdin)
+      : waker_(std::move(waker)), watch_stdin_(watch_stdin), thread_([this] { loop(); }) {}
+  ~StopWatcher() {
+    done_ = true;
+    thread_.join();
+  }
+
+ private:
+  void loop() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    const timespec tick{0, 100'000'000};
+    while (!done_) {
+      bool stop = sigtimedwait(&set, nullptr, &tick) > 0;
+      if (watch_stdin_ && !stop) {
+        pollfd in{STDIN_FILENO, POLLIN, 0};
+        char byte;
+        if (poll(&in, 1, 0) > 0 && read(STDIN_FILENO, &byte, 1) <= 0) stop = true;
+      }
+      if (stop && !stop_requested().exchange(true)) waker_.wake();
+      if (stop) watch_stdin_ = false;  // stdin stays at end of file
+    }
+  }
+
+  transport::Waker waker_;
+  bool watch_stdin_;
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
+class BlockStopSignals {
+ public:
+  BlockStopSignals() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, &previous_);
+  }
+  ~BlockStopSignals() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+
+ private:
+  sigset_t previous_;
+};
+
+class Peer {
+ public:
+  Peer(const ExperimentConfig& config, const PeerOptions& options, const PeerHooks& hooks)
+      : config_(config),
+        options_(options),
+        hooks_(hooks),
+        topology_(topology::build_topology(config.topology)),
+        start_(Clock::now()) {
+    const int n = topology_.graph.size();
+    if (options.peer < 0 || options.peer >= n) {
+      throw std::runtime_error("peer id " + std::to_string(options.peer) + " is not in 0.." +
+                               std::to_string(n - 1));
+    }
+    consensus::ProtocolConfig protocol = config.consensus.protocol;
+    protocol.iterations = config.run.iterations;
+    protocol.learning_rate = config.optimizer.lr;
+    protocol.silence_timeout_s = static_cast<double>(config.cluster.peer_timeout_ms) / 1000.0;
+    const bool adaptive = protocol.policy.kind == consensus::PolicyKind::kAdaptive;
+    trainer_ = std::make_unique<training::PeerTrainer>(
+        config.data, config.model, config.optimizer, n, options.peer,
+        adaptive ? config.consensus.micro_batches : 1);
+    protocol_ = std::make_unique<consensus::PeerProtocol>(
+        options.peer, topology_.schedule, protocol, consensus::make_params(trainer_->initial()));
+    neighbours_ = protocol_->known_neighbours();
+    delays_ = std::make_unique<stragglers::DelayModel>(config.stragglers, n);
+
+    wire::HelloInfo run{options.run_id, static_cast<std::uint32_t>(n)};
+    PeerEndpoints own = peer_endpoints(config.cluster, n, options.peer);
+    transport_ = std::make_unique<transport::ZmqTransport>(
+        wire::WirePeers(static_cast<wire::PeerId>(options.peer), run,
+                        std::vector<wire::PeerId>(neighbours_.begin(), neighbours_.end())),
+        own.bind);
+    for (int j : neighbours_) {
+      transport_->connect(static_cast<wire::PeerId>(j),
+                          peer_endpoints(config.cluster, n, j).connect);
+      last_heard_s_[j] = 0;
+    }
+    compute_ = std::make_unique<ComputeThread>(
+        [this](std::int64_t, const consensus::Params& p) {
+          return trainer_->gradient(p->values());
+        },
+        [this](std::int64_t k) { return delays_->slowdown(options_.peer, k); },
+        transport_->make_waker());
+    stop_watcher_ =
+        std::make_unique<StopWatcher>(transport_->make_waker(), options.stop_on_stdin_eof);
+  }
+
+  PeerReport run() {
+    report_.peer = options_.peer;
+    if (!handshake()) return finish_report();
+    const double began_s = now_s();
+    report_.startup_s = began_s;
+    consensus::Actions actions;
+    protocol_->start(began_s, actions);
+    execute(actions);
+    while (!protocol_->finished() && !stop_requested()) {
+      step(next_wait_ms());
+      print_progress(false);
+    }
+    report_.stopped = !protocol_->finished();
+    report_.finished = protocol_->finished();
+    report_.elapsed_s = last_update_s_ - began_s;
+    print_progress(true);
+    say_goodbye();
+    return finish_report();
+  }
+
+ private:
+  double now_s() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
+  // Sends HELLO until every neighbour has been heard from. False if stopped meanwhile.
+  bool handshake() {
+    const double deadline_s = static_cast<double>(config_.cluster.startup_timeout_ms) / 1000.0;
+    double next_hello_s = 0;
+    while (heard_.size() < neighbours_.size()) {
+      if (stop_requested()) return false;
+      const double now = now_s();
+      if (now >= deadline_s) throw std::runtime_error(missing_neighbours_message());
+      if (now >= next_hello_s) {
+        for (int j : neighbours_) {
+          if (!heard_.count(j)) send(j, hello(wire::MessageType::kHello));
+        }
+        next_hello_s = now + kHelloEvery_s;
+      }
+      receive(std::chrono::milliseconds(
+          static_cast<int>(1000 * std::max(0.0, std::min(next_hello_s, deadline_s) - now)) + 1));
+    }
+    return true;
+  }
+
+  std::string missing_neighbours_message() const {
+    std::string missing;
+    const int n = topology_.graph.size();
+    for (int j : neighbours_) {
+      if (heard_.count(j)) continue;
+      missing +=
+          "\n  peer " + std::to_string(j) + " at " + peer_endpoints(config_.cluster, n, j).connect;
+    }
+    return "peer " + std::to_string(options_.peer) + " did not hear from " +
+           std::to_string(neighbours_.size() - heard_.size()) + " neighbour(s) within " +
+           "startup_timeout_ms = " + std::to_string(config_.cluster.startup_timeout_ms) +
+           " (are they running, with the same config?):" + missing;
+  }
+
+  wire::EncodedMessage hello(wire::MessageType type) const {
+    return wire::encode_hello(
+        type, static_cast<wire::PeerId>(options_.peer), protocol_->iteration(),
+        {options_.run_id, static_cast<std::uint32_t>(topology_.graph.size())});
+  }
+
+  void send(int to, const wire::EncodedMessage& message) {
+    transport_->send(static_cast<wire::PeerId>(to), message);
+  }
+
+  // Milliseconds until the next protocol timer or progress line (at most 1 s).
+  int next_wait_ms() {
+    double wait = 1.0;
+    if (!timers_.empty()) wait = std::min(wait, timers_.top() - now_s());
+    wait = std::min(wait, next_progress_s_ - now_s());
+    return std::max(0, static_cast<int>(std::ceil(wait * 1000)));
+  }
+
+  void step(int wait_ms) {
+    receive(std::chrono::milliseconds(wait_ms));
+    consensus::Actions actions;
+    if (auto done = compute_->poll()) {
+      report_.compute_s += done->compute_s;
+      report_.injected_s += done->injected_s;
+      last_loss_ = done->step.loss;
+      protocol_->on_gradient_done(now_s(), done->step.result.gradient, done->step.result.stats,
+                                  actions);
+    }
+    bool due = false;
+    while (!timers_.empty() && timers_.top() <= now_s()) {
+      timers_.pop();
+      due = true;
+    }
+    if (due) protocol_->on_timer(now_s(), actions);
+    execute(actions);
+  }
+
+  // Takes at most one message (more wait in ZeroMQ's queue for the next call).
+  void receive(std::chrono::milliseconds timeout) {
+    auto got = transport_->receive(timeout);
+    if (!got || !std::holds_alternative<transport::ReceivedMessage>(*got)) return;
+    auto& message = std::get<transport::ReceivedMessage>(*got);
+    const int from = static_cast<int>(message.sender());
+    const double now = now_s();
+    last_heard_s_[from] = now;
+    heard_.insert(from);
+    consensus::Actions actions;
+    switch (message.type()) {
+      case wire::MessageType::kHello:
+        send(from, hello(wire::MessageType::kHelloAck));
+        break;
+      case wire::MessageType::kHelloAck:
+        break;
+      case wire::MessageType::kModel: {
+        const std::int64_t tag = message.iteration();
+        protocol_->on_message(now, from, tag,
+                              std::make_shared<const FrameParams>(std::move(message)), actions);
+        break;
+      }
+      case wire::MessageType::kBye:
+        left_.insert(from);
+        report_.departures.push_back({from, protocol_->iteration(), "bye"});
+        protocol_->on_neighbour_left(now, from, actions);
+        break;
+    }
+    execute(actions);
+  }
+
+  void execute(const consensus::Actions& actions) {
+    for (const auto& action : actions) {
+      if (const auto* s = std::get_if<consensus::SendParams>(&action)) {
+        const auto message = wire::encode_model(static_cast<wire::PeerId>(options_.peer), s->tag,
+                                                s->params, s->params->values());
+        for (int j : s->to) send(j, message);
+      } else if (const auto* g = std::get_if<consensus::StartGradient>(&action)) {
+        compute_->submit(g->iteration, g->params);
+      } else if (const auto* t = std::get_if<consensus::ArmTimer>(&action)) {
+        timers_.push(t->at_s);
+      } else if (const auto* c = std::get_if<consensus::IterationCompleted>(&action)) {
+        completed(c->record);
+      }
+    }
+  }
+
+  void completed(const consensus::IterationRecord& r) {
+    ++report_.iterations;
+    last_update_s_ = r.update_s;
+    report_.waiting_s += r.wait_s();
+    backups_sum_ += r.backups;
+    if (hooks_.on_iteration) hooks_.on_iteration(r, last_loss_);
+    const std::int64_t done = r.iteration + 1;
+    const bool last = done == config_.run.iterations;
+    if (last || (options_.eval_every > 0 && done % options_.eval_every == 0)) {
+      last_eval_ = trainer_->evaluate(protocol_->model()->values());
+      if (hooks_.on_evaluation) {
+        hooks_.on_evaluation(done, now_s() - report_.startup_s, last_eval_,
+                             protocol_->model()->values());
+      }
+    }
+  }
+
+  void print_progress(bool force) {
+    if (!force && now_s() < next_progress_s_) return;
+    if (force && printed_iterations_ == report_.iterations) return;
+    printed_iterations_ = report_.iterations;
+    next_progress_s_ = now_s() + options_.progress_interval_s;
+    PeerProgress p;
+    p.iteration = report_.iterations;
+    p.iterations = config_.run.iterations;
+    p.loss = last_loss_;
+    p.accuracy = last_eval_.accuracy;
+    p.elapsed_s = report_.iterations ? last_update_s_ - report_.startup_s : 0;
+    p.waiting_s = report_.waiting_s;
+    p.mean_backup = report_.iterations ? backups_sum_ / report_.iterations : NAN;
+    std::cout << format_progress(p) << std::endl;
+  }
+
+  // BYE to every neighbour, then keep answering until each has left too (or gone silent
+  // past peer_timeout_ms), so messages still queued reach peers that are behind.
+  void say_goodbye() {
+    const auto bye =
+        wire::encode_bye(static_cast<wire::PeerId>(options_.peer), protocol_->iteration());
+    for (int j : neighbours_) send(j, bye);
+    const double timeout_s = static_cast<double>(config_.cluster.peer_timeout_ms) / 1000.0;
+    const double until_s = now_s() + timeout_s;
+    while (now_s() < until_s && !stop_requested_twice()) {
+      bool all_gone = true;
+      for (int j : neighbours_) {
+        if (!left_.count(j) && now_s() - last_heard_s_[j] < timeout_s) all_gone = false;
+      }
+      if (all_gone) break;
+      receive(std::chrono::milliseconds(100));
+    }
+    for (int j : neighbours_) {
+      if (!left_.count(j)) report_.departures.push_back({j, protocol_->iteration(), "silent"});
+    }
+  }
+
+  // A stop request during the goodbye phase cuts it short only if it came after finishing.
+  bool stop_requested_twice() { return report_.finished && stop_requested(); }
+
+  PeerReport finish_report() {
+    const auto totals = transport_->send_totals();
+    report_.messages_sent = totals.queued;
+    report_.messages_dropped = totals.dropped;
+    report_.bytes_sent = totals.bytes_queued;
+    for (std::size_t c = 0; c < wire::kWireErrorCount; ++c) {
+      const auto cause = static_cast<wire::WireError>(c);
+      if (auto count = transport_->rejections().count(cause)) {
+        report_.rejected[std::string(wire::to_string(cause))] = count;
+      }
+    }
+    report_.mean_backups = report_.iterations ? backups_sum_ / report_.iterations : 0;
+    report_.final_eval = last_eval_;
+    const auto model = protocol_->model()->values();
+    report_.final_model.assign(model.begin(), model.end());
+    return std::move(report_);
+  }
+
+  const ExperimentConfig& config_;
+  const PeerOptions& options_;
+  const PeerHooks& hooks_;
+  topology::Topology topology_;
+  Clock::time_point start_;
+  std::unique_ptr<training::PeerTrainer> trainer_;
+  std::unique_ptr<consensus::PeerProtocol> protocol_;
+  std::vector<int> neighbours_;
+  std::unique_ptr<stragglers::DelayModel> delays_;
+  std::unique_ptr<transport::ZmqTransport> transport_;
+  std::unique_ptr<ComputeThread> compute_;
+  std::unique_ptr<StopWatcher> stop_watcher_;
+  std::set<int> heard_;
+  std::set<int> left_;
+  std::map<int, double> last_heard_s_;
+  std::priority_queue<double, std::vector<double>, std::greater<>> timers_;
+  double next_progress_s_ = 0;
+  std::int64_t printed_iterations_ = -1;
+  double last_update_s_ = 0;
+  double last_loss_ = NAN;
+  double backups_sum_ = 0;
+  learning::Evaluation last_eval_{NAN, NAN};
+  PeerReport report_;
+};
+
+}  // namespace
+
+std::atomic<bool>& stop_requested() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
+
+PeerReport run_peer(const ExperimentConfig& config, const PeerOptions& options,
+                    const PeerHooks& hooks) {
+  // Before any thread exists, so every thread (ZeroMQ's included) inherits the mask.
+  BlockStopSignals blocked;
+  Peer peer(config, options, hooks);
+  return peer.run();
+}
+
+}  // namespace fastk::node::peer

@@ -1,0 +1,91 @@
+// One real peer (`fastk node`): drives consensus::PeerProtocol with a ZeroMQ transport on an
+// I/O thread and a compute thread for gradients.
+//
+// Life of a peer:
+//  1. Start-up: bind, connect to every neighbour, send HELLO every 200 ms until every
+//     neighbour has been heard from (HELLO or HELLO_ACK); answer every HELLO with HELLO_ACK
+//     for the whole run. A neighbour of another run (run id or peer count differ) is rejected
+//     by the decoder. Not hearing from all within startup_timeout_ms is an error naming them.
+//  2. Iterating: messages, finished gradients and timers go into the protocol; its actions
+//     (send, start gradient, arm timer, iteration completed, finished) are carried out here.
+//  3. End: after the last iteration (or on SIGINT/SIGTERM, or end of file on stdin when asked
+//     to watch it), send BYE to every neighbour, then keep the sockets open until every
+//     neighbour has left or peer_timeout_ms passed, so the final model still reaches the
+//     peers that are behind.
+// A neighbour that sends BYE, or is silent for peer_timeout_ms, stops being awaited (the
+// protocol's departure and silence rules); the report lists such departures.
+//
+// Why no Boost.Asio: one zmq poll over the receive socket plus a waker socket covers
+// messages, gradient completions and stop requests, and protocol timers are the poll
+// timeout. A second event loop would add the ZMQ_FD edge-trigger pitfalls and nothing else.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "consensus/actions.h"
+#include "learning/model.h"
+#include "node/config/experiment_config.h"
+#include "node/launch/progress.h"
+#include "node/wire/decoder.h"
+
+namespace fastk::node::peer {
+
+struct PeerOptions {
+  int peer = 0;
+  std::uint64_t run_id = 0;          // fingerprint of the config, the same on every peer
+  bool stop_on_stdin_eof = false;    // set by the launcher for peers started through ssh
+  double progress_interval_s = 0.5;  // @progress lines on stdout
+  std::int64_t eval_every = 0;       // evaluate the own model every this many iterations
+};
+
+struct Departure {
+  int peer = 0;
+  std::int64_t at_iteration = 0;  // own iteration when it was noticed
+  std::string how;                // "bye" or "silent"
+};
+
+struct PeerReport {
+  int peer = 0;
+  std::int64_t iterations = 0;  // completed
+  bool finished = false;        // ran all configured iterations
+  bool stopped = false;         // stopped by a signal or stdin end of file
+  double elapsed_s = 0;         // from the first iteration to the last update
+  double startup_s = 0;         // handshake
+  double waiting_s = 0;         // sum over iterations of update time - gradient done
+  double compute_s = 0;         // gradient computation
+  double injected_s = 0;        // injected straggler sleeps
+  double mean_backups = 0;
+  std::uint64_t messages_sent = 0;
+  std::uint64_t messages_dropped = 0;  // send queue full
+  std::uint64_t bytes_sent = 0;
+  std::map<std::string, std::uint64_t> rejected;  // bad frames by cause
+  std::vector<Departure> departures;
+  learning::Evaluation final_eval;  // of the own model on the test set
+  std::vector<float> final_model;
+};
+
+// Hooks for the caller's metrics files; called on the I/O thread.
+struct PeerHooks {
+  std::function<void(const consensus::IterationRecord&, double loss)> on_iteration;
+  // Every eval_every iterations and at the end, with the own model that was evaluated.
+  std::function<void(std::int64_t iteration, double elapsed_s, const learning::Evaluation&,
+                     std::span<const float> model)>
+      on_evaluation;
+};
+
+// Runs the peer to its end. Throws std::runtime_error with a message saying what to fix for
+// start-up failures (bind, missing neighbours); after start-up, failures of neighbours are
+// reported in PeerReport, not thrown.
+PeerReport run_peer(const ExperimentConfig& config, const PeerOptions& options,
+                    const PeerHooks& hooks);
+
+// Set by the SIGINT/SIGTERM handler that run_peer installs; exposed for tests.
+std::atomic<bool>& stop_requested();
+
+}  // namespace fastk::node::peer

@@ -1,0 +1,26 @@
+// One peer's mini-batch gradient, shared by the simulator and real peers so that both
+// compute bit-identical gradients from the same parameters and batch.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "consensus/virtual_network.h"
+#include "learning/dataset.h"
+#include "learning/model.h"
+
+namespace fastk::node::training {
+
+struct GradientStep {
+  consensus::GradientResult result;  // gradient (+ noise statistics with micro-batches)
+  double loss = 0;                   // mean mini-batch loss
+};
+
+// With `micro_batches` >= 2 the batch is split into that many near-equal parts whose
+// gradients are averaged, which also yields the gradient-noise estimates the adaptive
+// policy uses; otherwise one pass over the whole batch.
+GradientStep compute_gradient(learning::Model& model, const learning::Dataset& data,
+                              std::span<const std::int64_t> batch, std::span<const float> params,
+                              int micro_batches);
+
+}  // namespace fastk::node::training

@@ -1,0 +1,77 @@
+#include "node/training/peer_trainer.h"
+
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+namespace fastk::node::training {
+
+std::uint64_t peer_seed(std::uint64_t seed, int peer) {
+  std::uint64_t x = seed + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(peer + 1);
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+learning::Partition partition_training_set(const learning::Dataset& train,
+                                           const learning::DataSpec& spec, int peers) {
+  learning::Partition partition =
+      learning::make_partition(train.labels, train.classes, peers, spec.partition, spec.seed);
+  for (int i = 0; i < peers; ++i) {
+    if (partition.peer_indices[static_cast<std::size_t>(i)].empty()) {
+      throw std::invalid_argument("peer " + std::to_string(i) +
+                                  " got no training samples from the partition (data.partition)");
+    }
+  }
+  return partition;
+}
+
+learning::Dataset take_rows(const learning::Dataset& data, std::span<const std::int64_t> indices) {
+  learning::Dataset out;
+  out.name = data.name;
+  out.dim = data.dim;
+  out.classes = data.classes;
+  out.shape = data.shape;
+  out.features.reserve(indices.size() * static_cast<std::size_t>(data.dim));
+  for (std::int64_t i : indices) {
+    auto row = data.row(i);
+    out.features.insert(out.features.end(), row.begin(), row.end());
+    if (!data.labels.empty()) out.labels.push_back(data.labels[static_cast<std::size_t>(i)]);
+    if (!data.targets.empty()) out.targets.push_back(data.targets[static_cast<std::size_t>(i)]);
+  }
+  return out;
+}
+
+PeerTrainer::PeerTrainer(const learning::DataSpec& data, const learning::ModelSpec& model,
+                         const learning::OptimizerSpec& optimizer, int peers, int peer,
+                         int micro_batches)
+    : micro_batches_(micro_batches) {
+  {
+    learning::TrainTest all = learning::load_data(data);
+    const learning::Partition partition = partition_training_set(all.train, data, peers);
+    const auto& own = partition.peer_indices.at(static_cast<std::size_t>(peer));
+    shard_ = take_rows(all.train, own);
+    test_ = std::move(all.test);
+    model_ = learning::make_model(model, all.train);
+    // The sampler walks positions in the shard; it draws the same positions as the
+    // simulator's sampler over this peer's global indices (its shuffle depends only on the
+    // count and the seed), so both runtimes see the same samples in the same order.
+    std::vector<std::int64_t> positions(own.size());
+    std::iota(positions.begin(), positions.end(), 0);
+    sampler_ = std::make_unique<learning::BatchSampler>(std::move(positions), optimizer.batch_size,
+                                                        peer_seed(optimizer.seed, peer));
+  }  // the full training set is released here
+  eval_model_ = model_->clone();
+  initial_.resize(model_->num_parameters());
+  model_->initialize(initial_, model.init_seed);
+}
+
+GradientStep PeerTrainer::gradient(std::span<const float> params) {
+  return compute_gradient(*model_, shard_, sampler_->next(), params, micro_batches_);
+}
+
+learning::Evaluation PeerTrainer::evaluate(std::span<const float> params) {
+  return eval_model_->evaluate(params, test_);
+}
+
+}  // namespace fastk::node::training

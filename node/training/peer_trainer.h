@@ -1,0 +1,58 @@
+// Everything one peer trains with, set up the same way in every runtime: the data
+// partition, the peer's mini-batch sampler seed, the model and its initial parameters. The
+// simulator and real peers both use these functions, so a run of `fastk sim` and of real
+// peers with the same config and seed sample the same batches from the same start.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "learning/data_sources.h"
+#include "learning/model.h"
+#include "learning/partition.h"
+#include "learning/sampler.h"
+#include "learning/specs.h"
+#include "node/training/gradient_step.h"
+
+namespace fastk::node::training {
+
+// Independent sampling stream of `peer` derived from the optimizer seed (splitmix64).
+std::uint64_t peer_seed(std::uint64_t seed, int peer);
+
+// The partition of the training set over `peers` (throws std::invalid_argument naming the
+// peer if one gets no samples).
+learning::Partition partition_training_set(const learning::Dataset& train,
+                                           const learning::DataSpec& spec, int peers);
+
+// A copy of the rows `indices` of `data` (features, labels, targets), in that order.
+learning::Dataset take_rows(const learning::Dataset& data, std::span<const std::int64_t> indices);
+
+// A real peer's training state: its own shard only (the rest of the training set is freed
+// once the shard is cut), a sampler over it, the model and the test set.
+class PeerTrainer {
+ public:
+  PeerTrainer(const learning::DataSpec& data, const learning::ModelSpec& model,
+              const learning::OptimizerSpec& optimizer, int peers, int peer, int micro_batches);
+
+  std::size_t num_parameters() const { return model_->num_parameters(); }
+  const std::vector<float>& initial() const { return initial_; }
+  std::int64_t shard_size() const { return shard_.size(); }
+  // Next mini-batch gradient at `params`. Not thread-safe: one caller (the compute thread).
+  GradientStep gradient(std::span<const float> params);
+  // Loss and accuracy on the test set, with a model instance of its own (so it may run on
+  // another thread than gradient()).
+  learning::Evaluation evaluate(std::span<const float> params);
+
+ private:
+  learning::Dataset shard_;
+  learning::Dataset test_;
+  std::unique_ptr<learning::Model> model_;
+  std::unique_ptr<learning::Model> eval_model_;
+  std::vector<float> initial_;
+  std::unique_ptr<learning::BatchSampler> sampler_;
+  int micro_batches_;
+};
+
+}  // namespace fastk::node::training
