@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "fastk 0.1.0");
   fastk::node::add_topo_command(app);
   fastk::node::add_node_command(app);
+  fastk::node::add_run_command(app);
   fastk::node::add_train_command(app);
   try {
     app.parse(argc, argv);

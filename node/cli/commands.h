@@ -8,6 +8,7 @@ namespace fastk::node {
 
 void add_topo_command(CLI::App& app);
 void add_node_command(CLI::App& app);
+void add_run_command(CLI::App& app);
 void add_train_command(CLI::App& app);
 
 }  // namespace fastk::node

@@ -26,6 +26,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr double kHelloEvery_s = 0.2;
+constexpr std::int64_t kQuickEvalSamples = 1000;
 
 // A received MODEL frame as protocol parameters, read in place (no copy).
 class FrameParams final : public consensus::ParamBuffer {
@@ -286,7 +287,9 @@ class Peer {
     const std::int64_t done = r.iteration + 1;
     const bool last = done == config_.run.iterations;
     if (last || (options_.eval_every > 0 && done % options_.eval_every == 0)) {
-      last_eval_ = trainer_->evaluate(protocol_->model()->values());
+      // Checks along the way use a slice of the test set: they block this I/O thread, and
+      // the mean-model evaluation of the run is computed from the snapshots anyway.
+      last_eval_ = trainer_->evaluate(protocol_->model()->values(), last ? 0 : kQuickEvalSamples);
       if (hooks_.on_evaluation) {
         hooks_.on_evaluation(done, now_s() - report_.startup_s, last_eval_,
                              protocol_->model()->values());

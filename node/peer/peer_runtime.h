@@ -74,6 +74,7 @@ struct PeerReport {
 struct PeerHooks {
   std::function<void(const consensus::IterationRecord&, double loss)> on_iteration;
   // Every eval_every iterations and at the end, with the own model that was evaluated.
+  // The evaluation uses the first 1,000 test samples, the full test set at the end.
   std::function<void(std::int64_t iteration, double elapsed_s, const learning::Evaluation&,
                      std::span<const float> model)>
       on_evaluation;

@@ -70,8 +70,14 @@ GradientStep PeerTrainer::gradient(std::span<const float> params) {
   return compute_gradient(*model_, shard_, sampler_->next(), params, micro_batches_);
 }
 
-learning::Evaluation PeerTrainer::evaluate(std::span<const float> params) {
-  return eval_model_->evaluate(params, test_);
+learning::Evaluation PeerTrainer::evaluate(std::span<const float> params, std::int64_t limit) {
+  if (limit <= 0 || limit >= test_.size()) return eval_model_->evaluate(params, test_);
+  if (test_head_.size() != limit) {
+    std::vector<std::int64_t> head(static_cast<std::size_t>(limit));
+    std::iota(head.begin(), head.end(), 0);
+    test_head_ = take_rows(test_, head);
+  }
+  return eval_model_->evaluate(params, test_head_);
 }
 
 }  // namespace fastk::node::training

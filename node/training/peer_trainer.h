@@ -41,13 +41,14 @@ class PeerTrainer {
   std::int64_t shard_size() const { return shard_.size(); }
   // Next mini-batch gradient at `params`. Not thread-safe: one caller (the compute thread).
   GradientStep gradient(std::span<const float> params);
-  // Loss and accuracy on the test set, with a model instance of its own (so it may run on
-  // another thread than gradient()).
-  learning::Evaluation evaluate(std::span<const float> params);
+  // Loss and accuracy on the test set (its first `limit` samples when limit > 0), with a
+  // model instance of its own (so it may run on another thread than gradient()).
+  learning::Evaluation evaluate(std::span<const float> params, std::int64_t limit = 0);
 
  private:
   learning::Dataset shard_;
   learning::Dataset test_;
+  learning::Dataset test_head_;  // the first samples of test_, for quick checks
   std::unique_ptr<learning::Model> model_;
   std::unique_ptr<learning::Model> eval_model_;
   std::vector<float> initial_;
