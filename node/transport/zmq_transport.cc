@@ -8,7 +8,8 @@ namespace fastk::node::transport {
 namespace {
 
 // Payloads up to this size are copied into the ZeroMQ message (cheaper than sharing
-// ownership); larger ones are sent from the caller's buffer.
+// ownership); larger ones are sent from the caller's buffer when it has an owner to keep it
+// alive (and copied when it has none).
 constexpr std::size_t kCopyBelowBytes = 1024;
 
 // Each transport has its own context, so one inproc name per transport is unique.
@@ -21,7 +22,9 @@ void release_owner(void* /*data*/, void* hint) {
 
 zmq::message_t payload_message(const wire::SharedBytes& payload) {
   const std::span<const std::byte> bytes = payload.bytes;
-  if (bytes.size() < kCopyBelowBytes) return zmq::message_t(bytes.data(), bytes.size());
+  if (bytes.size() < kCopyBelowBytes || !payload.owner) {
+    return zmq::message_t(bytes.data(), bytes.size());
+  }
   // ZeroMQ's API takes a mutable pointer but only reads zero-copy data.
   return zmq::message_t(const_cast<std::byte*>(bytes.data()), bytes.size(), release_owner,
                         new std::shared_ptr<const void>(payload.owner));
