@@ -67,8 +67,9 @@ class ReceivedMessage {
   std::int64_t iteration() const { return iteration_; }
   const wire::HelloInfo& hello() const { return hello_; }  // HELLO / HELLO_ACK
   // MODEL: the sender's parameters, read in place from the received frame when it is
-  // float-aligned (it is with libzmq's allocator), else from an aligned copy.
-  std::span<const float> parameters() const { return parameters_; }
+  // float-aligned (it is with libzmq's allocator), else from an aligned copy. Empty for
+  // other types. Valid while this object lives (also after moving it).
+  std::span<const float> parameters() const;
 
  private:
   wire::MessageType type_;
@@ -77,7 +78,7 @@ class ReceivedMessage {
   wire::HelloInfo hello_;
   zmq::message_t payload_frame_;
   std::vector<float> aligned_copy_;
-  std::span<const float> parameters_;
+  bool copied_ = false;  // parameters are in aligned_copy_, not read in place
 };
 
 // What receive() got: a good message, or a rejected one (already counted and logged).
