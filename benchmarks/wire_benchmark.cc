@@ -1,10 +1,11 @@
 // Throughput of the networking layer for an MLP 784-128-10 model (101,770 floats, 407 KB):
-// the CRC-32 checksum, encoding and decoding a MODEL, and MODEL messages through two real
-// ZeroMQ transports over tcp://127.0.0.1.
+// the CRC-32C checksum (and the alternatives), encoding and decoding a MODEL, and MODEL messages
+// through two real ZeroMQ transports over tcp://127.0.0.1.
 //
 //   cmake -B build-bench -DFASTK_BUILD_BENCHMARKS=ON && cmake --build build-bench
 //   build-bench/benchmarks/wire_benchmark
 #include <benchmark/benchmark.h>
+#include <zlib.h>
 
 #include <chrono>
 #include <memory>
@@ -33,10 +34,25 @@ std::shared_ptr<std::vector<float>> parameters(std::size_t n) {
 
 void BM_Crc32(benchmark::State& state) {
   const std::vector<std::byte> bytes(static_cast<std::size_t>(state.range(0)), std::byte{7});
-  for (auto _ : state) benchmark::DoNotOptimize(wire::crc32_extend(0, bytes));
+  for (auto _ : state) benchmark::DoNotOptimize(wire::crc32c_extend(0, bytes));
   state.SetBytesProcessed(state.iterations() * state.range(0));
 }
 BENCHMARK(BM_Crc32)->Arg(4 << 10)->Arg(kMlpParameters * sizeof(float));
+
+// The alternatives: the portable table version of CRC-32C, and zlib's CRC-32.
+void BM_Crc32Portable(benchmark::State& state) {
+  const std::vector<std::byte> bytes(kMlpParameters * sizeof(float), std::byte{7});
+  for (auto _ : state) benchmark::DoNotOptimize(wire::crc32c_extend_portable(0, bytes));
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes.size()));
+}
+BENCHMARK(BM_Crc32Portable);
+
+void BM_Crc32Zlib(benchmark::State& state) {
+  const std::vector<Bytef> bytes(kMlpParameters * sizeof(float), 7);
+  for (auto _ : state) benchmark::DoNotOptimize(crc32_z(0, bytes.data(), bytes.size()));
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes.size()));
+}
+BENCHMARK(BM_Crc32Zlib);
 
 void BM_EncodeModel(benchmark::State& state) {
   auto params = parameters(kMlpParameters);

@@ -8,8 +8,13 @@ namespace fastk::node::transport {
 namespace {
 
 // Payloads up to this size are copied into the ZeroMQ message (cheaper than sharing
-// ownership); larger ones are sent from the caller's buffer.
+// ownership); larger ones are sent from the caller's buffer when it has an owner to keep it
+// alive (and copied when it has none).
 constexpr std::size_t kCopyBelowBytes = 1024;
+
+// Frames up to this size may be stored inside zmq::message_t itself (libzmq keeps up to 33
+// bytes inline); a margin costs nothing.
+constexpr std::size_t kInlineFrameBytes = 64;
 
 // Each transport has its own context, so one inproc name per transport is unique.
 const char* const kWakeEndpoint = "inproc://fastk-wake";
@@ -21,7 +26,9 @@ void release_owner(void* /*data*/, void* hint) {
 
 zmq::message_t payload_message(const wire::SharedBytes& payload) {
   const std::span<const std::byte> bytes = payload.bytes;
-  if (bytes.size() < kCopyBelowBytes) return zmq::message_t(bytes.data(), bytes.size());
+  if (bytes.size() < kCopyBelowBytes || !payload.owner) {
+    return zmq::message_t(bytes.data(), bytes.size());
+  }
   // ZeroMQ's API takes a mutable pointer but only reads zero-copy data.
   return zmq::message_t(const_cast<std::byte*>(bytes.data()), bytes.size(), release_owner,
                         new std::shared_ptr<const void>(payload.owner));
@@ -40,15 +47,21 @@ ReceivedMessage::ReceivedMessage(const wire::DecodedMessage& decoded, zmq::messa
       hello_(decoded.hello),
       payload_frame_(std::move(payload_frame)) {
   if (type_ != wire::MessageType::kModel) return;
-  const std::size_t count = payload_frame_.size() / sizeof(float);
+  // ZeroMQ keeps small frames inside the message object, which moves with this one; large
+  // frames live on the heap and stay put, so they can be read in place if float-aligned.
   const void* data = payload_frame_.data();
-  if (reinterpret_cast<std::uintptr_t>(data) % alignof(float) == 0) {
-    parameters_ = {static_cast<const float*>(data), count};
-  } else {
-    aligned_copy_.resize(count);
-    std::memcpy(aligned_copy_.data(), data, count * sizeof(float));
-    parameters_ = aligned_copy_;
+  const bool inline_frame = payload_frame_.size() <= kInlineFrameBytes;
+  if (inline_frame || reinterpret_cast<std::uintptr_t>(data) % alignof(float) != 0) {
+    aligned_copy_.resize(payload_frame_.size() / sizeof(float));
+    std::memcpy(aligned_copy_.data(), data, aligned_copy_.size() * sizeof(float));
+    copied_ = true;
   }
+}
+
+std::span<const float> ReceivedMessage::parameters() const {
+  if (type_ != wire::MessageType::kModel) return {};
+  if (copied_) return aligned_copy_;
+  return {static_cast<const float*>(payload_frame_.data()), payload_frame_.size() / sizeof(float)};
 }
 
 ZmqTransport::ZmqTransport(wire::WirePeers peers, const std::string& bind_endpoint,

@@ -34,10 +34,12 @@ using wire::PeerId;
 
 struct TransportOptions {
   // Messages queued per neighbour before send() drops (a multipart message counts once).
-  // With the receiver's equal receive mark and the kernel's socket buffers this lets a
-  // sender run about 2 x 16 models ahead of a slow neighbour before anything is lost.
-  int send_high_water_mark = 16;
-  int receive_high_water_mark = 16;  // per connected neighbour
+  // ZeroMQ learns that queued messages left only in batches of half the mark, so count on
+  // about half of it: 16 models in flight to a neighbour, plus the receiver's own queue and
+  // the kernel's socket buffers. A queue full of MLP models holds 32 x 407 KB = 13 MB, the
+  // cost of a neighbour that died (its queue is kept until the transport closes).
+  int send_high_water_mark = 32;
+  int receive_high_water_mark = 32;  // per connected neighbour
   // Larger frames close the offending connection inside ZeroMQ (bounds memory on garbage).
   std::int64_t max_frame_bytes = std::int64_t{1} << 30;
   wire::LogSink log = wire::stderr_log_sink();  // bad-message reports, once per cause
@@ -65,8 +67,9 @@ class ReceivedMessage {
   std::int64_t iteration() const { return iteration_; }
   const wire::HelloInfo& hello() const { return hello_; }  // HELLO / HELLO_ACK
   // MODEL: the sender's parameters, read in place from the received frame when it is
-  // float-aligned (it is with libzmq's allocator), else from an aligned copy.
-  std::span<const float> parameters() const { return parameters_; }
+  // float-aligned (it is with libzmq's allocator), else from an aligned copy. Empty for
+  // other types. Valid while this object lives (also after moving it).
+  std::span<const float> parameters() const;
 
  private:
   wire::MessageType type_;
@@ -75,7 +78,7 @@ class ReceivedMessage {
   wire::HelloInfo hello_;
   zmq::message_t payload_frame_;
   std::vector<float> aligned_copy_;
-  std::span<const float> parameters_;
+  bool copied_ = false;  // parameters are in aligned_copy_, not read in place
 };
 
 // What receive() got: a good message, or a rejected one (already counted and logged).

@@ -120,7 +120,7 @@ DecodeResult decode(std::span<const std::span<const std::byte>> frames, const Wi
                                                     std::to_string(payload.size()) + " bytes for " +
                                                     std::string(to_string(type)));
   }
-  const std::uint32_t crc = crc32_extend(crc32_extend(0, h.first(kChecksumOffset)), payload);
+  const std::uint32_t crc = crc32c_extend(crc32c_extend(0, h.first(kChecksumOffset)), payload);
   if (crc != load_le<std::uint32_t>(&h[kChecksumOffset])) {
     return reject(WireError::kBadChecksum, std::string(to_string(type)) + " frame corrupted");
   }

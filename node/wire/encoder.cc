@@ -26,8 +26,8 @@ HeaderBytes encode_header(const HeaderFields& fields, std::span<const std::byte>
   store_le<std::uint32_t>(&h[kSenderOffset], fields.sender);
   store_le<std::uint32_t>(&h[kPayloadBytesOffset], static_cast<std::uint32_t>(payload.size()));
   store_le<std::int64_t>(&h[kIterationOffset], fields.iteration);
-  std::uint32_t crc = crc32_extend(0, std::span(h).first(kChecksumOffset));
-  store_le<std::uint32_t>(&h[kChecksumOffset], crc32_extend(crc, payload));
+  std::uint32_t crc = crc32c_extend(0, std::span(h).first(kChecksumOffset));
+  store_le<std::uint32_t>(&h[kChecksumOffset], crc32c_extend(crc, payload));
   return h;
 }
 

@@ -43,7 +43,8 @@ HeaderBytes encode_header(const HeaderFields& fields, std::span<const std::byte>
 // `type` is kHello or kHelloAck.
 EncodedMessage encode_hello(MessageType type, PeerId sender, std::int64_t iteration,
                             const HelloInfo& hello);
-// `parameters` must stay unchanged while `owner` lives (see SharedBytes).
+// `parameters` must stay unchanged while `owner` lives (see SharedBytes): send the next
+// iteration's model from another buffer. With a null owner the transport copies the payload.
 EncodedMessage encode_model(PeerId sender, std::int64_t iteration,
                             std::shared_ptr<const void> owner, std::span<const float> parameters);
 EncodedMessage encode_bye(PeerId sender, std::int64_t iteration);

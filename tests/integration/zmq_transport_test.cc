@@ -130,6 +130,20 @@ TEST(ZmqTransport, ThreePeersExchangeHelloModelAndBye) {
   for (auto& p : t.peers) EXPECT_EQ(p->rejections().total(), 0u);
 }
 
+TEST(ZmqTransport, TinyModelsSurviveBeingMoved) {
+  // ZeroMQ stores frames of a few bytes inside the message object itself, which moves.
+  Triangle t;
+  auto params = std::make_shared<std::vector<float>>(std::vector<float>{1.5f, -2.0f, 3.0f});
+  t.send_to_others(0, wire::encode_model(0, 1, params, *params));
+  auto got = receive_all({t.peers[1].get()}, 1);  // moves each message into a vector
+  ASSERT_EQ(got[0].size(), 1u);
+  std::vector<ReceivedMessage> moved_again;
+  moved_again.push_back(std::move(got[0][0]));
+  const auto p = moved_again[0].parameters();
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_EQ(std::vector<float>(p.begin(), p.end()), *params);
+}
+
 TEST(ZmqTransport, ReceiveTimesOutEmptyWhenNothingArrives) {
   const wire::PeerId none[] = {1};
   ZmqTransport lonely(wire::WirePeers(0, kRun, none), kAnyPort);
@@ -221,16 +235,34 @@ TEST(ZmqTransport, MalformedMessagesAreDroppedAndCountedWhileGoodOnesArrive) {
   EXPECT_THAT(log[0], HasSubstr("bad magic"));
 }
 
+// A loopback endpoint nobody listens on: bind a socket to get a free port, then close it.
+std::string unused_endpoint() {
+  zmq::context_t context;
+  zmq::socket_t probe(context, zmq::socket_type::pull);
+  probe.set(zmq::sockopt::linger, 0);
+  probe.bind(kAnyPort);
+  return probe.get(zmq::sockopt::last_endpoint);
+}
+
+TEST(ZmqTransport, AMessageSentBeforeTheNeighbourStartsArrivesWhenItDoes) {
+  // Peers start in any order: peer 0 says hello to peer 1 before peer 1 exists.
+  const std::string endpoint_1 = unused_endpoint();
+  const wire::PeerId from_1[] = {1};
+  ZmqTransport peer_0(wire::WirePeers(0, kRun, from_1), kAnyPort);
+  peer_0.connect(1, endpoint_1);
+  EXPECT_EQ(peer_0.send(1, wire::encode_hello(MessageType::kHello, 0, 0, kRun)),
+            SendStatus::kQueued);
+
+  const wire::PeerId from_0[] = {0};
+  ZmqTransport peer_1(wire::WirePeers(1, kRun, from_0), endpoint_1);
+  auto got = receive_all({&peer_1}, 1);
+  ASSERT_EQ(got[0].size(), 1u) << "the early HELLO was lost";
+  EXPECT_EQ(got[0][0].type(), MessageType::kHello);
+  EXPECT_EQ(got[0][0].sender(), 0u);
+}
+
 TEST(ZmqTransport, SendingToAPeerThatIsNotRunningNeverBlocks) {
-  // A port nobody listens on: bind a socket to get a free one, then close it.
-  std::string dead_endpoint;
-  {
-    zmq::context_t context;
-    zmq::socket_t probe(context, zmq::socket_type::pull);
-    probe.set(zmq::sockopt::linger, 0);
-    probe.bind(kAnyPort);
-    dead_endpoint = probe.get(zmq::sockopt::last_endpoint);
-  }
+  const std::string dead_endpoint = unused_endpoint();
   auto params = random_parameters(kMlpParameters, 3);
   {
     const wire::PeerId neighbours[] = {1};

@@ -25,8 +25,8 @@ inline Frames to_frames(const node::wire::EncodedMessage& m) {
 inline void reseal(Frames& frames) {
   using namespace node::wire;
   if (frames.empty() || frames[0].size() < kHeaderBytes) return;
-  std::uint32_t crc = crc32_extend(0, std::span(frames[0]).first(kChecksumOffset));
-  if (frames.size() > 1) crc = crc32_extend(crc, frames[1]);
+  std::uint32_t crc = crc32c_extend(0, std::span(frames[0]).first(kChecksumOffset));
+  if (frames.size() > 1) crc = crc32c_extend(crc, frames[1]);
   store_le<std::uint32_t>(&frames[0][kChecksumOffset], crc);
 }
 

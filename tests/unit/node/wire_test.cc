@@ -43,6 +43,32 @@ Frames model_frames(PeerId sender = 1, std::int64_t k = 3) {
   return to_frames(encode_model(sender, k, params, *params));
 }
 
+std::span<const std::byte> bytes_of(std::string_view text) {
+  return std::as_bytes(std::span(text));
+}
+
+TEST(Checksum, IsCrc32cWithItsPublishedCheckValues) {
+  EXPECT_EQ(crc32c_extend(0, bytes_of("123456789")), 0xE3069283u);
+  const std::vector<std::byte> zeros(32, std::byte{0}), ones(32, std::byte{0xFF});
+  EXPECT_EQ(crc32c_extend(0, zeros), 0x8A9136AAu);  // RFC 3720, B.4
+  EXPECT_EQ(crc32c_extend(0, ones), 0x62A8AB43u);
+  EXPECT_EQ(crc32c_extend(0, {}), 0u);
+}
+
+TEST(Checksum, FastAndPortableAgreeAndExtend) {
+  std::vector<std::byte> data(1000);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::byte>(i * 131 + 7);
+  for (std::size_t length : {0, 1, 7, 8, 9, 63, 1000}) {
+    const auto part = std::span(data).first(length);
+    EXPECT_EQ(crc32c_extend(0, part), crc32c_extend_portable(0, part)) << length;
+    for (std::size_t cut : {std::size_t{0}, length / 3, length}) {
+      EXPECT_EQ(crc32c_extend(crc32c_extend(0, part.first(cut)), part.subspan(cut)),
+                crc32c_extend(0, part))
+          << length << " cut at " << cut;
+    }
+  }
+}
+
 TEST(Wire, ByeHeaderIsTheDocumentedLittleEndianLayout) {
   Frames f = to_frames(encode_bye(7, 0x0102030405));
   ASSERT_EQ(f.size(), 1u);
@@ -54,7 +80,7 @@ TEST(Wire, ByeHeaderIsTheDocumentedLittleEndianLayout) {
   for (std::size_t i = 0; i < expected_prefix.size(); ++i) {
     EXPECT_EQ(std::to_integer<int>(f[0][i]), expected_prefix[i]) << "byte " << i;
   }
-  EXPECT_EQ(load_le<std::uint32_t>(&f[0][24]), crc32_extend(0, std::span(f[0]).first(24)));
+  EXPECT_EQ(load_le<std::uint32_t>(&f[0][24]), crc32c_extend(0, std::span(f[0]).first(24)));
 }
 
 TEST(Wire, ModelRoundTripIsBitIdentical) {
