@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -20,6 +22,24 @@ class DataError : public std::runtime_error {
 
 // Loads (and normalises) the data set of `spec`.
 TrainTest load_data(const DataSpec& spec);
+
+// Like load_data, but keeps only the training rows that `select` picks, in its order, given
+// every training label (after train_limit): what one peer of a run needs. The kept rows are
+// bit-identical to load_data's (normalisation uses the whole training set's statistics); for
+// IDX files the other rows are never turned into floats, so memory stays near the shard.
+using RowSelector =
+    std::function<std::vector<std::int64_t>(std::span<const std::int32_t> labels, int classes)>;
+TrainTest load_data_rows(const DataSpec& spec, const RowSelector& select);
+
+// An IDX image/label pair as validated bytes: the pixels stay unsigned bytes.
+struct IdxPair {
+  std::vector<std::uint8_t> bytes;       // the whole image file
+  std::span<const std::uint8_t> pixels;  // n x rows x cols, inside `bytes`
+  SampleShape shape;
+  int classes = 0;
+  std::vector<std::int32_t> labels;
+};
+IdxPair read_idx_bytes(const std::string& images_path, const std::string& labels_path);
 
 // IDX image file (magic 0x00000803, n x rows x cols unsigned bytes) and label file (magic
 // 0x00000801, n unsigned bytes), raw or gzip (detected from the content). Pixels become floats

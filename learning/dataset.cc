@@ -14,6 +14,22 @@ void gather_features(const BatchView& batch, std::vector<float>& features) {
   }
 }
 
+Dataset select_rows(const Dataset& data, std::span<const std::int64_t> indices) {
+  Dataset out;
+  out.name = data.name;
+  out.dim = data.dim;
+  out.classes = data.classes;
+  out.shape = data.shape;
+  out.features.reserve(indices.size() * std::size_t(data.dim));
+  for (std::int64_t i : indices) {
+    auto row = data.row(i);
+    out.features.insert(out.features.end(), row.begin(), row.end());
+    if (!data.labels.empty()) out.labels.push_back(data.labels[std::size_t(i)]);
+    if (!data.targets.empty()) out.targets.push_back(data.targets[std::size_t(i)]);
+  }
+  return out;
+}
+
 void truncate(Dataset& data, std::int64_t limit) {
   if (limit <= 0 || limit >= data.size()) return;
   data.features.resize(std::size_t(limit) * data.dim);

@@ -44,6 +44,9 @@ struct BatchView {
   std::int64_t size() const { return std::int64_t(indices.size()); }
 };
 
+// A copy of the rows `indices` of `data` (features, labels, targets), in that order.
+Dataset select_rows(const Dataset& data, std::span<const std::int64_t> indices);
+
 // Copies the batch's features into `features` (batch x dim row-major, resized only when it
 // grows) so that a model can multiply with it in place.
 void gather_features(const BatchView& batch, std::vector<float>& features);

@@ -4,20 +4,46 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <fstream>
 
 #include "learning/data_sources.h"
 
 namespace fastk::learning {
 
+namespace {
+
+// The size the contents will have, to reserve it once: growing a vector of tens of MB by
+// doubling briefly holds the old and the new buffer, which is what a peer's peak memory
+// would be made of. For gzip, the trailer's ISIZE (uncompressed size mod 2^32 of the last
+// member: exact for the usual single-member file, merely a hint otherwise).
+std::size_t expected_size(std::ifstream& file) {
+  file.seekg(0, std::ios::end);
+  const std::streamoff size = file.tellg();
+  if (size < 18) return std::size_t(std::max<std::streamoff>(size, 0));
+  unsigned char head[2] = {0, 0}, tail[4] = {0, 0, 0, 0};
+  file.seekg(0);
+  file.read(reinterpret_cast<char*>(head), 2);
+  if (head[0] != 0x1f || head[1] != 0x8b) return std::size_t(size);
+  file.seekg(size - 4);
+  file.read(reinterpret_cast<char*>(tail), 4);
+  return std::size_t(tail[0]) | std::size_t(tail[1]) << 8 | std::size_t(tail[2]) << 16 |
+         std::size_t(tail[3]) << 24;
+}
+
+}  // namespace
+
 std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
+  std::size_t expected = 0;
   {
     std::ifstream probe(path, std::ios::binary);
     if (!probe) throw DataError(path + ": cannot open file (" + std::strerror(errno) + ")");
+    expected = expected_size(probe);
   }
   gzFile file = gzopen(path.c_str(), "rb");
   if (!file) throw DataError(path + ": cannot open file");
   std::vector<std::uint8_t> bytes;
+  bytes.reserve(expected + (1 << 20));  // + one chunk: the loop reads past the end once
   constexpr unsigned kChunk = 1 << 20;
   while (true) {
     const std::size_t old_size = bytes.size();

@@ -67,32 +67,42 @@ void put_big_endian(std::vector<std::uint8_t>& out, std::uint32_t value) {
 
 }  // namespace
 
-Dataset read_idx(const std::string& images_path, const std::string& labels_path,
-                 const std::string& name) {
-  const std::vector<std::uint8_t> images = read_file_bytes(images_path);
+IdxPair read_idx_bytes(const std::string& images_path, const std::string& labels_path) {
+  IdxPair pair;
+  pair.bytes = read_file_bytes(images_path);
   const std::vector<std::uint8_t> labels = read_file_bytes(labels_path);
-  const auto image_sizes = read_header(images_path, images, kImagesMagic, "images");
+  const auto image_sizes = read_header(images_path, pair.bytes, kImagesMagic, "images");
   const auto label_sizes = read_header(labels_path, labels, kLabelsMagic, "labels");
   if (image_sizes[0] != label_sizes[0]) {
     throw DataError(images_path + " has " + std::to_string(image_sizes[0]) + " images but " +
                     labels_path + " has " + std::to_string(label_sizes[0]) + " labels");
   }
   if (image_sizes[0] == 0) throw DataError(images_path + ": no images");
-  Dataset data;
-  data.name = name;
-  data.classes = kMaxLabel + 1;
-  data.shape = {1, int(image_sizes[1]), int(image_sizes[2])};
-  data.dim = data.shape.dim();
-  data.features.assign(images.begin() + 16, images.end());
-  data.labels.reserve(label_sizes[0]);
+  pair.shape = {1, int(image_sizes[1]), int(image_sizes[2])};
+  pair.classes = kMaxLabel + 1;
+  pair.pixels = std::span<const std::uint8_t>(pair.bytes).subspan(16);
+  pair.labels.reserve(label_sizes[0]);
   for (std::size_t i = 0; i < label_sizes[0]; ++i) {
     const std::uint8_t label = labels[8 + i];
     if (label > kMaxLabel) {
       throw DataError(labels_path + ": label " + std::to_string(label) + " of sample " +
                       std::to_string(i) + " is not a class in 0.." + std::to_string(kMaxLabel));
     }
-    data.labels.push_back(label);
+    pair.labels.push_back(label);
   }
+  return pair;
+}
+
+Dataset read_idx(const std::string& images_path, const std::string& labels_path,
+                 const std::string& name) {
+  IdxPair pair = read_idx_bytes(images_path, labels_path);
+  Dataset data;
+  data.name = name;
+  data.classes = pair.classes;
+  data.shape = pair.shape;
+  data.dim = data.shape.dim();
+  data.features.assign(pair.pixels.begin(), pair.pixels.end());
+  data.labels = std::move(pair.labels);
   return data;
 }
 

@@ -26,41 +26,32 @@ learning::Partition partition_training_set(const learning::Dataset& train,
   return partition;
 }
 
-learning::Dataset take_rows(const learning::Dataset& data, std::span<const std::int64_t> indices) {
-  learning::Dataset out;
-  out.name = data.name;
-  out.dim = data.dim;
-  out.classes = data.classes;
-  out.shape = data.shape;
-  out.features.reserve(indices.size() * static_cast<std::size_t>(data.dim));
-  for (std::int64_t i : indices) {
-    auto row = data.row(i);
-    out.features.insert(out.features.end(), row.begin(), row.end());
-    if (!data.labels.empty()) out.labels.push_back(data.labels[static_cast<std::size_t>(i)]);
-    if (!data.targets.empty()) out.targets.push_back(data.targets[static_cast<std::size_t>(i)]);
-  }
-  return out;
-}
-
 PeerTrainer::PeerTrainer(const learning::DataSpec& data, const learning::ModelSpec& model,
                          const learning::OptimizerSpec& optimizer, int peers, int peer,
                          int micro_batches)
     : micro_batches_(micro_batches) {
-  {
-    learning::TrainTest all = learning::load_data(data);
-    const learning::Partition partition = partition_training_set(all.train, data, peers);
-    const auto& own = partition.peer_indices.at(static_cast<std::size_t>(peer));
-    shard_ = take_rows(all.train, own);
-    test_ = std::move(all.test);
-    model_ = learning::make_model(model, all.train);
-    // The sampler walks positions in the shard; it draws the same positions as the
-    // simulator's sampler over this peer's global indices (its shuffle depends only on the
-    // count and the seed), so both runtimes see the same samples in the same order.
-    std::vector<std::int64_t> positions(own.size());
-    std::iota(positions.begin(), positions.end(), 0);
-    sampler_ = std::make_unique<learning::BatchSampler>(std::move(positions), optimizer.batch_size,
-                                                        peer_seed(optimizer.seed, peer));
-  }  // the full training set is released here
+  std::vector<std::int64_t> own;
+  learning::TrainTest mine =
+      learning::load_data_rows(data, [&](std::span<const std::int32_t> labels, int classes) {
+        learning::Partition partition =
+            learning::make_partition(labels, classes, peers, data.partition, data.seed);
+        own = std::move(partition.peer_indices.at(static_cast<std::size_t>(peer)));
+        return own;
+      });
+  if (own.empty()) {
+    throw std::invalid_argument("peer " + std::to_string(peer) +
+                                " got no training samples from the partition (data.partition)");
+  }
+  shard_ = std::move(mine.train);
+  test_ = std::move(mine.test);
+  model_ = learning::make_model(model, shard_);
+  // The sampler walks positions in the shard; it draws the same positions as the
+  // simulator's sampler over this peer's global indices (its shuffle depends only on the
+  // count and the seed), so both runtimes see the same samples in the same order.
+  std::vector<std::int64_t> positions(own.size());
+  std::iota(positions.begin(), positions.end(), 0);
+  sampler_ = std::make_unique<learning::BatchSampler>(std::move(positions), optimizer.batch_size,
+                                                      peer_seed(optimizer.seed, peer));
   eval_model_ = model_->clone();
   initial_.resize(model_->num_parameters());
   model_->initialize(initial_, model.init_seed);
@@ -75,7 +66,7 @@ learning::Evaluation PeerTrainer::evaluate(std::span<const float> params, std::i
   if (test_head_.size() != limit) {
     std::vector<std::int64_t> head(static_cast<std::size_t>(limit));
     std::iota(head.begin(), head.end(), 0);
-    test_head_ = take_rows(test_, head);
+    test_head_ = learning::select_rows(test_, head);
   }
   return eval_model_->evaluate(params, test_head_);
 }

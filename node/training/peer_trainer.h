@@ -26,9 +26,6 @@ std::uint64_t peer_seed(std::uint64_t seed, int peer);
 learning::Partition partition_training_set(const learning::Dataset& train,
                                            const learning::DataSpec& spec, int peers);
 
-// A copy of the rows `indices` of `data` (features, labels, targets), in that order.
-learning::Dataset take_rows(const learning::Dataset& data, std::span<const std::int64_t> indices);
-
 // A real peer's training state: its own shard only (the rest of the training set is freed
 // once the shard is cut), a sampler over it, the model and the test set.
 class PeerTrainer {
