@@ -62,11 +62,16 @@ def main(run_dir):
         written.append("accuracy_loss.png")
 
     fig, ax = plt.subplots(figsize=(11, 4.5))
+    longest = max(len(rows) for rows in by_peer.values())
+    window = max(1, longest // 40)  # b is 0/1/2... per iteration: show its moving average
     for peer, rows in sorted(by_peer.items()):
-        ax.step([float(r["update_s"]) - t0 for r in rows], [int(r["backups"]) for r in rows],
-                where="post", label=f"peer {peer}", alpha=0.7)
+        b = [int(r["backups"]) for r in rows]
+        smooth = [sum(b[max(0, i - window + 1):i + 1]) / len(b[max(0, i - window + 1):i + 1])
+                  for i in range(len(b))]
+        ax.plot([float(r["update_s"]) - t0 for r in rows], smooth, label=f"peer {peer}",
+                alpha=0.8)
     ax.set_xlabel("wall time (s)")
-    ax.set_ylabel("backup workers b (neighbours not waited for)")
+    ax.set_ylabel(f"backup workers b (mean over {window} iterations)")
     ax.grid(alpha=0.3)
     if len(by_peer) <= 16:
         ax.legend(ncol=4, fontsize=8)

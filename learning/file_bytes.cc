@@ -2,9 +2,9 @@
 // they are), with errors that name the file.
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <algorithm>
 #include <fstream>
 
 #include "learning/data_sources.h"

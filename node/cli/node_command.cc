@@ -92,7 +92,8 @@ void run_node(const NodeOptions& o) {
   summary["injected_s"] = r.injected_s;
   summary["mean_backups"] = r.mean_backups;
   summary["messages_sent"] = r.messages_sent;
-  summary["messages_dropped"] = r.messages_dropped;
+  summary["sends_refused"] = r.sends_refused;
+  summary["models_superseded"] = r.models_superseded;
   summary["bytes_sent"] = r.bytes_sent;
   summary["rejected_frames"] = r.rejected;
   auto& departures = summary["departures"] = nlohmann::ordered_json::array();

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <deque>
 #include <iostream>
 #include <queue>
 #include <set>
@@ -200,8 +201,39 @@ class Peer {
         {options_.run_id, static_cast<std::uint32_t>(topology_.graph.size())});
   }
 
+  // A send the neighbour's full queue refuses is kept and retried every loop turn (newest
+  // wins: a newer model replaces an older one still pending, as it would in the receiver's
+  // mailbox), so the newest model and a BYE are never lost. Dropping them silently can leave
+  // a neighbour waiting for a tag that never comes, until the silence timeout.
   void send(int to, const wire::EncodedMessage& message) {
-    transport_->send(static_cast<wire::PeerId>(to), message);
+    auto& queue = pending_[to];
+    if (queue.empty() && transport_->send(static_cast<wire::PeerId>(to), message) ==
+                             transport::SendStatus::kQueued) {
+      return;
+    }
+    const auto type = [](const wire::EncodedMessage& m) { return m.header[wire::kTypeOffset]; };
+    if (!queue.empty() && type(queue.back()) == type(message) &&
+        type(message) == static_cast<std::byte>(wire::MessageType::kModel)) {
+      queue.back() = message;
+      ++report_.models_superseded;
+    } else {
+      queue.push_back(message);
+    }
+  }
+
+  void flush_pending() {
+    for (auto& [to, queue] : pending_) {
+      while (!queue.empty() && transport_->send(static_cast<wire::PeerId>(to), queue.front()) ==
+                                   transport::SendStatus::kQueued) {
+        queue.pop_front();
+      }
+    }
+  }
+
+  bool sends_pending() const {
+    for (const auto& [to, queue] : pending_)
+      if (!queue.empty()) return true;
+    return false;
   }
 
   // Milliseconds until the next protocol timer or progress line (at most 1 s).
@@ -213,7 +245,8 @@ class Peer {
   }
 
   void step(int wait_ms) {
-    receive(std::chrono::milliseconds(wait_ms));
+    flush_pending();
+    receive(std::chrono::milliseconds(sends_pending() ? std::min(wait_ms, 1) : wait_ms));
     consensus::Actions actions;
     if (auto done = compute_->poll()) {
       report_.compute_s += done->compute_s;
@@ -326,8 +359,9 @@ class Peer {
       for (int j : neighbours_) {
         if (!left_.count(j) && now_s() - last_heard_s_[j] < timeout_s) all_gone = false;
       }
-      if (all_gone) break;
-      receive(std::chrono::milliseconds(100));
+      if (all_gone && !sends_pending()) break;
+      flush_pending();
+      receive(std::chrono::milliseconds(sends_pending() ? 1 : 100));
     }
     for (int j : neighbours_) {
       if (!left_.count(j)) report_.departures.push_back({j, protocol_->iteration(), "silent"});
@@ -340,7 +374,7 @@ class Peer {
   PeerReport finish_report() {
     const auto totals = transport_->send_totals();
     report_.messages_sent = totals.queued;
-    report_.messages_dropped = totals.dropped;
+    report_.sends_refused = totals.dropped;
     report_.bytes_sent = totals.bytes_queued;
     for (std::size_t c = 0; c < wire::kWireErrorCount; ++c) {
       const auto cause = static_cast<wire::WireError>(c);
@@ -370,6 +404,7 @@ class Peer {
   std::set<int> heard_;
   std::set<int> left_;
   std::map<int, double> last_heard_s_;
+  std::map<int, std::deque<wire::EncodedMessage>> pending_;  // refused sends, oldest first
   std::priority_queue<double, std::vector<double>, std::greater<>> timers_;
   double next_progress_s_ = 0;
   std::int64_t printed_iterations_ = -1;

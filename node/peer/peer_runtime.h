@@ -62,7 +62,8 @@ struct PeerReport {
   double injected_s = 0;        // injected straggler sleeps
   double mean_backups = 0;
   std::uint64_t messages_sent = 0;
-  std::uint64_t messages_dropped = 0;  // send queue full
+  std::uint64_t sends_refused = 0;      // neighbour's queue full: kept and retried
+  std::uint64_t models_superseded = 0;  // refused models replaced by a newer one, never sent
   std::uint64_t bytes_sent = 0;
   std::map<std::string, std::uint64_t> rejected;  // bad frames by cause
   std::vector<Departure> departures;
