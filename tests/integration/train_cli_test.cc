@@ -113,6 +113,26 @@ TEST_F(TrainCli, MissingDataFilesAndMismatchedModelsAreClearErrors) {
   EXPECT_THAT(r.output, HasSubstr("optimizer.lr: expected a number, got a string"));
 }
 
+TEST_F(TrainCli, RegressionReportsTheTestLossOnly) {
+  Result r = run("train " + write_config(R"(
+[run]
+iterations = 400
+[data]
+kind = "least_squares"
+dim = 4
+noise = 0.1
+[model]
+kind = "linear_regression"
+[optimizer]
+lr = 0.05
+)"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, ::testing::Not(HasSubstr("accuracy")));
+  const auto at = r.output.find("final: test loss ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  EXPECT_LT(std::stod(r.output.substr(at + 17, 6)), 0.02) << r.output;  // noise: 0.005
+}
+
 TEST_F(TrainCli, DivergenceIsReportedWithAHint) {
   Result r = run("train " + write_config(R"(
 [run]
