@@ -114,6 +114,14 @@ Partition make_partition(std::span<const std::int32_t> labels, int classes, int 
   return partition;
 }
 
+Partition make_partition(const Dataset& data, int peers, const PartitionSpec& spec,
+                         std::uint64_t seed) {
+  if (data.classes > 0) return make_partition(data.labels, data.classes, peers, spec, seed);
+  // Regression samples have no label: for the i.i.d. split they all count as one class.
+  const std::vector<std::int32_t> one_class(static_cast<std::size_t>(data.size()), 0);
+  return make_partition(one_class, 0, peers, spec, seed);
+}
+
 PartitionReport report_partition(const Partition& partition, std::span<const std::int32_t> labels,
                                  int classes) {
   PartitionReport report;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "learning/dataset.h"
 #include "learning/specs.h"
 
 namespace fastk::learning {
@@ -24,6 +25,9 @@ struct Partition {
 // Regression data (classes == 0): only kIid. Throws std::invalid_argument on bad arguments.
 Partition make_partition(std::span<const std::int32_t> labels, int classes, int peers,
                          const PartitionSpec& spec, std::uint64_t seed);
+// The same for a data set, including regression data (no labels: kIid over its samples).
+Partition make_partition(const Dataset& data, int peers, const PartitionSpec& spec,
+                         std::uint64_t seed);
 
 struct PartitionReport {
   std::vector<std::int64_t> samples;                 // per peer

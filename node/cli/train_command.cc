@@ -29,6 +29,12 @@ std::string format(const char* pattern, auto... values) {
   return text;
 }
 
+// "test accuracy A, test loss L" (classification) or "test loss L" (regression).
+std::string describe_test(const learning::Evaluation& test, bool classification) {
+  return classification ? format("test accuracy %.4f, test loss %.4f", test.accuracy, test.loss)
+                        : format("test loss %.4f", test.loss);
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -68,13 +74,12 @@ void run_train(const TrainOptions& o) {
   double loss_sum = 0;  // over the batches of the current epoch
   std::int64_t loss_count = 0;
   std::int64_t completed_epochs = 0;
+  const bool classification = data.train.classes > 0;
   auto evaluate = [&](std::int64_t k) {
     const learning::Evaluation test = model->evaluate(params, data.test);
-    progress.print(format(
-        "epoch %6.2f  iter %lld  train loss %.4f  test loss %.4f  test "
-        "accuracy %.4f  %.1f s",
-        sampler.epochs(), (long long)k, loss_sum / double(std::max<std::int64_t>(loss_count, 1)),
-        test.loss, test.accuracy, seconds_since(start)));
+    progress.print(format("epoch %6.2f  iter %lld  train loss %.4f  %s  %.1f s", sampler.epochs(),
+                          (long long)k, loss_sum / double(std::max<std::int64_t>(loss_count, 1)),
+                          describe_test(test, classification).c_str(), seconds_since(start)));
     return test;
   };
   for (std::int64_t k = 0; k < iterations; ++k) {
@@ -104,10 +109,11 @@ void run_train(const TrainOptions& o) {
   const double elapsed = seconds_since(start);
   const learning::Evaluation test = evaluate(iterations);
   std::cout << format(
-                   "final: test accuracy %.4f, test loss %.4f on %lld samples; %.2f epochs, "
-                   "%lld iterations in %.1f s (%.0f samples/s)",
-                   test.accuracy, test.loss, (long long)test.samples, sampler.epochs(),
-                   (long long)iterations, elapsed, double(iterations) * opt.batch_size / elapsed)
+                   "final: %s on %lld samples; %.2f epochs, %lld iterations in %.1f s (%.0f "
+                   "samples/s)",
+                   describe_test(test, classification).c_str(), (long long)test.samples,
+                   sampler.epochs(), (long long)iterations, elapsed,
+                   double(iterations) * opt.batch_size / elapsed)
             << "\n";
 }
 

@@ -1,7 +1,6 @@
 // Runs the real `fastk topo` executable and checks what a user sees.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
@@ -9,27 +8,15 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "tests/integration/run_fastk.h"
 #include "tests/testutil/temp_dir.h"
 
 namespace {
 
 using ::testing::HasSubstr;
 
-struct Result {
-  int exit_code;
-  std::string output;  // stdout and stderr
-};
-
-Result run(const std::string& args) {
-  std::string command = std::string(FASTK_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string output;
-  std::array<char, 4096> buffer{};
-  while (std::size_t n = fread(buffer.data(), 1, buffer.size(), pipe))
-    output.append(buffer.data(), n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
+using fastk::testing::Result;
+using fastk::testing::run;
 
 std::filesystem::path temp_dir() { return fastk::testutil::fresh_test_dir("fastk_cli"); }
 

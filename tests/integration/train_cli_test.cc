@@ -1,7 +1,6 @@
 // Runs the real `fastk train` executable on small synthetic and file data sets.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
@@ -9,27 +8,14 @@
 #include <fstream>
 
 #include "learning/data_sources.h"
+#include "tests/integration/run_fastk.h"
 
 namespace {
 
 using ::testing::HasSubstr;
 
-struct Result {
-  int exit_code;
-  std::string output;  // stdout and stderr
-};
-
-Result run(const std::string& args) {
-  std::string command = std::string(FASTK_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string output;
-  std::array<char, 4096> buffer{};
-  while (std::size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) {
-    output.append(buffer.data(), n);
-  }
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
+using fastk::testing::Result;
+using fastk::testing::run;
 
 class TrainCli : public ::testing::Test {
  protected:
@@ -111,6 +97,26 @@ TEST_F(TrainCli, MissingDataFilesAndMismatchedModelsAreClearErrors) {
   r = run("train " + write_config("[optimizer]\nlr = \"fast\"\n"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.output, HasSubstr("optimizer.lr: expected a number, got a string"));
+}
+
+TEST_F(TrainCli, RegressionReportsTheTestLossOnly) {
+  Result r = run("train " + write_config(R"(
+[run]
+iterations = 400
+[data]
+kind = "least_squares"
+dim = 4
+noise = 0.1
+[model]
+kind = "linear_regression"
+[optimizer]
+lr = 0.05
+)"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, ::testing::Not(HasSubstr("accuracy")));
+  const auto at = r.output.find("final: test loss ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  EXPECT_LT(std::stod(r.output.substr(at + 17, 6)), 0.02) << r.output;  // noise: 0.005
 }
 
 TEST_F(TrainCli, DivergenceIsReportedWithAHint) {

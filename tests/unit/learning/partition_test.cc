@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "learning/data_sources.h"
 #include "learning/random.h"
 
 namespace fastk::learning {
@@ -102,6 +103,17 @@ TEST(Partition, BadArgumentsAreExplained) {
   EXPECT_THROW(
       make_partition(std::vector<std::int32_t>{}, 0, 2, {.kind = PartitionKind::kDirichlet}, 1),
       std::invalid_argument);
+}
+
+TEST(Partition, RegressionDataSplitsIidOnly) {
+  TrainTest data = make_least_squares(101, 1, 2, 0.1, 1);
+  Partition p = make_partition(data.train, 4, {}, 5);
+  EXPECT_EQ(check_disjoint(p), 101u);
+  EXPECT_EQ(p.peer_indices[0].size() + p.peer_indices[3].size(), 50u);
+  EXPECT_THROW(make_partition(data.train, 4, {.kind = PartitionKind::kShards}, 5),
+               std::invalid_argument);
+  EXPECT_EQ(format_partition_report(report_partition(p, {}, 0)).substr(0, 19),
+            "peer 0: 25 samples\n");
 }
 
 TEST(Partition, ReportFormatsSamplesAndHistogram) {
