@@ -20,8 +20,9 @@ std::string find_file(const std::string& dir, const std::string& name, DatasetKi
 
 Dataset read_idx_pair(const std::string& dir, const std::string& prefix, DatasetKind kind,
                       const std::string& name) {
-  return read_idx(find_file(dir, prefix + "-images-idx3-ubyte", kind),
-                  find_file(dir, prefix + "-labels-idx1-ubyte", kind), name);
+  const std::string images = find_file(dir, prefix + "-images-idx3-ubyte", kind);
+  const std::string labels = find_file(dir, prefix + "-labels-idx1-ubyte", kind);
+  return read_idx(images, labels, name);
 }
 
 }  // namespace
@@ -47,6 +48,12 @@ void standardize(TrainTest& data) {
 
 TrainTest load_data(const DataSpec& spec) {
   const std::string dir = spec.dir.empty() ? default_data_dir(spec.kind) : spec.dir;
+  const bool from_files = !dir.empty();
+  if (from_files && !std::filesystem::is_directory(dir)) {
+    throw DataError("data set '" + to_string(spec.kind) + "': folder " + dir +
+                    " does not exist (set data.dir; README.md, 'Data sets', says how to fetch "
+                    "it)");
+  }
   TrainTest data;
   bool pixels = true;
   switch (spec.kind) {

@@ -44,11 +44,11 @@ struct DataSpec {
   std::int64_t train_samples = 2000;
   std::int64_t test_samples = 500;
   int dim = 10;
-  int classes = 4;          // kGaussianMixture
-  double separation = 3.0;  // kGaussianMixture: distance scale between class means
-  double noise = 0.1;       // kLeastSquares: standard deviation of the target noise
-  std::uint64_t seed = 1;   // synthetic generation and partitioning
-  PartitionSpec partition;  // how the training set is split across peers
+  int classes = 4;            // kGaussianMixture
+  double separation = 3.0;    // kGaussianMixture: distance scale between class means
+  double noise = 0.1;         // kLeastSquares: standard deviation of the target noise
+  std::uint64_t seed = 1;     // synthetic generation and partitioning
+  PartitionSpec partition{};  // how the training set is split across peers
 };
 
 enum class ModelKind {

@@ -1,6 +1,7 @@
 // fastk: decentralized (gossip) training with dynamic backup workers.
 //
 //   fastk topo torus --rows 4 --cols 4     graph and mixing-matrix facts
+//   fastk train CONFIG                     centralized training baseline
 //   fastk <command> --help                 flags of each command
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -12,6 +13,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "fastk 0.1.0");
   fastk::node::add_topo_command(app);
+  fastk::node::add_train_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -7,5 +7,6 @@
 namespace fastk::node {
 
 void add_topo_command(CLI::App& app);
+void add_train_command(CLI::App& app);
 
 }  // namespace fastk::node

@@ -32,6 +32,12 @@ ExperimentConfig parse_config(std::string_view text, const std::string& source,
   read_run_table(run, config.run);
   TableReader topology = top.table("topology");
   read_topology_table(topology, config.topology, config.run.seed, base_dir);
+  TableReader data = top.table("data");
+  read_data_table(data, config.data, config.run.seed, base_dir);
+  TableReader model = top.table("model");
+  read_model_table(model, config.model, config.run.seed);
+  TableReader optimizer = top.table("optimizer");
+  read_optimizer_table(optimizer, config.optimizer, config.run.seed);
   TableReader consensus = top.table("consensus");
   read_consensus_table(consensus, config.consensus);
   TableReader stragglers = top.table("stragglers");

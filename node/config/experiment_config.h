@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "consensus/peer_protocol.h"
+#include "learning/specs.h"
 #include "node/stragglers/delay_spec.h"
 #include "topology/topology.h"
 
@@ -32,7 +33,10 @@ struct ConsensusConfig {
 struct ExperimentConfig {
   std::string source;  // file the config came from ("<string>" for text)
   RunConfig run;
-  topology::TopologySpec topology;   // [topology]; relative paths resolved against the file
+  topology::TopologySpec topology;    // [topology]; relative paths resolved against the file
+  learning::DataSpec data;            // [data]; seed defaults to run.seed
+  learning::ModelSpec model;          // [model]; init seed defaults to run.seed
+  learning::OptimizerSpec optimizer;  // [optimizer]; sampling seed defaults to run.seed
   ConsensusConfig consensus;         // [consensus]
   stragglers::DelaySpec stragglers;  // [stragglers]
 };

@@ -12,6 +12,12 @@ void read_run_table(TableReader& table, RunConfig& run);
 // `seed_default` is used when the table sets no seed (the run's master seed).
 void read_topology_table(TableReader& table, topology::TopologySpec& spec,
                          std::uint64_t seed_default, const std::filesystem::path& base_dir);
+// [data], [model], [optimizer]: seeds default to `seed_default` (the run's master seed).
+void read_data_table(TableReader& table, learning::DataSpec& spec, std::uint64_t seed_default,
+                     const std::filesystem::path& base_dir);
+void read_model_table(TableReader& table, learning::ModelSpec& spec, std::uint64_t seed_default);
+void read_optimizer_table(TableReader& table, learning::OptimizerSpec& spec,
+                          std::uint64_t seed_default);
 
 void read_consensus_table(TableReader& table, ConsensusConfig& config);
 // `seed_default` is used when the table sets no seed (the run's master seed).

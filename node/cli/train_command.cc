@@ -1,0 +1,134 @@
+// fastk train CONFIG: centralized single-process training on the config's [data], [model]
+// and [optimizer]: the baseline that decentralized runs are compared with.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <numeric>
+
+#include "learning/data_sources.h"
+#include "learning/model.h"
+#include "learning/sampler.h"
+#include "learning/sgd.h"
+#include "node/cli/commands.h"
+#include "node/config/experiment_config.h"
+#include "node/report/progress_line.h"
+
+namespace fastk::node {
+namespace {
+
+struct TrainOptions {
+  std::string config;
+  double epochs = 0;  // 0: run.iterations
+};
+
+std::string format(const char* pattern, auto... values) {
+  char text[512];
+  std::snprintf(text, sizeof text, pattern, values...);
+  return text;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void run_train(const TrainOptions& o) {
+  const ExperimentConfig config = load_config(o.config);
+  const auto load_start = std::chrono::steady_clock::now();
+  learning::TrainTest data = learning::load_data(config.data);
+  std::unique_ptr<learning::Model> model;
+  try {
+    model = learning::make_model(config.model, data.train);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(o.config + ": [model] does not fit [data]: " + e.what());
+  }
+  const learning::OptimizerSpec& opt = config.optimizer;
+  const std::int64_t train_size = data.train.size();
+  const std::int64_t iterations =
+      o.epochs > 0 ? std::int64_t(std::ceil(o.epochs * double(train_size) / opt.batch_size))
+                   : config.run.iterations;
+  std::cout << "fastk train: " << model->name() << " (" << model->num_parameters()
+            << " parameters) on " << learning::to_string(config.data.kind) << " (" << train_size
+            << " train, " << data.test.size() << " test samples, loaded in "
+            << format("%.1f s", seconds_since(load_start)) << "), batch " << opt.batch_size << ", "
+            << iterations << " iterations ("
+            << format("%.2f", double(iterations) * opt.batch_size / double(train_size))
+            << " epochs), lr " << opt.lr << " " << learning::to_string(opt.schedule) << "\n";
+
+  std::vector<float> params(model->num_parameters()), grad(params.size());
+  model->initialize(params, config.model.init_seed);
+  learning::Sgd sgd(opt, params.size(), iterations);
+  std::vector<std::int64_t> all(static_cast<std::size_t>(train_size));
+  std::iota(all.begin(), all.end(), std::int64_t{0});
+  learning::BatchSampler sampler(std::move(all), opt.batch_size, opt.seed);
+
+  ProgressLine progress(std::cout, stdout_is_tty());
+  const auto start = std::chrono::steady_clock::now();
+  double loss_sum = 0;  // over the batches of the current epoch
+  std::int64_t loss_count = 0;
+  std::int64_t completed_epochs = 0;
+  auto evaluate = [&](std::int64_t k) {
+    const learning::Evaluation test = model->evaluate(params, data.test);
+    progress.print(format(
+        "epoch %6.2f  iter %lld  train loss %.4f  test loss %.4f  test "
+        "accuracy %.4f  %.1f s",
+        sampler.epochs(), (long long)k, loss_sum / double(std::max<std::int64_t>(loss_count, 1)),
+        test.loss, test.accuracy, seconds_since(start)));
+    return test;
+  };
+  for (std::int64_t k = 0; k < iterations; ++k) {
+    const double loss = model->loss_and_gradient(params, {&data.train, sampler.next()}, grad);
+    if (!std::isfinite(loss)) {
+      throw std::runtime_error(
+          format("training diverged at iteration %lld (loss %g): lower "
+                 "optimizer.lr (now %g)",
+                 (long long)k, loss, opt.lr));
+    }
+    sgd.step(params, grad, k);
+    loss_sum += loss;
+    ++loss_count;
+    if (std::int64_t(sampler.epochs()) > completed_epochs && k + 1 < iterations) {
+      completed_epochs = std::int64_t(sampler.epochs());
+      evaluate(k + 1);
+      loss_sum = 0;
+      loss_count = 0;
+    } else if (progress.due()) {
+      const double elapsed = seconds_since(start);
+      progress.show(format("epoch %6.2f  iter %lld/%lld  loss %.4f  %.0f samples/s",
+                           sampler.epochs(), (long long)(k + 1), (long long)iterations,
+                           loss_sum / double(loss_count),
+                           double(k + 1) * opt.batch_size / elapsed));
+    }
+  }
+  const double elapsed = seconds_since(start);
+  const learning::Evaluation test = evaluate(iterations);
+  std::cout << format(
+                   "final: test accuracy %.4f, test loss %.4f on %lld samples; %.2f epochs, "
+                   "%lld iterations in %.1f s (%.0f samples/s)",
+                   test.accuracy, test.loss, (long long)test.samples, sampler.epochs(),
+                   (long long)iterations, elapsed, double(iterations) * opt.batch_size / elapsed)
+            << "\n";
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& app) {
+  auto options = std::make_shared<TrainOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "train", "Centralized training on a config's [data], [model] and [optimizer] (baseline)");
+  cmd->footer(
+      "Runs run.iterations SGD steps (or --epochs passes over the training set) in one\n"
+      "process, evaluates on the test set after every epoch and at the end.\n"
+      "Example:\n"
+      "  fastk train experiments/configs/train_mlp.toml");
+  cmd->add_option("config", options->config, "Experiment config (TOML)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--epochs", options->epochs,
+                  "Train for this many passes over the training set instead of run.iterations")
+      ->check(CLI::PositiveNumber);
+  cmd->callback([options] { run_train(*options); });
+}
+
+}  // namespace fastk::node

@@ -1,0 +1,30 @@
+// [data]: which data set (files or synthetic), its normalisation and how it is split across
+// peers.
+#include "node/config/tables.h"
+
+namespace fastk::node {
+
+void read_data_table(TableReader& t, learning::DataSpec& spec, std::uint64_t seed_default,
+                     const std::filesystem::path& base_dir) {
+  using namespace learning;
+  spec.seed = seed_default;
+  t.read_choice<DatasetKind>("kind", spec.kind, parse_dataset_kind);
+  t.read("dir", spec.dir);
+  t.read_choice<Normalization>("normalization", spec.normalization, parse_normalization);
+  t.read("train_limit", spec.train_limit, 0);
+  t.read("test_limit", spec.test_limit, 0);
+  t.read("train_samples", spec.train_samples, 1, 100'000'000);
+  t.read("test_samples", spec.test_samples, 0, 100'000'000);
+  t.read("dim", spec.dim, 1, 1'000'000);
+  t.read("classes", spec.classes, 2, 1'000'000);
+  t.read("separation", spec.separation, 0.0);
+  t.read("noise", spec.noise, 0.0);
+  t.read("seed", spec.seed);
+  t.read_choice<PartitionKind>("partition", spec.partition.kind, parse_partition_kind);
+  t.read("classes_per_peer", spec.partition.classes_per_peer, 1, 1'000'000);
+  t.read("alpha", spec.partition.alpha, 1e-6);
+  spec.dir = resolve_path(spec.dir, base_dir);
+  t.finish();
+}
+
+}  // namespace fastk::node

@@ -1,0 +1,40 @@
+// [model]: architecture, L2 regularisation, initialisation seed.
+#include "node/config/tables.h"
+
+namespace fastk::node {
+namespace {
+
+// `hidden = [256, 128]`: an array of positive integers.
+void read_hidden(TableReader& t, std::vector<int>& hidden) {
+  const toml::node* n = t.node("hidden");
+  if (!n) return;
+  const toml::array* array = n->as_array();
+  if (!array) {
+    t.errors().add(t.path_of("hidden"), "expected an array of layer widths, e.g. [128, 64]");
+    return;
+  }
+  std::vector<int> widths;
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    auto width = (*array)[i].value_exact<std::int64_t>();
+    if (!width || *width < 1 || *width > 1'000'000) {
+      t.errors().add(t.path_of("hidden") + "[" + std::to_string(i) + "]",
+                     "expected a layer width (an integer >= 1)");
+      return;
+    }
+    widths.push_back(int(*width));
+  }
+  hidden = widths;
+}
+
+}  // namespace
+
+void read_model_table(TableReader& t, learning::ModelSpec& spec, std::uint64_t seed_default) {
+  spec.init_seed = seed_default;
+  t.read_choice<learning::ModelKind>("kind", spec.kind, learning::parse_model_kind);
+  read_hidden(t, spec.hidden);
+  t.read("l2", spec.l2, 0.0);
+  t.read("seed", spec.init_seed);
+  t.finish();
+}
+
+}  // namespace fastk::node

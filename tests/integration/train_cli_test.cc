@@ -1,0 +1,133 @@
+// Runs the real `fastk train` executable on small synthetic and file data sets.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "learning/data_sources.h"
+
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Result {
+  int exit_code;
+  std::string output;  // stdout and stderr
+};
+
+Result run(const std::string& args) {
+  std::string command = std::string(FASTK_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string output;
+  std::array<char, 4096> buffer{};
+  while (std::size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) {
+    output.append(buffer.data(), n);
+  }
+  int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+class TrainCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("fastk_train_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string write_config(const std::string& text) const {
+    const std::string path = (dir_ / "exp.toml").string();
+    std::ofstream(path) << text;
+    return path;
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(TrainCli, TrainsAnMlpOnAGaussianMixture) {
+  Result r = run("train " + write_config(R"(
+[run]
+iterations = 300
+[data]
+kind = "gaussian_mixture"
+train_samples = 1000
+test_samples = 500
+dim = 5
+classes = 3
+separation = 4.0
+[model]
+kind = "mlp"
+hidden = [16]
+[optimizer]
+lr = 0.1
+momentum = 0.9
+)"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("fastk train: mlp (147 parameters) on gaussian_mixture"));
+  EXPECT_THAT(r.output, HasSubstr("epoch   1.02  iter 32  train loss"));  // after each epoch
+  const auto at = r.output.find("final: test accuracy 0.");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  EXPECT_GE(std::stod(r.output.substr(at + 21, 6)), 0.9) << r.output;
+}
+
+TEST_F(TrainCli, TrainsOnIdxFilesForAGivenNumberOfEpochs) {
+  std::vector<std::uint8_t> pixels(40 * 4), labels(40);
+  for (int i = 0; i < 40; ++i) {
+    labels[std::size_t(i)] = std::uint8_t(i % 2);
+    pixels[std::size_t(4 * i + (i % 2) * 2)] = 255;  // class = which half is lit
+  }
+  const std::string d = dir_.string();
+  fastk::learning::write_idx(d + "/train-images-idx3-ubyte", d + "/train-labels-idx1-ubyte", 2, 2,
+                             pixels, labels);
+  fastk::learning::write_idx(d + "/t10k-images-idx3-ubyte", d + "/t10k-labels-idx1-ubyte", 2, 2,
+                             pixels, labels);
+  Result r = run("train --epochs 8 " +
+                 write_config("[data]\nkind = \"mnist\"\ndir = \".\"\n[optimizer]\nlr = 0.5\n"
+                              "batch_size = 8\n"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("on mnist (40 train, 40 test samples"));
+  EXPECT_THAT(r.output, HasSubstr("40 iterations (8.00 epochs)"));
+  EXPECT_THAT(r.output, HasSubstr("final: test accuracy 1.0000"));
+}
+
+TEST_F(TrainCli, MissingDataFilesAndMismatchedModelsAreClearErrors) {
+  Result r = run("train " + write_config("[data]\nkind = \"mnist\"\ndir = \"nowhere\"\n"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("fastk: error: data set 'mnist': folder " + dir_.string() +
+                                  "/nowhere does not exist"));
+  std::filesystem::create_directories(dir_ / "empty");
+  r = run("train " + write_config("[data]\nkind = \"mnist\"\ndir = \"empty\"\n"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("data set 'mnist': neither " + dir_.string() +
+                                  "/empty/train-images-idx3-ubyte.gz nor"));
+  r = run("train " +
+          write_config("[data]\nkind = \"gaussian_mixture\"\n[model]\nkind = \"lenet\"\n"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("[model] does not fit [data]: model 'lenet' needs 28x28x1"));
+  r = run("train " + write_config("[optimizer]\nlr = \"fast\"\n"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("optimizer.lr: expected a number, got a string"));
+}
+
+TEST_F(TrainCli, DivergenceIsReportedWithAHint) {
+  Result r = run("train " + write_config(R"(
+[run]
+iterations = 200
+[data]
+kind = "least_squares"
+dim = 50
+[model]
+kind = "linear_regression"
+[optimizer]
+lr = 10.0
+)"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("training diverged at iteration"));
+  EXPECT_THAT(r.output, HasSubstr("lower optimizer.lr"));
+}
+
+}  // namespace
