@@ -42,6 +42,8 @@ ExperimentConfig parse_config(std::string_view text, const std::string& source,
   read_consensus_table(consensus, config.consensus);
   TableReader stragglers = top.table("stragglers");
   read_stragglers_table(stragglers, config.stragglers, config.run.seed);
+  TableReader sim = top.table("sim");
+  read_sim_table(sim, config.sim);
   top.finish();
   errors.throw_if_any(source);
   return config;

@@ -10,6 +10,7 @@
 
 #include "consensus/peer_protocol.h"
 #include "learning/specs.h"
+#include "node/sim/sim_settings.h"
 #include "node/stragglers/delay_spec.h"
 #include "topology/topology.h"
 
@@ -37,8 +38,9 @@ struct ExperimentConfig {
   learning::DataSpec data;            // [data]; seed defaults to run.seed
   learning::ModelSpec model;          // [model]; init seed defaults to run.seed
   learning::OptimizerSpec optimizer;  // [optimizer]; sampling seed defaults to run.seed
-  ConsensusConfig consensus;         // [consensus]
-  stragglers::DelaySpec stragglers;  // [stragglers]
+  ConsensusConfig consensus;          // [consensus]
+  stragglers::DelaySpec stragglers;   // [stragglers]
+  sim::SimSettings sim;               // [sim]
 };
 
 // Throws ConfigError listing every problem with its TOML path (syntax errors with line and

@@ -23,6 +23,7 @@ void read_consensus_table(TableReader& table, ConsensusConfig& config);
 // `seed_default` is used when the table sets no seed (the run's master seed).
 void read_stragglers_table(TableReader& table, stragglers::DelaySpec& spec,
                            std::uint64_t seed_default);
+void read_sim_table(TableReader& table, sim::SimSettings& settings);
 
 // A relative path in a config is relative to the config file's folder.
 std::string resolve_path(const std::string& path, const std::filesystem::path& base_dir);
