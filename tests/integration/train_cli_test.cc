@@ -9,27 +9,15 @@
 #include <fstream>
 
 #include "learning/data_sources.h"
+#include "tests/integration/run_fastk.h"
 
 namespace {
 
 using ::testing::HasSubstr;
 
-struct Result {
-  int exit_code;
-  std::string output;  // stdout and stderr
-};
+using Result = fastk::testing::CommandResult;
 
-Result run(const std::string& args) {
-  std::string command = std::string(FASTK_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string output;
-  std::array<char, 4096> buffer{};
-  while (std::size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) {
-    output.append(buffer.data(), n);
-  }
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
+Result run(const std::string& args) { return fastk::testing::run_fastk(args); }
 
 class TrainCli : public ::testing::Test {
  protected:
