@@ -2,6 +2,7 @@
 //
 //   fastk topo torus --rows 4 --cols 4     graph and mixing-matrix facts
 //   fastk train CONFIG                     centralized training baseline
+//   fastk sim CONFIG                       every peer in virtual time (backup workers)
 //   fastk <command> --help                 flags of each command
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -12,6 +13,7 @@ int main(int argc, char** argv) {
   CLI::App app{"fastk: decentralized training with dynamic backup workers", "fastk"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "fastk 0.1.0");
+  fastk::node::add_sim_command(app);
   fastk::node::add_topo_command(app);
   fastk::node::add_node_command(app);
   fastk::node::add_run_command(app);

@@ -6,6 +6,7 @@
 
 namespace fastk::node {
 
+void add_sim_command(CLI::App& app);
 void add_topo_command(CLI::App& app);
 void add_node_command(CLI::App& app);
 void add_run_command(CLI::App& app);

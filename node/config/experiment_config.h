@@ -11,6 +11,7 @@
 #include "consensus/peer_protocol.h"
 #include "learning/specs.h"
 #include "node/config/cluster.h"
+#include "node/sim/sim_settings.h"
 #include "node/stragglers/delay_spec.h"
 #include "topology/topology.h"
 
@@ -41,6 +42,7 @@ struct ExperimentConfig {
   ConsensusConfig consensus;          // [consensus]
   stragglers::DelaySpec stragglers;   // [stragglers]
   ClusterConfig cluster;              // [cluster]
+  sim::SimSettings sim;               // [sim]
 };
 
 // Throws ConfigError listing every problem with its TOML path (syntax errors with line and

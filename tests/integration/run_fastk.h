@@ -1,5 +1,5 @@
-// Runs the real fastk executable (FASTK_BINARY, defined by tests/CMakeLists.txt) with
-// arguments, as a user's shell would, and captures what it prints.
+// Runs the real `fastk` executable (FASTK_BINARY) with arguments, capturing what a user
+// sees: exit code and stdout + stderr.
 #pragma once
 
 #include <sys/wait.h>
@@ -10,20 +10,20 @@
 
 namespace fastk::testing {
 
-struct Result {
+struct CommandResult {
   int exit_code;
   std::string output;  // stdout and stderr
 };
 
-inline Result run(const std::string& args) {
-  std::string command = std::string(FASTK_BINARY) + " " + args + " 2>&1";
+inline CommandResult run_fastk(const std::string& args) {
+  const std::string command = std::string(FASTK_BINARY) + " " + args + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   std::string output;
   std::array<char, 4096> buffer{};
   while (std::size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) {
     output.append(buffer.data(), n);
   }
-  int status = pclose(pipe);
+  const int status = pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
 }
 

@@ -15,8 +15,9 @@ namespace {
 
 using ::testing::HasSubstr;
 
-using fastk::testing::Result;
-using fastk::testing::run;
+using Result = fastk::testing::CommandResult;
+
+Result run(const std::string& args) { return fastk::testing::run_fastk(args); }
 
 std::filesystem::path temp_dir() { return fastk::testutil::fresh_test_dir("fastk_cli"); }
 

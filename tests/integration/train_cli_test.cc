@@ -14,8 +14,9 @@ namespace {
 
 using ::testing::HasSubstr;
 
-using fastk::testing::Result;
-using fastk::testing::run;
+using Result = fastk::testing::CommandResult;
+
+Result run(const std::string& args) { return fastk::testing::run_fastk(args); }
 
 class TrainCli : public ::testing::Test {
  protected:

@@ -121,7 +121,8 @@ TEST(PeerProtocol, CompleteGraphAdaptThenCombineEqualsCentralizedMiniBatchSgd) {
   ASSERT_TRUE(net.all_finished());
 
   // Centralized SGD on the union of the n batches of each iteration, in double.
-  std::vector<double> x(initial_model(dim).begin(), initial_model(dim).end());
+  const std::vector<float> x0 = initial_model(dim);
+  std::vector<double> x(x0.begin(), x0.end());
   for (int k = 0; k < iterations; ++k) {
     std::vector<int> rows;
     for (int i = 0; i < n; ++i) {

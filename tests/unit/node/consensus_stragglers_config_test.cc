@@ -142,5 +142,26 @@ from = 1
   EXPECT_THAT(e, HasSubstr("stragglers.links[0]: needs from"));
 }
 
+TEST(SimTable, ReadsEveryKeyAndRejectsBadOnes) {
+  const ExperimentConfig c = parse(R"(
+[sim]
+threads = 2
+eval_interval_s = 2.5
+target_accuracy = 0.9
+target_loss = 0.3
+stop_at_target = true
+per_peer_eval = false
+)");
+  EXPECT_EQ(c.sim.threads, 2);
+  EXPECT_DOUBLE_EQ(c.sim.eval_interval_s, 2.5);
+  EXPECT_DOUBLE_EQ(c.sim.target_accuracy, 0.9);
+  EXPECT_DOUBLE_EQ(c.sim.target_loss, 0.3);
+  EXPECT_TRUE(c.sim.stop_at_target);
+  EXPECT_FALSE(c.sim.per_peer_eval);
+  const std::string e = error_of("[sim]\nthreads = 0\ntarget_accuracy = 2\n");
+  EXPECT_THAT(e, HasSubstr("sim.threads"));
+  EXPECT_THAT(e, HasSubstr("sim.target_accuracy"));
+}
+
 }  // namespace
 }  // namespace fastk::node

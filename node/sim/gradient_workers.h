@@ -1,0 +1,68 @@
+// Real gradients for simulated peers. begin() draws the peer's next mini-batch (on the
+// calling thread, so sampling follows the deterministic event order) and hands the
+// computation to a worker thread with its own model instance; collect() waits for it. A
+// gradient depends only on the parameters and the batch, so the results are bit-identical
+// whatever the number of threads.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "consensus/virtual_network.h"
+#include "learning/dataset.h"
+#include "learning/model.h"
+#include "learning/sampler.h"
+
+namespace fastk::node::sim {
+
+class GradientWorkers final : public consensus::GradientSource {
+ public:
+  // `threads` <= 1 computes on the calling thread inside collect(). `micro_batches` >= 2
+  // splits each batch to estimate gradient noise (consensus::GradientStats).
+  GradientWorkers(const learning::Model& model, const learning::Dataset& train,
+                  std::vector<learning::BatchSampler> samplers, int threads, int micro_batches);
+  ~GradientWorkers() override;
+  GradientWorkers(const GradientWorkers&) = delete;
+  GradientWorkers& operator=(const GradientWorkers&) = delete;
+
+  void begin(int peer, std::int64_t k, const consensus::Params& params) override;
+  consensus::GradientResult collect(int peer, std::int64_t k) override;
+  // Mini-batch loss of the gradient last collected for `peer`.
+  double last_loss(int peer) const { return last_loss_[static_cast<std::size_t>(peer)]; }
+
+ private:
+  struct Task {
+    int peer = 0;
+    std::int64_t k = 0;
+    consensus::Params params;
+    std::vector<std::int64_t> batch;
+    bool done = false;
+    double loss = 0;
+    consensus::GradientResult result;
+  };
+  void compute(learning::Model& model, Task& task);
+  void worker_loop(std::size_t index);
+
+  const learning::Dataset& train_;
+  std::vector<learning::BatchSampler> samplers_;
+  int micro_batches_;
+  std::vector<std::unique_ptr<learning::Model>> models_;  // one per thread (index 0: caller)
+  std::vector<double> last_loss_;
+  std::map<std::pair<int, std::int64_t>, std::unique_ptr<Task>> tasks_;
+
+  std::mutex mutex_;
+  std::condition_variable work_ready_;
+  std::condition_variable work_done_;
+  std::deque<Task*> queue_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace fastk::node::sim

@@ -1,0 +1,177 @@
+#include "node/sim/simulation.h"
+
+#include <stdexcept>
+
+#include "consensus/virtual_network.h"
+#include "learning/data_sources.h"
+#include "learning/model.h"
+#include "learning/partition.h"
+#include "learning/sampler.h"
+#include "node/sim/gradient_workers.h"
+#include "node/sim/resolved_inputs.h"
+#include "node/stragglers/delay_model.h"
+
+namespace fastk::node::sim {
+namespace {
+
+std::uint64_t peer_seed(std::uint64_t seed, int peer) {
+  std::uint64_t x = seed + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(peer + 1);
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+void check_optimizer(const learning::OptimizerSpec& o) {
+  if (o.momentum != 0 || o.schedule != learning::ScheduleKind::kConstant || o.weight_decay != 0) {
+    throw std::invalid_argument(
+        "fastk sim runs the protocol's plain SGD step with a constant learning rate: "
+        "optimizer.momentum, optimizer.schedule and optimizer.weight_decay must keep their "
+        "defaults (0, \"constant\", 0)");
+  }
+  if (!(o.lr > 0)) throw std::invalid_argument("optimizer.lr must be > 0");
+}
+
+// Evaluates the mean model and (optionally) every peer's model.
+metrics::Evaluation evaluate(const consensus::VirtualNetwork& net, learning::Model& model,
+                             const learning::Dataset& test, bool per_peer, double time_s) {
+  metrics::Evaluation e;
+  e.time_s = time_s;
+  const int n = net.size();
+  const std::size_t p = model.num_parameters();
+  std::vector<double> sum(p, 0.0);
+  double iterations = 0;
+  for (int i = 0; i < n; ++i) {
+    const auto x = net.peer(i).model()->values();
+    for (std::size_t j = 0; j < p; ++j) sum[j] += x[j];
+    iterations += static_cast<double>(net.peer(i).iteration());
+  }
+  std::vector<float> mean(p);
+  for (std::size_t j = 0; j < p; ++j) mean[j] = static_cast<float>(sum[j] / n);
+  double distance = 0;
+  for (int i = 0; i < n; ++i) {
+    const auto x = net.peer(i).model()->values();
+    for (std::size_t j = 0; j < p; ++j) {
+      const double d = x[j] - sum[j] / n;
+      distance += d * d;
+    }
+  }
+  e.mean_iteration = iterations / n;
+  e.consensus_distance = distance / n;
+  const learning::Evaluation at_mean = model.evaluate(mean, test);
+  e.test_loss = at_mean.loss;
+  e.test_accuracy = at_mean.accuracy;
+  if (per_peer) {
+    for (int i = 0; i < n; ++i) {
+      e.peer_accuracy.push_back(model.evaluate(net.peer(i).model()->values(), test).accuracy);
+    }
+  }
+  return e;
+}
+
+}  // namespace
+
+SimulationResult simulate(const SimulationInputs& in, const std::filesystem::path& folder,
+                          const EvaluationObserver& on_evaluation) {
+  check_optimizer(in.optimizer);
+  if (!(in.sim.eval_interval_s > 0)) throw std::invalid_argument("sim.eval_interval_s must be > 0");
+  const topology::Topology topo = topology::build_topology(in.topology);
+  const int n = topo.graph.size();
+
+  const learning::TrainTest data = learning::load_data(in.data);
+  const learning::Partition partition = learning::make_partition(
+      data.train.labels, data.train.classes, n, in.data.partition, in.data.seed);
+  std::unique_ptr<learning::Model> model = learning::make_model(in.model, data.train);
+  std::vector<float> initial(model->num_parameters());
+  model->initialize(initial, in.model.init_seed);
+
+  std::vector<learning::BatchSampler> samplers;
+  for (int i = 0; i < n; ++i) {
+    const auto& indices = partition.peer_indices[static_cast<std::size_t>(i)];
+    if (indices.empty()) {
+      throw std::invalid_argument("peer " + std::to_string(i) +
+                                  " got no training samples from the partition (data.partition)");
+    }
+    samplers.emplace_back(indices, in.optimizer.batch_size, peer_seed(in.optimizer.seed, i));
+  }
+
+  consensus::ProtocolConfig protocol = in.consensus.protocol;
+  protocol.iterations = in.run.iterations;
+  protocol.learning_rate = in.optimizer.lr;
+  const bool adaptive = protocol.policy.kind == consensus::PolicyKind::kAdaptive;
+  std::vector<std::unique_ptr<consensus::PeerProtocol>> peers;
+  const consensus::Params start = consensus::make_params(initial);
+  for (int i = 0; i < n; ++i) {
+    peers.push_back(std::make_unique<consensus::PeerProtocol>(i, topo.schedule, protocol, start));
+  }
+  stragglers::DelayModel delays(in.stragglers, n);
+  GradientWorkers gradients(*model, data.train, std::move(samplers), in.sim.threads,
+                            adaptive ? in.consensus.micro_batches : 1);
+  consensus::VirtualNetwork net(std::move(peers), delays, gradients);
+
+  metrics::RunMetrics out(folder, in.sim.per_peer_eval);
+  write_resolved_inputs(folder / "resolved_config.json", in, topo);
+  SimulationResult result;
+  result.peers = n;
+  net.on_record = [&](const consensus::IterationRecord& r) {
+    out.record(r, gradients.last_loss(r.peer));
+    result.end_time_s = std::max(result.end_time_s, r.update_s);
+  };
+
+  net.start(0.0);
+  auto report = [&](double t) {
+    const metrics::Evaluation e = evaluate(net, *model, data.test, in.sim.per_peer_eval, t);
+    out.evaluation(e);
+    if (on_evaluation) on_evaluation(e, out.totals());
+  };
+  report(0.0);
+  double t = 0;
+  while (!net.all_finished()) {
+    const bool more = net.run_until(t + in.sim.eval_interval_s);
+    t += in.sim.eval_interval_s;
+    report(t);
+    if (in.sim.stop_at_target &&
+        metrics::time_to_target(out.evaluations(), in.sim.target_accuracy, in.sim.target_loss)) {
+      break;
+    }
+    if (!more) break;  // nothing can happen any more
+  }
+  result.finished = net.all_finished();
+  result.totals = out.totals();
+  result.last = out.evaluations().back();
+  result.time_to_target_s =
+      metrics::time_to_target(out.evaluations(), in.sim.target_accuracy, in.sim.target_loss);
+  result.events = net.events();
+  result.messages = net.messages();
+  std::int64_t dropped = 0;
+  for (int i = 0; i < n; ++i) dropped += net.peer(i).dropped_messages();
+  result.wait_fraction =
+      result.end_time_s > 0 ? result.totals.wait_sum_s / (n * result.end_time_s) : 0.0;
+
+  auto& s = result.summary;
+  s["name"] = in.run.name;
+  s["peers"] = n;
+  s["topology"] = topology::to_string(in.topology.kind);
+  s["policy"] = consensus::to_string(protocol.policy.kind);
+  s["iterations_per_peer"] = in.run.iterations;
+  s["finished"] = result.finished;
+  s["virtual_time_s"] = result.end_time_s;
+  s["target_accuracy"] = in.sim.target_accuracy;
+  s["target_loss"] = in.sim.target_loss;
+  s["time_to_target_s"] =
+      result.time_to_target_s ? nlohmann::ordered_json(*result.time_to_target_s) : nullptr;
+  s["final_test_accuracy"] = result.last.test_accuracy;
+  s["final_test_loss"] = result.last.test_loss;
+  s["final_consensus_distance"] = result.last.consensus_distance;
+  s["mean_backups"] = result.totals.mean_backups();
+  s["mean_awaited"] = result.totals.mean_awaited();
+  s["mean_wait_s"] = result.totals.mean_wait_s();
+  s["wait_fraction"] = result.wait_fraction;
+  s["updates"] = result.totals.iterations;
+  s["events"] = result.events;
+  s["messages"] = result.messages;
+  s["dropped_messages"] = dropped;
+  metrics::write_json(folder / "summary.json", s);
+  return result;
+}
+
+}  // namespace fastk::node::sim

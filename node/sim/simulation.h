@@ -1,0 +1,53 @@
+// `fastk sim`: N peers of consensus::PeerProtocol in one process, in virtual time
+// (consensus::VirtualNetwork), with real gradients on the configured model and data and
+// compute/link times from the seeded delay models. Same inputs and seed give byte-identical
+// output files whatever the number of gradient threads.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+
+#include "learning/specs.h"
+#include "node/config/experiment_config.h"
+#include "node/metrics/run_metrics.h"
+#include "node/sim/sim_settings.h"
+#include "node/stragglers/delay_spec.h"
+
+namespace fastk::node::sim {
+
+struct SimulationInputs {
+  RunConfig run;
+  topology::TopologySpec topology;
+  learning::DataSpec data;
+  learning::ModelSpec model;
+  learning::OptimizerSpec optimizer;
+  ConsensusConfig consensus;
+  stragglers::DelaySpec stragglers;
+  SimSettings sim;
+};
+
+struct SimulationResult {
+  int peers = 0;
+  double end_time_s = 0;  // virtual time of the last update
+  bool finished = true;   // every peer ran all its iterations
+  std::optional<double> time_to_target_s;
+  metrics::IterationTotals totals;
+  metrics::Evaluation last;
+  std::int64_t events = 0;
+  std::int64_t messages = 0;
+  double wait_fraction = 0;  // total wait / (peers * end time)
+  nlohmann::ordered_json summary;
+};
+
+// Called after each evaluation (for progress display).
+using EvaluationObserver =
+    std::function<void(const metrics::Evaluation&, const metrics::IterationTotals&)>;
+
+// Runs the simulation, writing the metrics files into `folder`. Throws
+// std::invalid_argument / std::runtime_error with a message naming the bad input.
+SimulationResult simulate(const SimulationInputs& inputs, const std::filesystem::path& folder,
+                          const EvaluationObserver& on_evaluation = {});
+
+}  // namespace fastk::node::sim

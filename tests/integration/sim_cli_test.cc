@@ -1,0 +1,94 @@
+// Runs the real `fastk sim` executable: what a user sees and the files a run leaves.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tests/integration/run_fastk.h"
+
+namespace {
+
+using fastk::testing::run_fastk;
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+class SimCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("fastk_sim_cli_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  // `extra` is appended as the last tables; `optimizer` and `stragglers` lines go into
+  // those tables.
+  std::string config(const std::string& name, const std::string& extra,
+                     const std::string& optimizer = "", const std::string& stragglers = "") const {
+    const fs::path path = dir_ / (name + ".toml");
+    std::ofstream(path) << "[run]\nname = \"" << name << "\"\niterations = 30\noutput = \""
+                        << dir_.string() << R"("
+[topology]
+kind = "ring"
+peers = 6
+[data]
+kind = "gaussian_mixture"
+train_samples = 600
+test_samples = 200
+dim = 6
+classes = 3
+[optimizer]
+lr = 0.1
+batch_size = 8
+)" << optimizer << "[stragglers]\ntransient_probability = 0.2\n"
+                        << stragglers << "[sim]\neval_interval_s = 5\ntarget_accuracy = 0.7\n"
+                        << extra;
+    return path.string();
+  }
+  std::string read(const fs::path& path) const {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  fs::path dir_;
+};
+
+TEST_F(SimCli, RunsAndPrintsTheSummary) {
+  const auto r = run_fastk("sim " + config("a", "[consensus]\npolicy = \"deadline\"\n"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("peers: 6  updates: 180"));
+  EXPECT_THAT(r.output, HasSubstr("time to target: "));
+  EXPECT_THAT(r.output, HasSubstr("mean b: "));
+  for (const char* file : {"config.toml", "resolved_config.json", "iterations.csv",
+                           "evaluations.csv", "peer_accuracy.csv", "summary.json"}) {
+    EXPECT_TRUE(fs::exists(dir_ / "a" / file)) << file;
+  }
+  EXPECT_THAT(read(dir_ / "a" / "resolved_config.json"), HasSubstr("\"policy\": \"deadline\""));
+}
+
+TEST_F(SimCli, ThreadCountDoesNotChangeTheOutputs) {
+  const std::string adaptive = "[consensus]\npolicy = \"adaptive\"\n";
+  ASSERT_EQ(run_fastk("sim --quiet --threads 1 " + config("one", adaptive)).exit_code, 0);
+  ASSERT_EQ(run_fastk("sim --quiet --threads 2 " + config("two", adaptive)).exit_code, 0);
+  for (const char* file : {"iterations.csv", "evaluations.csv", "peer_accuracy.csv"}) {
+    EXPECT_EQ(read(dir_ / "one" / file), read(dir_ / "two" / file)) << file;
+  }
+}
+
+TEST_F(SimCli, BadConfigsNameWhatToFix) {
+  auto r = run_fastk("sim " + config("bad", "[consensus]\npolicy = \"fastest\"\n"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("consensus.policy"));
+  r = run_fastk("sim " + config("momentum", "", "momentum = 0.9\n"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("optimizer.momentum"));
+  r = run_fastk("sim " + config("slow", "", "", "slow_peers = [9]\n"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("slow_peers: peer 9"));
+}
+
+}  // namespace
