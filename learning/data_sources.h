@@ -27,8 +27,9 @@ TrainTest load_data(const DataSpec& spec);
 // every training label (after train_limit): what one peer of a run needs. The kept rows are
 // bit-identical to load_data's (normalisation uses the whole training set's statistics); for
 // IDX files the other rows are never turned into floats, so memory stays near the shard.
-using RowSelector =
-    std::function<std::vector<std::int64_t>(std::span<const std::int32_t> labels, int classes)>;
+// `labels` is empty and `classes` 0 for regression data.
+using RowSelector = std::function<std::vector<std::int64_t>(std::span<const std::int32_t> labels,
+                                                            int classes, std::int64_t samples)>;
 TrainTest load_data_rows(const DataSpec& spec, const RowSelector& select);
 
 // An IDX image/label pair as validated bytes: the pixels stay unsigned bytes.

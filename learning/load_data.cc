@@ -133,7 +133,8 @@ TrainTest load_data_rows(const DataSpec& spec, const RowSelector& select) {
   const bool idx = spec.kind == DatasetKind::kFashionMnist || spec.kind == DatasetKind::kMnist;
   if (!idx) {  // generated or CIFAR-10: load whole, then keep the rows
     TrainTest data = load_data(spec);
-    const std::vector<std::int64_t> rows = select(data.train.labels, data.train.classes);
+    const std::vector<std::int64_t> rows =
+        select(data.train.labels, data.train.classes, data.train.size());
     data.train = select_rows(data.train, rows);
     return data;
   }
@@ -157,7 +158,8 @@ TrainTest load_data_rows(const DataSpec& spec, const RowSelector& select) {
     }
     standardization.emplace(moments);
   }
-  const std::vector<std::int64_t> rows = select(train.labels, train.classes);
+  const std::vector<std::int64_t> rows =
+      select(train.labels, train.classes, std::int64_t(train.labels.size()));
   std::vector<std::int64_t> all_test(test.labels.size());
   std::iota(all_test.begin(), all_test.end(), 0);
   TrainTest data;

@@ -116,9 +116,14 @@ Partition make_partition(std::span<const std::int32_t> labels, int classes, int 
 
 Partition make_partition(const Dataset& data, int peers, const PartitionSpec& spec,
                          std::uint64_t seed) {
-  if (data.classes > 0) return make_partition(data.labels, data.classes, peers, spec, seed);
+  return make_partition(data.labels, data.classes, data.size(), peers, spec, seed);
+}
+
+Partition make_partition(std::span<const std::int32_t> labels, int classes, std::int64_t samples,
+                         int peers, const PartitionSpec& spec, std::uint64_t seed) {
+  if (classes > 0) return make_partition(labels, classes, peers, spec, seed);
   // Regression samples have no label: for the i.i.d. split they all count as one class.
-  const std::vector<std::int32_t> one_class(static_cast<std::size_t>(data.size()), 0);
+  const std::vector<std::int32_t> one_class(static_cast<std::size_t>(samples), 0);
   return make_partition(one_class, 0, peers, spec, seed);
 }
 

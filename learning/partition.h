@@ -28,6 +28,10 @@ Partition make_partition(std::span<const std::int32_t> labels, int classes, int 
 // The same for a data set, including regression data (no labels: kIid over its samples).
 Partition make_partition(const Dataset& data, int peers, const PartitionSpec& spec,
                          std::uint64_t seed);
+// The same from a data set's labels, classes and sample count (labels empty and classes 0
+// for regression data), for callers that have not built the Dataset.
+Partition make_partition(std::span<const std::int32_t> labels, int classes, std::int64_t samples,
+                         int peers, const PartitionSpec& spec, std::uint64_t seed);
 
 struct PartitionReport {
   std::vector<std::int64_t> samples;                 // per peer

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "consensus/gradient_stats.h"
+#include "node/training/gradient_step.h"
 
 namespace fastk::node::sim {
 
@@ -31,32 +31,10 @@ GradientWorkers::~GradientWorkers() {
 }
 
 void GradientWorkers::compute(learning::Model& model, Task& task) {
-  const std::size_t p = model.num_parameters();
-  std::vector<float> grad(p);
-  const int pieces = std::min<int>(micro_batches_, static_cast<int>(task.batch.size()));
-  if (pieces <= 1) {
-    task.loss = model.loss_and_gradient(task.params->values(), {&train_, task.batch}, grad);
-    task.result.gradient = std::move(grad);
-    return;
-  }
-  // Equal-size micro-batches (the remainder goes to the last ones), averaged with weights
-  // proportional to their sizes only when they are equal; sizes differ by at most one.
-  consensus::MicroBatchAccumulator acc(p);
-  std::span<const std::int64_t> all(task.batch);
-  std::size_t first = 0;
-  double loss = 0;
-  for (int m = 0; m < pieces; ++m) {
-    const std::size_t size =
-        (task.batch.size() + static_cast<std::size_t>(m)) / static_cast<std::size_t>(pieces);
-    loss +=
-        model.loss_and_gradient(task.params->values(), {&train_, all.subspan(first, size)}, grad) *
-        static_cast<double>(size);
-    acc.add(grad);
-    first += size;
-  }
-  task.loss = loss / static_cast<double>(task.batch.size());
-  task.result.gradient.assign(p, 0.0f);
-  task.result.stats = acc.finish(task.result.gradient);
+  training::GradientStep step =
+      training::compute_gradient(model, train_, task.batch, task.params->values(), micro_batches_);
+  task.loss = step.loss;
+  task.result = std::move(step.result);
 }
 
 void GradientWorkers::begin(int peer, std::int64_t k, const consensus::Params& params) {

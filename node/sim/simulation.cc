@@ -10,16 +10,10 @@
 #include "node/sim/gradient_workers.h"
 #include "node/sim/resolved_inputs.h"
 #include "node/stragglers/delay_model.h"
+#include "node/training/peer_trainer.h"
 
 namespace fastk::node::sim {
 namespace {
-
-std::uint64_t peer_seed(std::uint64_t seed, int peer) {
-  std::uint64_t x = seed + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(peer + 1);
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 void check_optimizer(const learning::OptimizerSpec& o) {
   if (o.momentum != 0 || o.schedule != learning::ScheduleKind::kConstant || o.weight_decay != 0) {
@@ -78,20 +72,16 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
   const int n = topo.graph.size();
 
   const learning::TrainTest data = learning::load_data(in.data);
-  const learning::Partition partition = learning::make_partition(
-      data.train.labels, data.train.classes, n, in.data.partition, in.data.seed);
+  const learning::Partition partition = training::partition_training_set(
+      data.train.labels, data.train.classes, data.train.size(), in.data, n);
   std::unique_ptr<learning::Model> model = learning::make_model(in.model, data.train);
   std::vector<float> initial(model->num_parameters());
   model->initialize(initial, in.model.init_seed);
 
   std::vector<learning::BatchSampler> samplers;
   for (int i = 0; i < n; ++i) {
-    const auto& indices = partition.peer_indices[static_cast<std::size_t>(i)];
-    if (indices.empty()) {
-      throw std::invalid_argument("peer " + std::to_string(i) +
-                                  " got no training samples from the partition (data.partition)");
-    }
-    samplers.emplace_back(indices, in.optimizer.batch_size, peer_seed(in.optimizer.seed, i));
+    samplers.emplace_back(partition.peer_indices[static_cast<std::size_t>(i)],
+                          in.optimizer.batch_size, training::peer_seed(in.optimizer.seed, i));
   }
 
   consensus::ProtocolConfig protocol = in.consensus.protocol;

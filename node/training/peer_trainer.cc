@@ -13,10 +13,11 @@ std::uint64_t peer_seed(std::uint64_t seed, int peer) {
   return x ^ (x >> 31);
 }
 
-learning::Partition partition_training_set(const learning::Dataset& train,
-                                           const learning::DataSpec& spec, int peers) {
+learning::Partition partition_training_set(std::span<const std::int32_t> labels, int classes,
+                                           std::int64_t samples, const learning::DataSpec& spec,
+                                           int peers) {
   learning::Partition partition =
-      learning::make_partition(train.labels, train.classes, peers, spec.partition, spec.seed);
+      learning::make_partition(labels, classes, samples, peers, spec.partition, spec.seed);
   for (int i = 0; i < peers; ++i) {
     if (partition.peer_indices[static_cast<std::size_t>(i)].empty()) {
       throw std::invalid_argument("peer " + std::to_string(i) +
@@ -31,17 +32,12 @@ PeerTrainer::PeerTrainer(const learning::DataSpec& data, const learning::ModelSp
                          int micro_batches)
     : micro_batches_(micro_batches) {
   std::vector<std::int64_t> own;
-  learning::TrainTest mine =
-      learning::load_data_rows(data, [&](std::span<const std::int32_t> labels, int classes) {
-        learning::Partition partition =
-            learning::make_partition(labels, classes, peers, data.partition, data.seed);
-        own = std::move(partition.peer_indices.at(static_cast<std::size_t>(peer)));
+  learning::TrainTest mine = learning::load_data_rows(
+      data, [&](std::span<const std::int32_t> labels, int classes, std::int64_t samples) {
+        own = std::move(partition_training_set(labels, classes, samples, data, peers)
+                            .peer_indices.at(static_cast<std::size_t>(peer)));
         return own;
       });
-  if (own.empty()) {
-    throw std::invalid_argument("peer " + std::to_string(peer) +
-                                " got no training samples from the partition (data.partition)");
-  }
   shard_ = std::move(mine.train);
   test_ = std::move(mine.test);
   model_ = learning::make_model(model, shard_);

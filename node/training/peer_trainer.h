@@ -21,10 +21,11 @@ namespace fastk::node::training {
 // Independent sampling stream of `peer` derived from the optimizer seed (splitmix64).
 std::uint64_t peer_seed(std::uint64_t seed, int peer);
 
-// The partition of the training set over `peers` (throws std::invalid_argument naming the
-// peer if one gets no samples).
-learning::Partition partition_training_set(const learning::Dataset& train,
-                                           const learning::DataSpec& spec, int peers);
+// The partition of a training set (its labels, classes and size) over `peers`; throws
+// std::invalid_argument naming the peer if one gets no samples.
+learning::Partition partition_training_set(std::span<const std::int32_t> labels, int classes,
+                                           std::int64_t samples, const learning::DataSpec& spec,
+                                           int peers);
 
 // A real peer's training state: its own shard only (the rest of the training set is freed
 // once the shard is cut), a sampler over it, the model and the test set.

@@ -22,7 +22,8 @@ void expect_same(const Dataset& a, const Dataset& b) {
 
 // Every third row, backwards: order and gaps both matter.
 RowSelector every_third_backwards(std::vector<std::int64_t>& picked) {
-  return [&picked](std::span<const std::int32_t> labels, int classes) {
+  return [&picked](std::span<const std::int32_t> labels, int classes, std::int64_t samples) {
+    EXPECT_EQ(samples, std::int64_t(labels.size()));
     EXPECT_EQ(classes, 10);
     picked.clear();
     for (std::int64_t i = std::int64_t(labels.size()) - 1; i >= 0; i -= 3) picked.push_back(i);
