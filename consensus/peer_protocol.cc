@@ -64,6 +64,12 @@ bool PeerProtocol::fresh(const Slot& slot) const {
   return slot.tag >= 0 && slot.tag >= k_ - config_.staleness;
 }
 
+const Params& PeerProtocol::mixed(const Slot& slot) const {
+  const bool exact = config_.policy.kind == PolicyKind::kFull;
+  const bool usable = slot.oldest_fresh && slot.oldest_fresh_tag >= k_ - config_.staleness;
+  return exact && usable ? slot.oldest_fresh : slot.params;
+}
+
 void PeerProtocol::start(double now_s, Actions& out) {
   if (phase_ != Phase::kNotStarted) throw std::logic_error("PeerProtocol: started twice");
   for (auto& slot : slots_) slot.last_heard_s = now_s;
@@ -167,6 +173,10 @@ void PeerProtocol::on_message(double now_s, PeerId from, std::int64_t tag, Param
   slot.last_heard_s = now_s;
   slot.departed = false;
   arrivals_.message(from, tag, now_s);
+  if (tag >= k_ - config_.staleness && slot.oldest_fresh_tag < k_ - config_.staleness) {
+    slot.oldest_fresh_tag = tag;
+    slot.oldest_fresh = params;
+  }
   if (tag > slot.tag) {
     slot.tag = tag;
     slot.params = std::move(params);
@@ -244,11 +254,12 @@ void PeerProtocol::update(double now_s, const std::vector<int>& used, int requir
   for (std::size_t u = 0; u < used.size(); ++u) {
     const Slot& slot =
         slots_[static_cast<std::size_t>(round_slots_[static_cast<std::size_t>(used[u])])];
-    const auto theirs = slot.params->values();
+    const Params& params = mixed(slot);
+    const auto theirs = params->values();
     const double w = row.weights[u];
     for (std::size_t p = 0; p < parameters_; ++p) accumulator_[p] += w * theirs[p];
     record.used.push_back(round_.receive_from[static_cast<std::size_t>(used[u])]);
-    record.used_tags.push_back(slot.tag);
+    record.used_tags.push_back(params == slot.params ? slot.tag : slot.oldest_fresh_tag);
   }
   std::vector<float> next(parameters_);
   const double lr = config_.learning_rate;
@@ -263,8 +274,8 @@ void PeerProtocol::update(double now_s, const std::vector<int>& used, int requir
     accumulator_.assign(own.begin(), own.end());
     for (int u : used) {
       const auto theirs =
-          slots_[static_cast<std::size_t>(round_slots_[static_cast<std::size_t>(u)])]
-              .params->values();
+          mixed(slots_[static_cast<std::size_t>(round_slots_[static_cast<std::size_t>(u)])])
+              ->values();
       for (std::size_t p = 0; p < parameters_; ++p) accumulator_[p] += theirs[p];
     }
     double squared = 0;
@@ -292,6 +303,13 @@ void PeerProtocol::update(double now_s, const std::vector<int>& used, int requir
   x_ = make_params(std::move(next));
   own_for_mix_.reset();
   ++k_;
+  // The oldest fresh message may now be stale; the newest (if fresh) takes its place.
+  for (Slot& slot : slots_) {
+    if ((!slot.oldest_fresh || slot.oldest_fresh_tag < k_ - config_.staleness) && fresh(slot)) {
+      slot.oldest_fresh_tag = slot.tag;
+      slot.oldest_fresh = slot.params;
+    }
+  }
   if (k_ >= config_.iterations) {
     phase_ = Phase::kFinished;
     out.push_back(Finished{k_});

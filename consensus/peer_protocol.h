@@ -81,6 +81,11 @@ class PeerProtocol {
   struct Slot {
     std::int64_t tag = -1;  // newest tag received
     Params params;
+    // The oldest message that was fresh when it arrived: under policy full this is exactly
+    // the neighbour's iteration-k model (it is at most one iteration ahead and its messages
+    // arrive in order), so full mixes x_j(k) whatever the timing: exact D-PSGD.
+    std::int64_t oldest_fresh_tag = -1;
+    Params oldest_fresh;
     double last_heard_s = 0;
     bool departed = false;
   };
@@ -88,6 +93,9 @@ class PeerProtocol {
   int slot_of(PeerId peer) const;  // -1 if not a neighbour
   bool gone(const Slot& slot, double now_s) const;
   bool fresh(const Slot& slot) const;
+  // What the update mixes from a slot: the newest model, or under policy full the
+  // iteration-k one.
+  const Params& mixed(const Slot& slot) const;
   void begin_or_block(double now_s, Actions& out);
   void begin_iteration(double now_s, Actions& out);
   void try_update(double now_s, Actions& out);
