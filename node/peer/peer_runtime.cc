@@ -148,6 +148,7 @@ class Peer {
     execute(actions);
     while (!protocol_->finished() && !stop_requested()) {
       step(next_wait_ms());
+      note_silent_neighbours();
       print_progress(false);
     }
     report_.stopped = !protocol_->finished();
@@ -346,6 +347,17 @@ class Peer {
     std::cout << format_progress(p) << std::endl;
   }
 
+  // The protocol stops awaiting a neighbour silent for peer_timeout_ms; record the departure
+  // at the iteration it is noticed (a dead peer is not a departure at the end of the run).
+  void note_silent_neighbours() {
+    const double timeout_s = static_cast<double>(config_.cluster.peer_timeout_ms) / 1000.0;
+    for (int j : neighbours_) {
+      if (left_.count(j) || silent_.count(j) || now_s() - last_heard_s_[j] < timeout_s) continue;
+      silent_.insert(j);
+      report_.departures.push_back({j, protocol_->iteration(), "silent"});
+    }
+  }
+
   // BYE to every neighbour, then keep answering until each has left too (or gone silent
   // past peer_timeout_ms), so messages still queued reach peers that are behind.
   void say_goodbye() {
@@ -364,7 +376,9 @@ class Peer {
       receive(std::chrono::milliseconds(sends_pending() ? 1 : 100));
     }
     for (int j : neighbours_) {
-      if (!left_.count(j)) report_.departures.push_back({j, protocol_->iteration(), "silent"});
+      if (!left_.count(j) && silent_.insert(j).second) {
+        report_.departures.push_back({j, protocol_->iteration(), "silent"});
+      }
     }
   }
 
@@ -403,6 +417,7 @@ class Peer {
   std::unique_ptr<StopWatcher> stop_watcher_;
   std::set<int> heard_;
   std::set<int> left_;
+  std::set<int> silent_;  // recorded as departed "silent" (they may have come back since)
   std::map<int, double> last_heard_s_;
   std::map<int, std::deque<wire::EncodedMessage>> pending_;  // refused sends, oldest first
   std::priority_queue<double, std::vector<double>, std::greater<>> timers_;

@@ -9,6 +9,7 @@
 #include <random>
 #include <thread>
 
+#include "tests/support/raw_sender.h"
 #include "tests/support/wire_frames.h"
 
 namespace fastk::node::transport {
@@ -150,24 +151,7 @@ TEST(ZmqTransport, ReceiveTimesOutEmptyWhenNothingArrives) {
   EXPECT_FALSE(lonely.receive(20ms));
 }
 
-// Sends raw multipart messages, as a misbehaving or foreign program would.
-class RawSender {
- public:
-  explicit RawSender(const std::string& endpoint) : socket_(context_, zmq::socket_type::push) {
-    socket_.set(zmq::sockopt::linger, 0);
-    socket_.connect(endpoint);
-  }
-  void send(const testing::Frames& frames) {
-    for (std::size_t i = 0; i < frames.size(); ++i) {
-      auto flags = i + 1 < frames.size() ? zmq::send_flags::sndmore : zmq::send_flags::none;
-      ASSERT_TRUE(socket_.send(zmq::buffer(frames[i].data(), frames[i].size()), flags));
-    }
-  }
-
- private:
-  zmq::context_t context_{1};
-  zmq::socket_t socket_;
-};
+using testing::RawSender;
 
 TEST(ZmqTransport, MalformedMessagesAreDroppedAndCountedWhileGoodOnesArrive) {
   std::vector<std::string> log;

@@ -1,0 +1,146 @@
+#!/usr/bin/python3
+"""The peers benchmark of issue 5 (documented, not run in CI).
+
+8 real peers (`fastk run`, one process each, ZeroMQ over 127.0.0.1) on a ring, MLP 784-128-10,
+batch 32, 600 iterations, policy `full`, no injected delays, Fashion-MNIST; compared with
+the time one process needs to compute the same 8 x 600 = 4,800 gradients on 2 threads
+(build/benchmarks/gradient_throughput, the peers' own gradient code, no communication).
+
+  scripts/build.sh build -DFASTK_BUILD_BENCHMARKS=ON
+  /usr/bin/python3 experiments/bench_peers.py [--repeats 3] [--build build]
+
+Training phase = max over peers of their elapsed_s (first iteration to last update, start-up
+handshake and final evaluation excluded); wall = the whole `fastk run` (process start,
+data loading, handshake, training, mean-model evaluation; plots off). Peers evaluate only
+at the end (--eval-every 600) so that mid-run checks do not stall the I/O threads.
+Target: training phase <= 2x the 2-thread gradient time (aim 1.5x). On a shared machine
+both times grow with the load, so the script also prints the load average and the CPU
+time (user + system) of `fastk run` with its peers and of the baseline program.
+"""
+import argparse
+import json
+import os
+import re
+import resource
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PEERS, ITERATIONS = 8, 600
+
+CONFIG = """[run]
+name = "bench"
+seed = 1
+iterations = {iterations}
+output = "{output}"
+[topology]
+kind = "ring"
+peers = {peers}
+[data]
+kind = "fashion_mnist"
+[model]
+kind = "mlp"
+hidden = [128]
+[optimizer]
+lr = 0.05
+batch_size = 32
+[consensus]
+policy = "full"
+[cluster]
+base_port = {base_port}
+"""
+
+
+def free_base_port(count):
+    """A base port below the ephemeral range with `count` free ports after it."""
+    for base in range(21000, 32000, 97):
+        try:
+            for port in range(base, base + count):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", port))
+            return base
+        except OSError:
+            continue
+    sys.exit("no free port range found")
+
+
+def children_cpu_s():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_peers(fastk, config, run_dir):
+    cpu_before = children_cpu_s()
+    began = time.monotonic()
+    done = subprocess.run([fastk, "run", config, "--no-plots", "--eval-every", str(ITERATIONS)],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    wall_s = time.monotonic() - began
+    cpu_s = children_cpu_s() - cpu_before
+    if done.returncode != 0:
+        sys.exit(f"fastk run failed:\n{done.stdout}")
+    with open(os.path.join(run_dir, "summary.json")) as f:
+        summary = json.load(f)
+    peers = summary["per_peer"]
+    elapsed = [p["elapsed_s"] for p in peers]
+    return {
+        "train_s": max(elapsed),
+        "wall_s": wall_s,
+        "cpu_s": cpu_s,
+        "startup_s": max(p["startup_s"] for p in peers),
+        "wait_share": sum(p["waiting_s"] for p in peers) / sum(elapsed),
+        "compute_share": sum(p["compute_s"] for p in peers) / sum(elapsed),
+        "bytes_per_iteration": summary["bytes_per_iteration"],
+        "rss_mib": [p["peak_rss_mib"] for p in peers],
+        "accuracy": summary.get("final_test_accuracy", float("nan")),
+    }
+
+
+def gradient_baseline(binary, config):
+    """Seconds for the 4,800 gradients on 2 threads, and the CPU time of the whole program."""
+    cpu_before = children_cpu_s()
+    out = subprocess.run([binary, config, str(PEERS * ITERATIONS), "2"], check=True,
+                         stdout=subprocess.PIPE, text=True).stdout
+    seconds = float(re.search(r"seconds=([0-9.eE+-]+)", out).group(1))
+    return seconds, children_cpu_s() - cpu_before
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    args = parser.parse_args()
+    fastk = os.path.join(args.build, "fastk")
+    baseline = os.path.join(args.build, "benchmarks", "gradient_throughput")
+    for path in (fastk, baseline):
+        if not os.access(path, os.X_OK):
+            sys.exit(f"{path} not found: build with -DFASTK_BUILD_BENCHMARKS=ON")
+
+    work = tempfile.mkdtemp(prefix="fastk_bench_")
+    config = os.path.join(work, "bench.toml")
+    with open(config, "w") as f:
+        f.write(CONFIG.format(iterations=ITERATIONS, peers=PEERS, output=work,
+                              base_port=free_base_port(PEERS)))
+    run_dir = os.path.join(work, "bench")
+    print(f"config: {config}")
+    for r in range(args.repeats):
+        p = run_peers(fastk, config, run_dir)
+        g, g_cpu = gradient_baseline(baseline, config)
+        rss = p["rss_mib"]
+        load = os.getloadavg()[0]
+        print(f"run {r + 1}: training phase {p['train_s']:.2f} s (wall {p['wall_s']:.2f} s, "
+              f"start-up {p['startup_s']:.2f} s) | 4800 gradients on 2 threads {g:.2f} s | "
+              f"ratio {p['train_s'] / g:.2f}x (wall {p['wall_s'] / g:.2f}x) | "
+              f"{p['bytes_per_iteration'] / 1e3:.0f} kB sent per peer-iteration | "
+              f"waiting {100 * p['wait_share']:.0f}%, computing {100 * p['compute_share']:.0f}% "
+              f"of peer time | peak RSS per peer {min(rss):.0f}-{max(rss):.0f} MiB "
+              f"(total {sum(rss):.0f}) | mean-model accuracy {100 * p['accuracy']:.2f}% | "
+              f"CPU time: fastk run {p['cpu_s']:.1f} s, baseline program {g_cpu:.1f} s "
+              f"(both with data loading) | load average {load:.1f}",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()

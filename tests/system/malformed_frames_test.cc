@@ -1,0 +1,81 @@
+// Bad frames sent by a foreign program to a live `fastk node` over TCP: the peer drops and
+// counts them by cause (summary.json's rejected_frames) and trains on to the end.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "tests/support/raw_sender.h"
+#include "tests/support/wire_frames.h"
+#include "tests/system/system_support.h"
+
+namespace fastk::systest {
+namespace {
+
+using fastk::testing::Frame;
+using fastk::testing::Frames;
+namespace wire = node::wire;
+
+// A well-formed MODEL of `sender` (the peers' model size does not matter: the checks that
+// reject these frames come before the payload is used).
+Frames model_from(wire::PeerId sender) {
+  static const std::vector<float> params(16, 0.5f);
+  return fastk::testing::to_frames(wire::encode_model(sender, 3, nullptr, params));
+}
+
+TEST(MalformedFrames, ALivePeerDropsAndCountsThemByCauseAndTrainsOn) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys");
+  // Peer 0's neighbours are 1 and 3; peer 2 is of the run but not a neighbour.
+  const TinyExperiment e = tiny_experiment(4, 3000);
+  const auto config = write_config(dir, e);
+  const auto run = run_dir(dir);
+  auto peers = start_peers(config, run, e.peers);
+  ASSERT_TRUE(peers[0]->wait_for_iteration(20, Seconds(60))) << peers[0]->output();
+
+  Frames bad_magic = model_from(1);
+  bad_magic[0][0] = std::byte{'X'};
+  fastk::testing::reseal(bad_magic);
+  Frames bad_checksum = model_from(1);
+  bad_checksum[1][5] ^= std::byte{0x40};  // a flipped bit in the payload
+  Frames bad_version = model_from(1);
+  bad_version[0][wire::kVersionOffset] = std::byte{9};
+  fastk::testing::reseal(bad_version);
+  Frames unknown_sender = model_from(77);  // a run of 4 peers
+  Frames not_neighbour = model_from(2);
+
+  {
+    // Closing waits (linger) until the queued frames went out.
+    fastk::testing::RawSender foreign("tcp://127.0.0.1:" + std::to_string(e.base_port),
+                                      std::chrono::milliseconds(5000));
+    foreign.send({Frame{std::byte{0xde}, std::byte{0xad}}});  // garbage: too short a header
+    foreign.send({Frame(200, std::byte{0x5a})});              // garbage: no magic
+    foreign.send({Frame(3, std::byte{0})});
+    foreign.send(bad_magic);
+    foreign.send(bad_checksum);
+    foreign.send(bad_version);
+    foreign.send(unknown_sender);
+    foreign.send(not_neighbour);
+    foreign.send(not_neighbour);
+  }
+  const std::int64_t iteration_when_sent = peers[0]->progress()->iteration;
+
+  for (int i = 0; i < e.peers; ++i) {
+    const auto status = peers[i]->wait(Seconds(120));
+    ASSERT_TRUE(status.has_value()) << "peer " << i << " hangs:\n" << peers[i]->output();
+    EXPECT_TRUE(status->ok()) << peers[i]->output();
+  }
+  ASSERT_LT(iteration_when_sent, e.iterations) << "the frames were sent after the run";
+  const auto summary = read_json(peer_dir(run, 0) / "summary.json");
+  EXPECT_EQ(summary.value("finished", false), true);
+  EXPECT_EQ(summary.value("iterations", 0), e.iterations);
+  const std::map<std::string, int> expected = {
+      {"bad header", 2},          {"bad magic", 2},      {"bad checksum", 1},
+      {"unsupported version", 1}, {"unknown sender", 1}, {"sender not a neighbour", 2}};
+  const auto rejected = summary["rejected_frames"].get<std::map<std::string, int>>();
+  EXPECT_EQ(rejected, expected) << summary.dump(2);
+  // The neighbours never saw a bad frame.
+  EXPECT_TRUE(read_json(peer_dir(run, 1) / "summary.json")["rejected_frames"].empty());
+}
+
+}  // namespace
+}  // namespace fastk::systest

@@ -1,0 +1,137 @@
+// Peers that die or never start, with real `fastk` processes over ZeroMQ TCP on 127.0.0.1:
+// the survivors finish, nobody hangs, and the failure is reported with names.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include "tests/system/system_support.h"
+
+namespace fastk::systest {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// The pid of the `fastk node CONFIG --id ID` process started by `fastk run` (found by its
+// command line in /proc), or -1.
+pid_t find_peer_pid(const std::filesystem::path& config, int id) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "cmdline");
+    std::vector<std::string> argv;
+    for (std::string arg; std::getline(in, arg, '\0');) argv.push_back(arg);
+    if (argv.size() < 5 || argv[1] != "node" || argv[2] != config.string()) continue;
+    for (std::size_t i = 3; i + 1 < argv.size(); ++i) {
+      if (argv[i] == "--id" && argv[i + 1] == std::to_string(id)) return std::stoi(name);
+    }
+  }
+  return -1;
+}
+
+TEST(PeerFailure, DeadlinePeersFinishWithoutAKilledNeighbourAndTheRunNamesIt) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys");
+  const TinyExperiment e = tiny_experiment(5, 3000, "deadline");
+  const auto config = write_config(dir, e);
+  const auto run = run_dir(dir);
+  FastkProcess launcher({"run", config.string(), "--no-plots"});
+
+  // Mid-run: a peer's iterations.csv reaches the disk in blocks of about 60 rows, so a
+  // non-empty file means it iterates, far from the end. Every peer must be iterating:
+  // a neighbour still in its start-up handshake may not have heard from peer 2 yet (with
+  // this policy peer 2 can run ahead on its other neighbour), and would rightly fail.
+  const auto every_peer_iterates = [&] {
+    for (int i = 0; i < e.peers; ++i) {
+      if (count_lines(peer_dir(run, i) / "iterations.csv") < 2) return false;
+    }
+    return true;
+  };
+  const auto until = Clock::now() + Seconds(60);
+  while (!every_peer_iterates() && Clock::now() < until) {
+    launcher.pump(std::chrono::milliseconds(5));
+  }
+  ASSERT_TRUE(every_peer_iterates()) << launcher.output();
+  const pid_t victim = find_peer_pid(config, 2);
+  ASSERT_GT(victim, 0);
+  ASSERT_EQ(::kill(victim, SIGKILL), 0);
+
+  const auto status = launcher.wait(Seconds(120));
+  ASSERT_TRUE(status.has_value()) << "fastk run hangs:\n" << launcher.output();
+  EXPECT_EQ(status->code, 1) << launcher.output();
+  EXPECT_THAT(launcher.output(), HasSubstr("peer 2 failed (killed by SIGKILL); log: " +
+                                           (run / "logs" / "peer-2.log").string()));
+  EXPECT_FALSE(std::filesystem::exists(peer_dir(run, 2) / "summary.json"));
+  for (int i : {0, 1, 3, 4}) {
+    const auto summary = read_json(peer_dir(run, i) / "summary.json");
+    EXPECT_EQ(summary.value("finished", false), true) << "peer " << i;
+    EXPECT_EQ(summary.value("iterations", 0), e.iterations) << "peer " << i;
+    EXPECT_THAT(launcher.output(), Not(HasSubstr("peer " + std::to_string(i) + " failed")));
+  }
+  for (int neighbour : {1, 3}) {
+    const auto departure = departure_of(read_json(peer_dir(run, neighbour) / "summary.json"), 2);
+    ASSERT_FALSE(departure.is_null()) << "peer " << neighbour << " did not record peer 2 leaving";
+    EXPECT_EQ(departure["how"], "silent");
+  }
+  // The run's summary says the run failed and shows the dead peer.
+  const auto summary = read_json(run / "summary.json");
+  EXPECT_EQ(summary.value("ok", true), false);
+  EXPECT_EQ(summary.value("peers_reported", 0), 4);
+}
+
+TEST(PeerFailure, WithPolicyFullNoPeerHangsOnAKilledNeighbour) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys");
+  TinyExperiment e = tiny_experiment(4, 400, "full");
+  e.peer_timeout_ms = 1000;
+  const auto config = write_config(dir, e);
+  const auto run = run_dir(dir);
+  auto peers = start_peers(config, run, e.peers);
+
+  ASSERT_TRUE(peers[1]->wait_for_iteration(20, Seconds(60))) << peers[1]->output();
+  peers[1]->kill(SIGKILL);
+  ASSERT_EQ(peers[1]->wait(Seconds(10))->signal, SIGKILL);
+  ASSERT_LT(peers[1]->progress()->iteration, e.iterations) << "killed after the end";
+
+  // Each survivor waits at most peer_timeout_ms for the dead peer, then carries on without
+  // it; the bound is generous for a loaded machine, a hang would never end.
+  for (int i : {0, 2, 3}) {
+    const auto status = peers[i]->wait(Seconds(60));
+    ASSERT_TRUE(status.has_value()) << "peer " << i << " hangs:\n" << peers[i]->output();
+    EXPECT_TRUE(status->ok()) << peers[i]->output();
+    const auto summary = read_json(peer_dir(run, i) / "summary.json");
+    EXPECT_EQ(summary.value("finished", false), true) << peers[i]->output();
+    EXPECT_EQ(summary.value("iterations", 0), e.iterations);
+  }
+  for (int neighbour : {0, 2}) {
+    const auto departure = departure_of(read_json(peer_dir(run, neighbour) / "summary.json"), 1);
+    ASSERT_FALSE(departure.is_null()) << peers[neighbour]->output();
+    EXPECT_EQ(departure["how"], "silent");
+    // Recorded when noticed (peer_timeout_ms after the kill), not when the run ended.
+    EXPECT_LT(departure["at_iteration"].get<std::int64_t>(), e.iterations);
+    EXPECT_THAT(peers[neighbour]->output(), HasSubstr("neighbour 1 left (silent)"));
+  }
+}
+
+TEST(PeerFailure, APeerWhoseNeighbourNeverStartsNamesItAndItsEndpoint) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys");
+  TinyExperiment e = tiny_experiment(4, 200);
+  e.startup_timeout_ms = 1500;
+  const auto config = write_config(dir, e);
+  // Peers 0 and 1 start; 2 and 3 never do. On the ring, 0 misses 3 and 1 misses 2.
+  auto peer0 = FastkProcess::node(config, 0, run_dir(dir));
+  auto peer1 = FastkProcess::node(config, 1, run_dir(dir));
+  for (const auto& [peer, missing] : {std::pair{peer0.get(), 3}, std::pair{peer1.get(), 2}}) {
+    const auto status = peer->wait(Seconds(30));
+    ASSERT_TRUE(status.has_value()) << peer->output();
+    EXPECT_EQ(status->code, 1) << peer->output();
+    EXPECT_THAT(peer->output(), HasSubstr("did not hear from 1 neighbour(s) within "
+                                          "startup_timeout_ms = 1500"));
+    EXPECT_THAT(peer->output(),
+                HasSubstr("peer " + std::to_string(missing) +
+                          " at tcp://127.0.0.1:" + std::to_string(e.base_port + missing)));
+  }
+  EXPECT_THAT(peer0->output(), Not(HasSubstr("peer 1 at")));
+  EXPECT_THAT(peer1->output(), Not(HasSubstr("peer 0 at")));
+}
+
+}  // namespace
+}  // namespace fastk::systest

@@ -1,0 +1,210 @@
+// Helpers of the system tests: real `fastk` processes talking over real ZeroMQ TCP sockets on
+// 127.0.0.1. Each test gets its own folder (testutil::fresh_test_dir) and its own free port
+// range, so tests can run in parallel under CTest.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "node/launch/child_process.h"
+#include "node/launch/progress.h"
+#include "tests/testutil/temp_dir.h"
+
+namespace fastk::systest {
+
+using Clock = std::chrono::steady_clock;
+using Seconds = std::chrono::duration<double>;
+
+inline bool port_is_free(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  const bool free = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+  ::close(fd);
+  return free;
+}
+
+// A base port such that base .. base + count - 1 are free now. Chosen below the kernel's
+// ephemeral range, so that the peers' own outgoing connections (which take ephemeral ports)
+// cannot grab a port a peer is about to bind; random, so parallel tests do not collide.
+inline int free_base_port(int count) {
+  int ephemeral_low = 32768;
+  std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> ephemeral_low;
+  const int low = 10000;
+  const int high = std::max(low + 1, ephemeral_low - count - 1);
+  std::mt19937 random(std::random_device{}());
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    const int base = std::uniform_int_distribution<int>(low, high)(random);
+    bool all_free = true;
+    for (int p = base; p < base + count && all_free; ++p) all_free = port_is_free(p);
+    if (all_free) return base;
+  }
+  ADD_FAILURE() << "no range of " << count << " free ports found";
+  return low;
+}
+
+// An experiment on a small synthetic data set: each gradient takes microseconds.
+struct TinyExperiment {
+  int peers = 4;
+  std::int64_t iterations = 200;
+  std::string policy = "full";
+  int base_port = 0;
+  int peer_timeout_ms = 1000;
+  int startup_timeout_ms = 10000;
+  std::string extra;  // more TOML appended at the end
+};
+
+// `peers` peers on a ring, with a free port range of their own.
+inline TinyExperiment tiny_experiment(int peers, std::int64_t iterations,
+                                      const std::string& policy = "full") {
+  TinyExperiment e;
+  e.peers = peers;
+  e.iterations = iterations;
+  e.policy = policy;
+  e.base_port = free_base_port(peers);
+  return e;
+}
+
+// Writes DIR/exp.toml; outputs go to DIR/runs/sys (absolute, whatever the working directory).
+inline std::filesystem::path write_config(const std::filesystem::path& dir,
+                                          const TinyExperiment& e) {
+  const auto path = dir / "exp.toml";
+  std::ofstream(path) << "[run]\nname = \"sys\"\niterations = " << e.iterations << "\noutput = \""
+                      << (dir / "runs").string() << "\"\n"
+                      << "[topology]\nkind = \"ring\"\npeers = " << e.peers << "\n"
+                      << "[data]\nkind = \"gaussian_mixture\"\ntrain_samples = 800\n"
+                      << "test_samples = 200\ndim = 8\nclasses = 3\nseparation = 4.0\n"
+                      << "[model]\nkind = \"mlp\"\nhidden = [8]\n"
+                      << "[optimizer]\nlr = 0.05\nbatch_size = 8\n"
+                      << "[consensus]\npolicy = \"" << e.policy << "\"\n"
+                      << "[cluster]\nbase_port = " << e.base_port
+                      << "\npeer_timeout_ms = " << e.peer_timeout_ms
+                      << "\nstartup_timeout_ms = " << e.startup_timeout_ms << "\n"
+                      << e.extra;
+  return path;
+}
+
+inline std::filesystem::path run_dir(const std::filesystem::path& dir) {
+  return dir / "runs" / "sys";
+}
+
+inline std::filesystem::path peer_dir(const std::filesystem::path& run, int peer) {
+  return run / "peers" / ("peer-" + std::to_string(peer));
+}
+
+inline nlohmann::json read_json(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) {
+    ADD_FAILURE() << "missing " << path;
+    return nlohmann::json::object();
+  }
+  return nlohmann::json::parse(in, nullptr, false);
+}
+
+inline std::int64_t count_lines(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::int64_t lines = 0;
+  for (std::string line; std::getline(in, line);) ++lines;
+  return lines;
+}
+
+// A running `fastk ...` process whose output (stdout and stderr) the test reads as it comes.
+class FastkProcess {
+ public:
+  explicit FastkProcess(std::vector<std::string> args) {
+    args.insert(args.begin(), FASTK_BINARY);
+    process_ = std::make_unique<node::ChildProcess>(args);
+  }
+
+  // `fastk node CONFIG --id I --output RUN_DIR`, with frequent @progress lines.
+  static std::unique_ptr<FastkProcess> node(const std::filesystem::path& config, int id,
+                                            const std::filesystem::path& run) {
+    return std::make_unique<FastkProcess>(
+        std::vector<std::string>{"node", config.string(), "--id", std::to_string(id), "--output",
+                                 run.string(), "--progress-interval", "0.02"});
+  }
+
+  pid_t pid() const { return process_->pid(); }
+  const std::string& output() const { return output_; }
+  const std::optional<node::PeerProgress>& progress() const { return progress_; }
+  void kill(int signal) { process_->send_signal(signal); }
+
+  // Reads what arrived, waiting at most `timeout` for something to arrive.
+  void pump(std::chrono::milliseconds timeout) {
+    if (process_->output_fd() >= 0) {
+      pollfd fd{process_->output_fd(), POLLIN, 0};
+      ::poll(&fd, 1, static_cast<int>(timeout.count()));
+    }
+    for (const auto& line : process_->read_lines()) {
+      output_ += line + "\n";
+      if (auto p = node::parse_progress(line)) progress_ = p;
+    }
+  }
+
+  // Waits until the process exits or `timeout` passes; nullopt if it is still running.
+  std::optional<node::ExitStatus> wait(Seconds timeout) {
+    const auto until = Clock::now() + timeout;
+    while (true) {
+      pump(std::chrono::milliseconds(20));
+      if (auto status = process_->poll_exit()) {
+        pump(std::chrono::milliseconds(0));
+        return status;
+      }
+      if (Clock::now() > until) return std::nullopt;
+    }
+  }
+
+  // Waits until the latest @progress line reports at least `iteration`; false if the process
+  // exited or `timeout` passed first.
+  bool wait_for_iteration(std::int64_t iteration, Seconds timeout) {
+    const auto until = Clock::now() + timeout;
+    while (Clock::now() < until) {
+      pump(std::chrono::milliseconds(10));
+      if (progress_ && progress_->iteration >= iteration) return true;
+      if (process_->poll_exit()) return false;
+    }
+    return false;
+  }
+
+ private:
+  std::unique_ptr<node::ChildProcess> process_;
+  std::string output_;
+  std::optional<node::PeerProgress> progress_;
+};
+
+// Every peer of a config as `fastk node` processes started by the test.
+inline std::vector<std::unique_ptr<FastkProcess>> start_peers(const std::filesystem::path& config,
+                                                              const std::filesystem::path& run,
+                                                              int peers) {
+  std::vector<std::unique_ptr<FastkProcess>> out;
+  for (int i = 0; i < peers; ++i) out.push_back(FastkProcess::node(config, i, run));
+  return out;
+}
+
+// The departure of `peer` in a `fastk node` summary.json, or null.
+inline nlohmann::json departure_of(const nlohmann::json& summary, int peer) {
+  if (summary.contains("departures")) {
+    for (const auto& d : summary["departures"]) {
+      if (d.value("peer", -1) == peer) return d;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace fastk::systest
