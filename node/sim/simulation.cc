@@ -1,5 +1,6 @@
 #include "node/sim/simulation.h"
 
+#include <fstream>
 #include <stdexcept>
 
 #include "consensus/virtual_network.h"
@@ -126,6 +127,16 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
     if (!more) break;  // nothing can happen any more
   }
   result.finished = net.all_finished();
+  // Final models, where real peers put theirs (peers/peer-<i>/model-final.f32, raw float32),
+  // so that a simulation and a real run of one config can be compared byte for byte.
+  for (int i = 0; i < n; ++i) {
+    const auto dir = folder / "peers" / ("peer-" + std::to_string(i));
+    std::filesystem::create_directories(dir);
+    const auto values = net.peer(i).model()->values();
+    std::ofstream(dir / "model-final.f32", std::ios::binary)
+        .write(reinterpret_cast<const char*>(values.data()),
+               static_cast<std::streamsize>(values.size_bytes()));
+  }
   result.totals = out.totals();
   result.last = out.evaluations().back();
   result.time_to_target_s =
