@@ -8,6 +8,7 @@
 
 #include "node/cli/commands.h"
 #include "node/config/experiment_config.h"
+#include "node/metrics/iteration_csv.h"
 #include "node/peer/peer_runtime.h"
 #include "node/peer_id.h"
 #include "topology/topology.h"
@@ -55,18 +56,14 @@ void run_node(const NodeOptions& o) {
                        : std::filesystem::path(o.output);
   const std::filesystem::path dir = run_dir / "peers" / ("peer-" + std::to_string(options.peer));
   std::filesystem::create_directories(dir);
-  std::ofstream iterations(dir / "iterations.csv");
+  metrics::IterationCsv iterations((dir / "iterations.csv").string());
   std::ofstream evaluations(dir / "evaluations.csv");
-  if (!iterations || !evaluations) throw std::runtime_error("cannot write to " + dir.string());
-  iterations << "peer,iteration,neighbours,awaited,backups,used,start_s,gradient_done_s,"
-                "update_s,wait_s,loss\n";
+  if (!evaluations) throw std::runtime_error("cannot write to " + dir.string());
   evaluations << "iteration,elapsed_s,test_loss,test_accuracy\n";
 
   peer::PeerHooks hooks;
   hooks.on_iteration = [&](const consensus::IterationRecord& r, double loss) {
-    iterations << r.peer << ',' << r.iteration << ',' << r.neighbours << ',' << r.awaited << ','
-               << r.backups << ',' << r.used.size() << ',' << r.start_s << ',' << r.gradient_done_s
-               << ',' << r.update_s << ',' << r.wait_s() << ',' << loss << '\n';
+    iterations.write(r, loss);
   };
   hooks.on_evaluation = [&](std::int64_t k, double elapsed_s, const learning::Evaluation& e,
                             std::span<const float> model) {

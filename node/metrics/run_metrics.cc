@@ -27,10 +27,7 @@ void IterationTotals::add(const consensus::IterationRecord& r) {
 
 RunMetrics::RunMetrics(const std::filesystem::path& folder, bool per_peer_accuracy)
     : folder_(ensure_folder(folder)),
-      iterations_((folder / "iterations.csv").string(),
-                  {"peer", "iteration", "neighbours", "awaited", "required", "used", "backups",
-                   "start_s", "gradient_done_s", "update_s", "wait_s", "self_weight", "train_loss",
-                   "gradient_norm2", "gradient_variance", "disagreement", "expected_time_s"}),
+      iterations_((folder / "iterations.csv").string()),
       evaluations_csv_(
           (folder / "evaluations.csv").string(),
           {"time_s", "mean_iteration", "test_loss", "test_accuracy", "consensus_distance",
@@ -44,12 +41,7 @@ RunMetrics::RunMetrics(const std::filesystem::path& folder, bool per_peer_accura
 
 void RunMetrics::record(const consensus::IterationRecord& r, double train_loss) {
   totals_.add(r);
-  iterations_ << r.peer << r.iteration << r.neighbours << r.awaited << r.required
-              << static_cast<int>(r.used.size()) << r.backups << r.start_s << r.gradient_done_s
-              << r.update_s << r.wait_s() << r.self_weight << train_loss
-              << r.estimates.gradient_norm2 << r.estimates.gradient_variance
-              << r.estimates.disagreement << r.estimates.expected_time_s;
-  iterations_.end_row();
+  iterations_.write(r, train_loss);
 }
 
 void RunMetrics::evaluation(const Evaluation& e) {

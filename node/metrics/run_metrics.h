@@ -16,6 +16,7 @@
 
 #include "consensus/actions.h"
 #include "node/metrics/csv_writer.h"
+#include "node/metrics/iteration_csv.h"
 
 namespace fastk::node::metrics {
 
@@ -52,7 +53,7 @@ class RunMetrics {
 
  private:
   std::filesystem::path folder_;
-  CsvWriter iterations_;
+  IterationCsv iterations_;
   CsvWriter evaluations_csv_;
   std::unique_ptr<CsvWriter> peer_accuracy_;
   IterationTotals totals_;
