@@ -16,6 +16,7 @@
 #include "node/config/experiment_config.h"
 #include "node/launch/launcher.h"
 #include "node/launch/run_outputs.h"
+#include "node/training/peer_trainer.h"
 #include "topology/topology.h"
 
 namespace fastk::node {
@@ -60,6 +61,7 @@ int run(const RunOptions& o) {
   const auto started = std::chrono::steady_clock::now();
   const std::filesystem::path config_path = std::filesystem::absolute(o.config);
   const ExperimentConfig config = load_config(config_path);
+  training::check_optimizer(config.optimizer);  // before any peer starts
   const int n = topology::build_topology(config.topology).graph.size();
   const std::filesystem::path run_dir =
       std::filesystem::absolute(std::filesystem::path(config.run.output) / config.run.name);

@@ -16,16 +16,6 @@
 namespace fastk::node::sim {
 namespace {
 
-void check_optimizer(const learning::OptimizerSpec& o) {
-  if (o.momentum != 0 || o.schedule != learning::ScheduleKind::kConstant || o.weight_decay != 0) {
-    throw std::invalid_argument(
-        "fastk sim runs the protocol's plain SGD step with a constant learning rate: "
-        "optimizer.momentum, optimizer.schedule and optimizer.weight_decay must keep their "
-        "defaults (0, \"constant\", 0)");
-  }
-  if (!(o.lr > 0)) throw std::invalid_argument("optimizer.lr must be > 0");
-}
-
 // Evaluates the mean model and (optionally) every peer's model.
 metrics::Evaluation evaluate(const consensus::VirtualNetwork& net, learning::Model& model,
                              const learning::Dataset& test, bool per_peer, double time_s) {
@@ -67,7 +57,7 @@ metrics::Evaluation evaluate(const consensus::VirtualNetwork& net, learning::Mod
 
 SimulationResult simulate(const SimulationInputs& in, const std::filesystem::path& folder,
                           const EvaluationObserver& on_evaluation) {
-  check_optimizer(in.optimizer);
+  training::check_optimizer(in.optimizer);
   if (!(in.sim.eval_interval_s > 0)) throw std::invalid_argument("sim.eval_interval_s must be > 0");
   const topology::Topology topo = topology::build_topology(in.topology);
   const int n = topo.graph.size();

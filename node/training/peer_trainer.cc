@@ -6,6 +6,16 @@
 
 namespace fastk::node::training {
 
+void check_optimizer(const learning::OptimizerSpec& o) {
+  if (o.momentum != 0 || o.schedule != learning::ScheduleKind::kConstant || o.weight_decay != 0) {
+    throw std::invalid_argument(
+        "decentralized runs (fastk sim, node, run) apply the protocol's plain SGD step with a "
+        "constant learning rate: optimizer.momentum, optimizer.schedule and "
+        "optimizer.weight_decay must keep their defaults (0, \"constant\", 0)");
+  }
+  if (!(o.lr > 0)) throw std::invalid_argument("optimizer.lr must be > 0");
+}
+
 std::uint64_t peer_seed(std::uint64_t seed, int peer) {
   std::uint64_t x = seed + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(peer + 1);
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -31,6 +41,7 @@ PeerTrainer::PeerTrainer(const learning::DataSpec& data, const learning::ModelSp
                          const learning::OptimizerSpec& optimizer, int peers, int peer,
                          int micro_batches)
     : micro_batches_(micro_batches) {
+  check_optimizer(optimizer);
   std::vector<std::int64_t> own;
   learning::TrainTest mine = learning::load_data_rows(
       data, [&](std::span<const std::int32_t> labels, int classes, std::int64_t samples) {

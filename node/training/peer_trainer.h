@@ -18,6 +18,11 @@
 
 namespace fastk::node::training {
 
+// Decentralized runs (simulated or real) apply the protocol's plain SGD step with a constant
+// learning rate; throws std::invalid_argument if the optimizer asks for more (momentum, a
+// schedule, weight decay), rather than silently ignoring it.
+void check_optimizer(const learning::OptimizerSpec& optimizer);
+
 // Independent sampling stream of `peer` derived from the optimizer seed (splitmix64).
 std::uint64_t peer_seed(std::uint64_t seed, int peer);
 
