@@ -72,8 +72,10 @@ void Network<S>::gather(const BatchView& batch) {
 template <typename S>
 const Matrix<S>& Network<S>::forward(std::span<const S> params, const BatchView& batch) {
   gather(batch);
+  params_copy_ = Eigen::Map<const Eigen::Matrix<S, Eigen::Dynamic, 1>>(params.data(),
+                                                                       Eigen::Index(params.size()));
   for (std::size_t i = 0; i < layers_.size(); ++i) {
-    layers_[i]->forward(params.data() + offsets_[i], values_[i], values_[i + 1]);
+    layers_[i]->forward(params_copy_.data() + offsets_[i], values_[i], values_[i + 1]);
   }
   return values_.back();
 }
@@ -120,16 +122,17 @@ double Network<S>::loss_and_gradient(std::span<const S> params, const BatchView&
   if (batch.size() == 0) throw std::invalid_argument("loss_and_gradient: empty batch");
   forward(params, batch);
   double loss = head(batch, true) / double(batch.size());
+  grad_copy_.resize(params_copy_.size());
   for (std::size_t i = layers_.size(); i-- > 0;) {
-    layers_[i]->backward(params.data() + offsets_[i], values_[i], values_[i + 1], grads_[i + 1],
-                         grad.data() + offsets_[i], i > 0 ? &grads_[i] : nullptr);
+    layers_[i]->backward(params_copy_.data() + offsets_[i], values_[i], values_[i + 1],
+                         grads_[i + 1], grad_copy_.data() + offsets_[i],
+                         i > 0 ? &grads_[i] : nullptr);
   }
   if (l2_ > 0) {
-    ConstVectorMap<S> p(params.data(), Eigen::Index(params.size()));
-    VectorMap<S> g(grad.data(), Eigen::Index(grad.size()));
-    g += S(l2_) * p;
-    loss += 0.5 * l2_ * double(p.squaredNorm());
+    grad_copy_ += S(l2_) * params_copy_;
+    loss += 0.5 * l2_ * double(params_copy_.squaredNorm());
   }
+  VectorMap<S>(grad.data(), Eigen::Index(grad.size())) = grad_copy_;
   return loss;
 }
 

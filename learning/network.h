@@ -52,8 +52,14 @@ class Network {
   std::vector<std::size_t> offsets_;  // layer i's parameters: [offsets_[i], offsets_[i+1])
   LossKind loss_;
   double l2_;
-  std::vector<Matrix<S>> values_;    // values_[0]: input batch; values_[i+1]: layer i's output
-  std::vector<Matrix<S>> grads_;     // grads_[i]: dLoss/dvalues_[i]
+  std::vector<Matrix<S>> values_;  // values_[0]: input batch; values_[i+1]: layer i's output
+  std::vector<Matrix<S>> grads_;   // grads_[i]: dLoss/dvalues_[i]
+  // The caller's parameters and our gradient in buffers aligned the same way every time:
+  // Eigen's vectorised sums peel to alignment, so a block's address would otherwise change
+  // the summation order, and results would differ by an ulp between two callers (the
+  // simulator and a real peer) holding the same values at different addresses.
+  Eigen::Matrix<S, Eigen::Dynamic, 1> params_copy_;
+  Eigen::Matrix<S, Eigen::Dynamic, 1> grad_copy_;
   std::vector<std::int64_t> chunk_;  // row indices of an evaluation chunk
 };
 

@@ -16,16 +16,18 @@ Graph parse_edge_list(std::istream& in, const std::string& source, std::optional
     long long a = 0, b = 0;
     std::string extra;
     if (!(fields >> a >> b) || (fields >> extra)) {
-      throw std::invalid_argument(where + ": expected two peer ids 'a b', got '" + line + "'");
+      throw std::invalid_argument(where + ": expected two peer ids 'a b', got '" + printable(line) +
+                                  "'");
     }
     if (a < 0 || b < 0 || a > 1'000'000 || b > 1'000'000) {
-      throw std::invalid_argument(where + ": peer ids must be in 0..1000000, got '" + line + "'");
+      throw std::invalid_argument(where + ": peer ids must be in 0..1000000, got '" +
+                                  printable(line) + "'");
     }
     if (peers && (a >= *peers || b >= *peers)) {
       throw std::invalid_argument(where + ": peer id out of range 0.." +
-                                  std::to_string(*peers - 1) + " in '" + line + "'");
+                                  std::to_string(*peers - 1) + " in '" + printable(line) + "'");
     }
-    if (a == b) throw std::invalid_argument(where + ": self loop '" + line + "'");
+    if (a == b) throw std::invalid_argument(where + ": self loop '" + printable(line) + "'");
     edges.push_back({static_cast<PeerId>(a), static_cast<PeerId>(b)});
     max_id = std::max(max_id, static_cast<int>(std::max(a, b)));
   });

@@ -73,7 +73,7 @@ Eigen::MatrixXd parse_weight_matrix(std::istream& in, const std::string& source,
       char* end = nullptr;
       double value = std::strtod(token.c_str(), &end);
       if (end != token.c_str() + token.size() || !std::isfinite(value)) {
-        throw std::invalid_argument(where + ": '" + token + "' is not a finite number");
+        throw std::invalid_argument(where + ": '" + printable(token) + "' is not a finite number");
       }
       if (col < peers) w(row, col) = value;
       ++col;

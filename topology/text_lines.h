@@ -6,6 +6,14 @@
 
 namespace fastk::topology {
 
+// `line` as it may be shown in an error message: at most 60 characters, bytes that are not
+// printable ASCII shown as '?' (a binary file must not garble the terminal).
+inline std::string printable(const std::string& line) {
+  std::string out;
+  for (char c : line.substr(0, 60)) out += (c >= 32 && c < 127) ? c : '?';
+  return line.size() > 60 ? out + "..." : out;
+}
+
 // Calls fn(line, where) for every line that is not blank once '#' comments are cut off.
 // `where` is "source:line_number", ready to prefix an error message.
 template <typename Fn>

@@ -134,7 +134,8 @@ void add_node_command(CLI::App& app) {
   cmd->add_option("--eval-every", options->eval_every,
                   "Evaluate the own model every N iterations (default: at the end only)");
   cmd->add_option("--progress-interval", options->progress_interval_s,
-                  "Seconds between @progress lines (default 0.5)");
+                  "Seconds between @progress lines (default 0.5)")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--stop-on-stdin-eof", options->stop_on_stdin_eof,
                 "Stop cleanly when stdin closes (set by the launcher for ssh peers)");
   cmd->callback([options] { run_node(*options); });

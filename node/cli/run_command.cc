@@ -28,7 +28,7 @@ void on_interrupt(int) { g_interrupted = true; }
 struct RunOptions {
   std::string config;
   std::int64_t eval_every = 0;
-  bool plots = true;
+  bool no_plots = false;
   std::string remote_fastk;
 };
 
@@ -146,7 +146,7 @@ int run(const RunOptions& o) {
             << "; time waiting: " << std::setprecision(3)
             << 100 * summary["wait_fraction"].get<double>() << "%\n";
 
-  if (o.plots) {
+  if (!o.no_plots) {
     // Debian's interpreter has python3-matplotlib even when another python3 comes first.
     const std::string python =
         std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
@@ -184,7 +184,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--eval-every", options->eval_every,
                   "Iterations between model snapshots for the mean-model evaluation "
                   "(default: iterations / 10)");
-  cmd->add_flag("!--no-plots", options->plots, "Skip the PNG plots");
+  cmd->add_flag("--no-plots", options->no_plots, "Skip the PNG plots");
   cmd->add_option("--remote-fastk", options->remote_fastk,
                   "Path of the fastk binary on remote hosts (default: this binary's path)");
   cmd->callback([options] {

@@ -14,7 +14,7 @@ void read_data_table(TableReader& t, learning::DataSpec& spec, std::uint64_t see
   t.read("train_limit", spec.train_limit, 0);
   t.read("test_limit", spec.test_limit, 0);
   t.read("train_samples", spec.train_samples, 1, 100'000'000);
-  t.read("test_samples", spec.test_samples, 0, 100'000'000);
+  t.read("test_samples", spec.test_samples, 1, 100'000'000);
   t.read("dim", spec.dim, 1, 1'000'000);
   t.read("classes", spec.classes, 2, 1'000'000);
   t.read("separation", spec.separation, 0.0);

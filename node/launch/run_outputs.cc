@@ -7,6 +7,7 @@
 
 #include "learning/data_sources.h"
 #include "learning/model.h"
+#include "node/metrics/mean_model.h"
 
 namespace fastk::node {
 namespace {
@@ -81,17 +82,11 @@ std::vector<MeanModelEvaluation> evaluate_mean_models(const ExperimentConfig& co
       }
     }
     if (models.empty()) continue;
-    std::vector<double> mean(p, 0.0);
-    for (const auto& m : models)
-      for (std::size_t j = 0; j < p; ++j) mean[j] += m[j];
-    for (double& v : mean) v /= static_cast<double>(models.size());
-    double distance = 0;
-    for (const auto& m : models)
-      for (std::size_t j = 0; j < p; ++j) distance += (m[j] - mean[j]) * (m[j] - mean[j]);
-    std::vector<float> mean_f(mean.begin(), mean.end());
-    const learning::Evaluation e = model->evaluate(mean_f, data.test);
+    const std::vector<std::span<const float>> views(models.begin(), models.end());
+    const metrics::MeanModel mean = metrics::mean_model(views);
+    const learning::Evaluation e = model->evaluate(mean.mean, data.test);
     MeanModelEvaluation row{k, static_cast<int>(models.size()), e.loss, e.accuracy,
-                            distance / static_cast<double>(models.size())};
+                            mean.consensus_distance};
     csv << row.iteration << ',' << row.peers << ',' << row.test_loss << ',' << row.test_accuracy
         << ',' << row.consensus_distance << '\n';
     out.push_back(row);

@@ -8,6 +8,7 @@
 #include "learning/model.h"
 #include "learning/partition.h"
 #include "learning/sampler.h"
+#include "node/metrics/mean_model.h"
 #include "node/sim/gradient_workers.h"
 #include "node/sim/resolved_inputs.h"
 #include "node/stragglers/delay_model.h"
@@ -22,27 +23,16 @@ metrics::Evaluation evaluate(const consensus::VirtualNetwork& net, learning::Mod
   metrics::Evaluation e;
   e.time_s = time_s;
   const int n = net.size();
-  const std::size_t p = model.num_parameters();
-  std::vector<double> sum(p, 0.0);
+  std::vector<std::span<const float>> models;
   double iterations = 0;
   for (int i = 0; i < n; ++i) {
-    const auto x = net.peer(i).model()->values();
-    for (std::size_t j = 0; j < p; ++j) sum[j] += x[j];
+    models.push_back(net.peer(i).model()->values());
     iterations += static_cast<double>(net.peer(i).iteration());
   }
-  std::vector<float> mean(p);
-  for (std::size_t j = 0; j < p; ++j) mean[j] = static_cast<float>(sum[j] / n);
-  double distance = 0;
-  for (int i = 0; i < n; ++i) {
-    const auto x = net.peer(i).model()->values();
-    for (std::size_t j = 0; j < p; ++j) {
-      const double d = x[j] - sum[j] / n;
-      distance += d * d;
-    }
-  }
+  const metrics::MeanModel mean = metrics::mean_model(models);
   e.mean_iteration = iterations / n;
-  e.consensus_distance = distance / n;
-  const learning::Evaluation at_mean = model.evaluate(mean, test);
+  e.consensus_distance = mean.consensus_distance;
+  const learning::Evaluation at_mean = model.evaluate(mean.mean, test);
   e.test_loss = at_mean.loss;
   e.test_accuracy = at_mean.accuracy;
   if (per_peer) {

@@ -43,6 +43,16 @@ TEST(EdgeList, BadLinesAreReportedWithTheirNumber) {
   EXPECT_THAT(error_of("# nothing\n"), HasSubstr("no edges"));
 }
 
+TEST(EdgeList, BinaryGarbageIsShownPrintableAndShort) {
+  std::string garbage = "0 1\n";
+  for (int i = 0; i < 200; ++i) garbage += static_cast<char>((i * 37) % 256 ? (i * 37) % 256 : 1);
+  const std::string e = error_of(garbage);
+  EXPECT_THAT(e, HasSubstr("edges.txt:2: expected two peer ids"));
+  EXPECT_THAT(e, HasSubstr("...'"));
+  EXPECT_LT(e.size(), 160u);
+  for (char c : e) EXPECT_TRUE(c >= 32 && c < 127) << "unprintable byte " << int(c);
+}
+
 TEST(EdgeList, MissingFileIsAClearError) {
   try {
     read_edge_list("/nonexistent/edges.txt");
