@@ -23,10 +23,18 @@ struct Decoding {
 // Throws std::invalid_argument when b_s has no columns or the tolerance is not positive.
 Decoding decode_least_squares(const Eigen::MatrixXd& b_s, double tolerance = 1e-8);
 
+// The same for another target than the plain sum: the minimum-norm a for B_S^T a = target
+// (e.g. one sub-block of the sum for communication-efficient codes). alpha, residual and
+// error then measure the distance to `target`, and amplification divides by ||target||_1.
+Decoding decode_least_squares_to(const Eigen::MatrixXd& b_s, const Eigen::VectorXd& target,
+                                 double tolerance = 1e-8);
+
 // Fills alpha, residual, error, amplification and decodable for coefficients chosen by any
 // decoder (fixed weights, first responder per group, ...), so every decoder reports the same
 // quantities in the same way. coefficients.size() must equal b_s.rows().
 Decoding evaluate_decoding(const Eigen::MatrixXd& b_s, std::vector<double> coefficients,
                            double tolerance = 1e-8);
+Decoding evaluate_decoding_to(const Eigen::MatrixXd& b_s, const Eigen::VectorXd& target,
+                              std::vector<double> coefficients, double tolerance = 1e-8);
 
 }  // namespace fastk::coding
