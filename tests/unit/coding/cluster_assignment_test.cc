@@ -9,6 +9,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "tests/unit/coding/coding_test_util.h"
+
 namespace fastk::coding {
 namespace {
 
@@ -73,12 +75,7 @@ TEST(CodingClusterAssignmentTest, SmallerGroupsStillGetDistinctClusters) {
 
 void expect_error(const std::vector<std::vector<int>>& groups, int clusters,
                   const std::vector<double>& predicted, const std::string& fragment) {
-  try {
-    assign_clusters(groups, clusters, predicted);
-    FAIL() << "expected an error mentioning '" << fragment << "'";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-  }
+  testing::expect_invalid_argument([&] { assign_clusters(groups, clusters, predicted); }, fragment);
 }
 
 TEST(CodingClusterAssignmentTest, BadInputIsNamed) {
