@@ -56,15 +56,23 @@ TEST(CodingUnbiasedWeightTest, HeterogeneousWeightsAreUnbiasedAndNeverWorseThanE
   }
 }
 
+// alpha_j of the code's decoder over 20000 independent straggler draws, per partition.
+std::vector<testing::MeanEstimate> sample_alpha(const GradientCode& code,
+                                                const std::vector<double>& straggle,
+                                                std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<testing::MeanEstimate> alpha(code.partitions());
+  for (int t = 0; t < 20000; ++t) {
+    const Decoding d = code.decode(testing::draw_arrivals(straggle, rng));
+    for (int j = 0; j < code.partitions(); ++j) alpha[j].add(d.alpha[j]);
+  }
+  return alpha;
+}
+
 TEST(CodingUnbiasedWeightTest, MonteCarloMeanAlphaIsOneForHeterogeneousWeights) {
   const std::vector<double> p = {0.05, 0.4, 0.2, 0.6, 0.1, 0.3};
   const auto code = UnbiasedWeightCode::heterogeneous(cyclic_holdings(6, 3), 6, p);
-  std::mt19937_64 rng(7);
-  std::vector<testing::MeanEstimate> alpha(6);
-  for (int t = 0; t < 20000; ++t) {
-    const Decoding d = code.decode(testing::draw_arrivals(p, rng));
-    for (int j = 0; j < 6; ++j) alpha[j].add(d.alpha[j]);
-  }
+  const auto alpha = sample_alpha(code, p, 7);
   for (int j = 0; j < 6; ++j) {
     EXPECT_NEAR(alpha[j].mean(), 1.0, 3 * alpha[j].standard_error()) << "partition " << j;
     EXPECT_NEAR(alpha[j].variance(), code.partition_variance(j, p),
@@ -76,13 +84,7 @@ TEST(CodingUnbiasedWeightTest, MonteCarloMeanAlphaIsOneForStochasticGradientCodi
   const double p = 0.3;
   const auto code = UnbiasedWeightCode::stochastic(cyclic_holdings(8, 3), 8, p);
   EXPECT_NEAR(code.encoding()(0, 0), 1.0 / (3 * 0.7), 1e-15);
-  std::mt19937_64 rng(8);
-  const std::vector<double> straggle(8, p);
-  std::vector<testing::MeanEstimate> alpha(8);
-  for (int t = 0; t < 20000; ++t) {
-    const Decoding d = code.decode(testing::draw_arrivals(straggle, rng));
-    for (int j = 0; j < 8; ++j) alpha[j].add(d.alpha[j]);
-  }
+  const auto alpha = sample_alpha(code, std::vector<double>(8, p), 8);
   for (int j = 0; j < 8; ++j) {
     EXPECT_NEAR(alpha[j].mean(), 1.0, 3 * alpha[j].standard_error()) << "partition " << j;
   }
