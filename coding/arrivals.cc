@@ -20,4 +20,11 @@ void check_arrivals(std::span<const int> arrived, int members, const std::string
   }
 }
 
+void check_member(int member, int members, const std::string& code_name) {
+  if (member < 0 || member >= members) {
+    throw std::invalid_argument("member " + std::to_string(member) + " is outside [0, " +
+                                std::to_string(members) + ") of code " + code_name);
+  }
+}
+
 }  // namespace fastk::coding

@@ -11,4 +11,7 @@ namespace fastk::coding {
 // [0, members) or appears twice.
 void check_arrivals(std::span<const int> arrived, int members, const std::string& code_name);
 
+// Throws std::invalid_argument naming the member and the code when it is outside [0, members).
+void check_member(int member, int members, const std::string& code_name);
+
 }  // namespace fastk::coding

@@ -20,6 +20,7 @@ class BernoulliCode : public GradientCode {
 
   std::string name() const override;
   int stragglers_tolerated() const override { return 0; }
+  bool approximate() const override { return true; }
   // decode() is the optimal least-squares decoder; this is the fixed-weight one.
   Decoding decode_one_step(std::span<const int> arrived) const;
 

@@ -25,6 +25,7 @@ class BlockDesignCode : public GradientCode {
 
   std::string name() const override;
   int stragglers_tolerated() const override { return 0; }
+  bool approximate() const override { return true; }
   // The optimal (least-squares) decoder in closed form: a_i = w / (w - lambda + lambda |S|),
   // non-negative, no solve. err(S) = v - w^2 |S| / (w - lambda + lambda |S|).
   Decoding decode(std::span<const int> arrived) const override;

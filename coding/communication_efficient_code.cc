@@ -26,10 +26,7 @@ CommunicationEfficientCode::CommunicationEfficientCode(Eigen::MatrixXd coefficie
 }
 
 std::vector<int> CommunicationEfficientCode::support(int member) const {
-  if (member < 0 || member >= members()) {
-    throw std::invalid_argument("member " + std::to_string(member) + " is outside [0, " +
-                                std::to_string(members()) + ") of code " + name());
-  }
+  check_member(member, members(), name());
   std::vector<int> held;
   for (int j = 0; j < partitions_; ++j) {
     if ((coefficients_.row(member).segment(j * sub_blocks_, sub_blocks_).array() != 0.0).any()) {

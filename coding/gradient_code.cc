@@ -22,10 +22,7 @@ Decoding GradientCode::decode(std::span<const int> arrived) const {
 }
 
 std::vector<int> GradientCode::support(int member) const {
-  if (member < 0 || member >= members()) {
-    throw std::invalid_argument("member " + std::to_string(member) + " is outside [0, " +
-                                std::to_string(members()) + ") of code " + name());
-  }
+  check_member(member, members(), name());
   std::vector<int> held;
   for (int j = 0; j < partitions(); ++j) {
     if (encoding_(member, j) != 0.0) held.push_back(j);

@@ -22,6 +22,7 @@ class GraphCode : public GradientCode {
 
   std::string name() const override;
   int stragglers_tolerated() const override { return 0; }
+  bool approximate() const override { return true; }
 };
 
 }  // namespace fastk::coding

@@ -29,6 +29,7 @@ class UnbiasedWeightCode : public GradientCode {
 
   std::string name() const override { return name_; }
   int stragglers_tolerated() const override { return 0; }
+  bool approximate() const override { return true; }
   // Coefficient 1 for every arrival: the weights are already in the messages.
   Decoding decode(std::span<const int> arrived) const override;
 

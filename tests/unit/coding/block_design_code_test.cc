@@ -15,6 +15,7 @@ TEST(CodingBlockDesignTest, FanoErrorDependsOnlyOnTheNumberOfArrivals) {
   EXPECT_EQ(fano.block_size(), 3);
   EXPECT_EQ(fano.pair_multiplicity(), 1);
   EXPECT_EQ(fano.computation_load(), 3);
+  EXPECT_TRUE(fano.approximate());
   struct Expected {
     int size;
     double error;

@@ -21,6 +21,7 @@ TEST(CodingFrcTest, EncodingIsBlockDiagonalAllOnes) {
   EXPECT_EQ(code.support(4), (std::vector<int>{3, 4, 5}));
   EXPECT_EQ(code.computation_load(), 3);
   EXPECT_EQ(code.stragglers_tolerated(), 2);
+  EXPECT_FALSE(code.approximate());
 }
 
 TEST(CodingFrcTest, EveryFourSubsetOfSixDecodesWithOneFirstResponderPerGroup) {
