@@ -40,7 +40,8 @@ class GradientCode {
   int computation_load() const;
 
  protected:
-  // Threads B through; throws std::invalid_argument for an empty or non-finite matrix.
+  // Takes B (rows: members, columns: partitions); throws std::invalid_argument for an empty
+  // or non-finite matrix.
   explicit GradientCode(Eigen::MatrixXd encoding, double tolerance = 1e-8);
   // Throws std::invalid_argument for a member id out of range or listed twice.
   void check_arrived(std::span<const int> arrived) const;
