@@ -16,7 +16,7 @@ using namespace fastk;
 
 class FreeGradients final : public consensus::GradientSource {
  public:
-  void begin(int, std::int64_t, const consensus::Params&) override {}
+  void begin(int, const consensus::StartGradient&) override {}
   consensus::GradientResult collect(int, std::int64_t) override { return {{0.01f}, {}}; }
 };
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "consensus/backup_policy.h"
+#include "consensus/coded_message.h"
 #include "consensus/params.h"
 #include "topology/graph.h"
 
@@ -20,10 +21,24 @@ struct SendParams {
   Params params;
 };
 
+// Send a coded gradient with tag `tag` to one neighbour (coded neighbourhoods: each
+// neighbour gets its own combination). It follows the SendParams of the same tag, on the
+// same link, so it arrives after that model.
+struct SendCoded {
+  PeerId to = 0;
+  std::int64_t tag = 0;
+  CodedPart coded;
+};
+
 // Compute the local mini-batch gradient at `params` and report it with on_gradient_done.
+// Coded neighbourhoods list `partitions`: one mean gradient per listed partition (home shard
+// of that peer), concatenated in this order; the own shard comes first.
 struct StartGradient {
   std::int64_t iteration = 0;
   Params params;
+  std::vector<PeerId> partitions;  // empty: the own shard only
+  bool split_batch = true;         // spread one mini-batch over the partitions
+  double work = 1;                 // compute relative to one uncoded gradient (simulated time)
 };
 
 // Call on_timer at (or after) `at_s`. Timers only prompt a re-evaluation: a late, early or
@@ -50,6 +65,11 @@ struct IterationRecord {
   double gradient_done_s = 0;
   double update_s = 0;  // mixing step applied
   EstimatorValues estimates;
+  // Coded neighbourhoods ([coding]); partitions_computed = 0 when coding is off.
+  int partitions_computed = 0;  // partition gradients computed this iteration
+  bool decodable = false;       // every block covered when the peer stepped
+  int coded_members = 0;        // coded gradients the decode combined (own included)
+  double decode_residual = 0;   // max_j |alpha_j - 1| of the decode
   double wait_s() const { return update_s - gradient_done_s; }
 };
 
@@ -62,7 +82,8 @@ struct Finished {
   std::int64_t iterations = 0;
 };
 
-using Action = std::variant<SendParams, StartGradient, ArmTimer, IterationCompleted, Finished>;
+using Action =
+    std::variant<SendParams, SendCoded, StartGradient, ArmTimer, IterationCompleted, Finished>;
 using Actions = std::vector<Action>;
 
 }  // namespace fastk::consensus

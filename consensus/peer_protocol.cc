@@ -48,6 +48,14 @@ PeerProtocol::PeerProtocol(PeerId self, std::shared_ptr<const topology::Topology
   }
   neighbours_.assign(union_of_rounds.begin(), union_of_rounds.end());
   slots_.resize(neighbours_.size());
+  if (config_.coding.scheme != coding::Scheme::kNone) {
+    if (config_.order != UpdateOrder::kCombineThenAdapt) {
+      throw std::invalid_argument(
+          "coding needs combine_then_adapt: the step uses the neighbourhood's decoded gradient, "
+          "which is only known after the models were sent");
+    }
+    coded_ = std::make_unique<CodedNeighbourhood>(self_, config_.coding, *schedule_, neighbours_);
+  }
 }
 
 int PeerProtocol::slot_of(PeerId peer) const {
@@ -101,7 +109,22 @@ void PeerProtocol::begin_or_block(double now_s, Actions& out) {
   begin_iteration(now_s, out);
 }
 
+void PeerProtocol::catch_up(double now_s) {
+  // A coded peer that fell behind every neighbour still there would send them only stale
+  // coded gradients, and since coding lets them go on without it, it would stay behind for
+  // good. Like a straggler in synchronous gradient coding, it skips to the slowest
+  // neighbour's iteration (dbw.md 1.2, skipping iterations): every neighbour has sent that
+  // tag, so nothing it then waits for is missing.
+  std::int64_t slowest = -1;
+  for (std::size_t s = 0; s < slots_.size(); ++s) {
+    if (gone(slots_[s], now_s)) continue;
+    slowest = slowest < 0 ? slots_[s].tag : std::min(slowest, slots_[s].tag);
+  }
+  if (slowest > k_) k_ = std::min(slowest, config_.iterations - 1);
+}
+
 void PeerProtocol::begin_iteration(double now_s, Actions& out) {
+  if (coded_) catch_up(now_s);
   round_ = schedule_->round(self_, k_);
   round_slots_.clear();
   std::vector<bool> already(round_.receive_from.size());
@@ -129,10 +152,18 @@ void PeerProtocol::begin_iteration(double now_s, Actions& out) {
   decision_ = policy_->decide(input);
   decision_.awaited = std::clamp(decision_.awaited, input.m_min, awaitable_);
 
+  if (coded_) {
+    // The model goes out with the coded gradients once they are computed.
+    partitions_ = coded_->begin_iteration();
+    StartGradient request{k_, x_, partitions_, config_.coding.split_batch, 1.0};
+    if (!config_.coding.split_batch) request.work = static_cast<double>(partitions_.size());
+    out.push_back(std::move(request));
+    return;
+  }
   if (config_.order == UpdateOrder::kCombineThenAdapt && !round_.send_to.empty()) {
     out.push_back(SendParams{round_.send_to, k_, x_});
   }
-  out.push_back(StartGradient{k_, x_});
+  out.push_back(StartGradient{k_, x_, {}, true, 1.0});
 }
 
 void PeerProtocol::on_gradient_done(double now_s, std::span<const float> gradient,
@@ -140,13 +171,23 @@ void PeerProtocol::on_gradient_done(double now_s, std::span<const float> gradien
   if (phase_ != Phase::kRunning || gradient_ready_) {
     throw std::logic_error("PeerProtocol: on_gradient_done without an outstanding gradient");
   }
-  if (gradient.size() != parameters_) {
+  const std::size_t expected = parameters_ * (coded_ ? partitions_.size() : 1);
+  if (gradient.size() != expected) {
     throw std::logic_error("PeerProtocol: gradient has " + std::to_string(gradient.size()) +
-                           " values, the model " + std::to_string(parameters_));
+                           " values, expected " + std::to_string(expected));
   }
   gradient_ready_ = true;
   gradient_done_s_ = now_s;
   arrivals_.gradient_done(k_, now_s);
+  if (coded_) {
+    gradient_.assign(gradient.begin(), gradient.begin() + static_cast<std::ptrdiff_t>(parameters_));
+    own_for_mix_ = x_;
+    coded_->observe_own_compute(now_s - start_s_);
+    coded_->encode(k_, x_, round_.send_to, partitions_, gradient, now_s - start_s_, out);
+    if (config_.coding.deadline_s > 0) relax_at_ = now_s + config_.coding.deadline_s;
+    try_update(now_s, out);
+    return;
+  }
   policy_->observe_gradient(stats);
   relax_at_ = policy_->relax_at(start_s_, now_s);
   const auto lr = static_cast<float>(config_.learning_rate);
@@ -162,6 +203,23 @@ void PeerProtocol::on_gradient_done(double now_s, std::span<const float> gradien
     if (!round_.send_to.empty()) out.push_back(SendParams{round_.send_to, k_, own_for_mix_});
   }
   try_update(now_s, out);
+}
+
+void PeerProtocol::on_coded_gradient(double now_s, PeerId from, std::int64_t tag, CodedPart coded,
+                                     Actions& out) {
+  const int s = slot_of(from);
+  if (s < 0 || tag < 0 || !coded || !coded_ || !coded_->accept(from, *coded, parameters_)) {
+    ++dropped_;
+    return;
+  }
+  Slot& slot = slots_[static_cast<std::size_t>(s)];
+  slot.last_heard_s = now_s;
+  slot.departed = false;
+  if (tag > slot.coded_tag) {
+    slot.coded = std::move(coded);
+    slot.coded_tag = tag;
+  }
+  reevaluate(now_s, out);
 }
 
 void PeerProtocol::on_message(double now_s, PeerId from, std::int64_t tag, Params params,
@@ -206,8 +264,67 @@ void PeerProtocol::reevaluate(double now_s, Actions& out) {
   }
 }
 
+bool PeerProtocol::usable_coded(const Slot& slot) const {
+  return slot.coded && slot.coded_tag >= k_ - config_.staleness;
+}
+
+void PeerProtocol::try_update_coded(double now_s, Actions& out) {
+  // Step once every block of the neighbourhood is covered by a fresh coded gradient, or the
+  // deadline passed, or nobody who could cover a missing block is left.
+  const auto& blocks = coded_->blocks();
+  std::vector<bool> covered(blocks.size(), false);
+  covered[0] = true;  // the own gradient
+  std::vector<int> waiting_for;
+  for (int s : round_slots_) {
+    const Slot& slot = slots_[static_cast<std::size_t>(s)];
+    if (usable_coded(slot))
+      covered[static_cast<std::size_t>(coded_->block_index(slot.coded->covers))] = true;
+  }
+  for (int s : round_slots_) {
+    const Slot& slot = slots_[static_cast<std::size_t>(s)];
+    if (usable_coded(slot) || gone(slot, now_s)) continue;
+    const PeerId j = neighbours_[static_cast<std::size_t>(s)];
+    const int own_block = coded_->block_index(coding::block_of(blocks, j));
+    // With dynamic roles anyone may cover any block; otherwise only the block's members.
+    if (config_.coding.dynamic_roles || !covered[static_cast<std::size_t>(own_block)]) {
+      waiting_for.push_back(s);
+    }
+  }
+  const bool decodable = std::all_of(covered.begin(), covered.end(), [](bool c) { return c; });
+  const bool past_deadline = relax_at_ && now_s >= *relax_at_;
+  if (!decodable && !past_deadline && !waiting_for.empty()) {
+    if (relax_at_) arm(*relax_at_, out);
+    arm_silence_timer(waiting_for, now_s, out);
+    return;
+  }
+  std::vector<int> used;
+  for (std::size_t r = 0; r < round_slots_.size(); ++r) {
+    if (fresh(slots_[static_cast<std::size_t>(round_slots_[r])]))
+      used.push_back(static_cast<int>(r));
+  }
+  update(now_s, used, static_cast<int>(used.size()), out);
+}
+
+void PeerProtocol::decode_neighbourhood(IterationRecord& record) {
+  std::vector<const CodedGradient*> arrived;
+  for (const Slot& slot : slots_) {
+    if (usable_coded(slot)) arrived.push_back(slot.coded.get());
+  }
+  decoded_.resize(parameters_);
+  const CodedNeighbourhood::Decoded d = coded_->decode(gradient_, arrived, decoded_);
+  record.partitions_computed = static_cast<int>(partitions_.size());
+  record.decodable = d.decodable;
+  record.coded_members = d.members;
+  record.decode_residual = d.residual;
+  coded_->plan_roles();
+}
+
 void PeerProtocol::try_update(double now_s, Actions& out) {
   if (!gradient_ready_) return;
+  if (coded_) {
+    try_update_coded(now_s, out);
+    return;
+  }
   std::vector<int> used;     // indices into round_.receive_from
   std::vector<int> pending;  // slots that may still deliver
   for (std::size_t r = 0; r < round_slots_.size(); ++r) {
@@ -282,9 +399,11 @@ void PeerProtocol::update(double now_s, const std::vector<int>& used, int requir
     record.used.push_back(round_.receive_from[static_cast<std::size_t>(used[u])]);
     record.used_tags.push_back(params == slot.params ? slot.tag : slot.oldest_fresh_tag);
   }
+  if (coded_) decode_neighbourhood(record);
   if (config_.order == UpdateOrder::kCombineThenAdapt) {
     const auto lr = static_cast<float>(config_.learning_rate);
-    for (std::size_t p = 0; p < parameters_; ++p) next[p] -= lr * gradient_[p];
+    const std::vector<float>& step = coded_ ? decoded_ : gradient_;
+    for (std::size_t p = 0; p < parameters_; ++p) next[p] -= lr * step[p];
   }
 
   if (policy_->wants_disagreement() && !used.empty()) {

@@ -26,6 +26,7 @@
 #include "consensus/actions.h"
 #include "consensus/arrival_window.h"
 #include "consensus/backup_policy.h"
+#include "consensus/coded_neighbourhood.h"
 #include "consensus/gradient_stats.h"
 #include "consensus/mixing_weights.h"
 #include "consensus/params.h"
@@ -48,6 +49,10 @@ struct ProtocolConfig {
   int max_gap = 0;               // G_max; 0 = no gap bound
   double silence_timeout_s = 0;  // 0 = a silent neighbour is awaited forever
   PolicySpec policy;
+  // Coded neighbourhoods (scheme != none): the peer waits until its neighbourhood's gradient
+  // decodes (or coding.deadline_s after its own gradient) instead of asking the policy, then
+  // steps with the decoded mean gradient; the model goes out with the coded gradients.
+  coding::NeighbourhoodCodeSpec coding;
 };
 
 class PeerProtocol {
@@ -60,6 +65,10 @@ class PeerProtocol {
   void start(double now_s, Actions& out);
   // Malformed messages (unknown sender, negative tag, wrong size) are counted and dropped.
   void on_message(double now_s, PeerId from, std::int64_t tag, Params params, Actions& out);
+  // A coded gradient of a coded neighbourhood; one that does not fit the code (or arrives
+  // when coding is off) is counted and dropped.
+  void on_coded_gradient(double now_s, PeerId from, std::int64_t tag, CodedPart coded,
+                         Actions& out);
   // The gradient requested by the last StartGradient. Throws std::logic_error if none is
   // outstanding (a runtime bug). `stats` feed the adaptive policy (may be invalid).
   void on_gradient_done(double now_s, std::span<const float> gradient, const GradientStats& stats,
@@ -88,6 +97,10 @@ class PeerProtocol {
     Params oldest_fresh;
     double last_heard_s = 0;
     bool departed = false;
+    // Newest coded gradient; fresh like models (tag >= k - staleness), so a neighbour that
+    // ran ahead still counts, which keeps the liveness argument of uncoded runs.
+    CodedPart coded;
+    std::int64_t coded_tag = -1;
   };
 
   int slot_of(PeerId peer) const;  // -1 if not a neighbour
@@ -98,7 +111,12 @@ class PeerProtocol {
   const Params& mixed(const Slot& slot) const;
   void begin_or_block(double now_s, Actions& out);
   void begin_iteration(double now_s, Actions& out);
+  void catch_up(double now_s);
   void try_update(double now_s, Actions& out);
+  void try_update_coded(double now_s, Actions& out);
+  bool usable_coded(const Slot& slot) const;
+  // The coded step's gradient (decoded from the usable coded gradients) into decoded_.
+  void decode_neighbourhood(IterationRecord& record);
   void update(double now_s, const std::vector<int>& used, int required, Actions& out);
   std::shared_ptr<VectorParams> recycled_buffer();
   void arm_silence_timer(std::span<const int> slots, double now_s, Actions& out);
@@ -125,7 +143,10 @@ class PeerProtocol {
   double gradient_done_s_ = 0;
   bool gradient_ready_ = false;
   std::optional<double> relax_at_;
-  std::vector<float> gradient_;      // CTA: kept until the update
+  std::vector<float> gradient_;  // CTA: kept until the update
+  std::unique_ptr<CodedNeighbourhood> coded_;
+  std::vector<PeerId> partitions_;   // computed this iteration (coded)
+  std::vector<float> decoded_;       // the decoded neighbourhood mean gradient
   Params own_for_mix_;               // CTA: x(k); ATC: y(k)
   std::vector<double> accumulator_;  // the disagreement estimate's mean
   static constexpr std::size_t kMaxSpareBuffers = 4;

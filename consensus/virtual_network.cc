@@ -36,22 +36,15 @@ void VirtualNetwork::start(double now_s) {
 void VirtualNetwork::execute(PeerId peer, Actions& actions) {
   // Executing may not re-enter a protocol, so `actions` stays valid throughout.
   for (auto& action : actions) {
-    if (auto* send = std::get_if<SendParams>(&action)) {
-      for (PeerId to : send->to) {
-        Event e;
-        e.at_s = now_s_ + delays_.link_delay_s(peer, to, send->tag);
-        e.kind = Kind::kMessage;
-        e.peer = to;
-        e.from = peer;
-        e.tag = send->tag;
-        e.params = send->params;
-        schedule(std::move(e));
-        ++messages_;
-      }
+    if (auto* params = std::get_if<SendParams>(&action)) {
+      for (PeerId to : params->to) send(peer, to, params->tag, params->params, nullptr);
+    } else if (auto* coded = std::get_if<SendCoded>(&action)) {
+      send(peer, coded->to, coded->tag, nullptr, coded->coded);
     } else if (auto* grad = std::get_if<StartGradient>(&action)) {
-      gradients_.begin(peer, grad->iteration, grad->params);
+      gradients_.begin(peer, *grad);
       Event e;
-      e.at_s = now_s_ + delays_.compute_time_s(peer, grad->iteration);
+      // Coded peers without split batches do `work` gradients' worth of compute.
+      e.at_s = now_s_ + grad->work * delays_.compute_time_s(peer, grad->iteration);
       e.kind = Kind::kGradientDone;
       e.peer = peer;
       e.tag = grad->iteration;
@@ -70,6 +63,20 @@ void VirtualNetwork::execute(PeerId peer, Actions& actions) {
   }
 }
 
+void VirtualNetwork::send(PeerId from, PeerId to, std::int64_t tag, const Params& params,
+                          CodedPart coded) {
+  Event e;
+  e.at_s = now_s_ + delays_.link_delay_s(from, to, tag);
+  e.kind = Kind::kMessage;
+  e.peer = to;
+  e.from = from;
+  e.tag = tag;
+  e.params = params;
+  e.coded = std::move(coded);
+  schedule(std::move(e));
+  ++messages_;
+}
+
 void VirtualNetwork::dispatch(const Event& event) {
   if (removed_[static_cast<std::size_t>(event.peer)]) return;
   PeerProtocol& peer = *peers_[static_cast<std::size_t>(event.peer)];
@@ -77,7 +84,11 @@ void VirtualNetwork::dispatch(const Event& event) {
   Actions actions;
   switch (event.kind) {
     case Kind::kMessage:
-      peer.on_message(now_s_, event.from, event.tag, event.params, actions);
+      if (event.coded) {
+        peer.on_coded_gradient(now_s_, event.from, event.tag, event.coded, actions);
+      } else {
+        peer.on_message(now_s_, event.from, event.tag, event.params, actions);
+      }
       break;
     case Kind::kGradientDone: {
       GradientResult result = gradients_.collect(event.peer, event.tag);

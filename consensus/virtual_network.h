@@ -34,8 +34,9 @@ struct GradientResult {
 class GradientSource {
  public:
   virtual ~GradientSource() = default;
-  // Called when `peer` starts its gradient for iteration k at `params`; may start work.
-  virtual void begin(PeerId peer, std::int64_t k, const Params& params) = 0;
+  // Called when `peer` starts the gradient(s) of `request` (iteration, parameters, and for
+  // coded neighbourhoods the partitions); may start work.
+  virtual void begin(PeerId peer, const StartGradient& request) = 0;
   // Called at the virtual time the gradient is done; returns the gradient begun for k.
   virtual GradientResult collect(PeerId peer, std::int64_t k) = 0;
 };
@@ -76,6 +77,7 @@ class VirtualNetwork {
     PeerId from = 0;
     std::int64_t tag = 0;
     Params params;
+    CodedPart coded;
   };
   struct Later {
     bool operator()(const Event& a, const Event& b) const {
@@ -83,6 +85,7 @@ class VirtualNetwork {
     }
   };
   void schedule(Event event);
+  void send(PeerId from, PeerId to, std::int64_t tag, const Params& params, CodedPart coded);
   void execute(PeerId peer, Actions& actions);
   void dispatch(const Event& event);
 

@@ -12,7 +12,12 @@ BatchSampler::BatchSampler(std::vector<std::int64_t> indices, int batch_size, st
   rng_.shuffle(std::span(order_));
 }
 
-std::span<const std::int64_t> BatchSampler::next() {
+std::span<const std::int64_t> BatchSampler::next() { return next(batch_size_); }
+
+std::span<const std::int64_t> BatchSampler::next(int count) {
+  if (count < 1) throw std::invalid_argument("batch sampler: batch size must be >= 1");
+  batch_.resize(std::size_t(count));
+  drawn_ += count;
   for (auto& slot : batch_) {
     if (position_ == order_.size()) {
       rng_.shuffle(std::span(order_));
@@ -24,8 +29,6 @@ std::span<const std::int64_t> BatchSampler::next() {
   return batch_;
 }
 
-double BatchSampler::epochs() const {
-  return double(batches_) * batch_size_ / double(order_.size());
-}
+double BatchSampler::epochs() const { return double(drawn_) / double(order_.size()); }
 
 }  // namespace fastk::learning

@@ -17,6 +17,8 @@ class BatchSampler {
   BatchSampler(std::vector<std::int64_t> indices, int batch_size, std::uint64_t seed);
   // The next batch; valid until the next call.
   std::span<const std::int64_t> next();
+  // The next `count` samples (a coded peer spreads one batch over several partitions).
+  std::span<const std::int64_t> next(int count);
   // Completed passes over the indices (fractional), and batches handed out.
   double epochs() const;
   std::int64_t batches() const { return batches_; }
@@ -28,6 +30,7 @@ class BatchSampler {
   std::vector<std::int64_t> batch_;
   std::size_t position_;  // next unused position in order_
   std::int64_t batches_ = 0;
+  std::int64_t drawn_ = 0;
   int batch_size_;
   Rng rng_;
 };

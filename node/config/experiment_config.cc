@@ -42,6 +42,8 @@ ExperimentConfig parse_config(std::string_view text, const std::string& source,
   read_optimizer_table(optimizer, config.optimizer, config.run.seed);
   TableReader consensus = top.table("consensus");
   read_consensus_table(consensus, config.consensus);
+  TableReader coding = top.table("coding");
+  read_coding_table(coding, config.consensus);
   TableReader stragglers = top.table("stragglers");
   read_stragglers_table(stragglers, config.stragglers, config.run.seed);
   TableReader sim = top.table("sim");

@@ -20,12 +20,12 @@ ComputeThread::~ComputeThread() {
   thread_.join();
 }
 
-void ComputeThread::submit(std::int64_t k, consensus::Params params) {
+void ComputeThread::submit(consensus::StartGradient request) {
   {
     std::lock_guard lock(mutex_);
     if (in_flight_) throw std::logic_error("ComputeThread: a gradient is already in flight");
     in_flight_ = true;
-    job_.emplace(k, std::move(params));
+    job_.emplace(std::move(request));
   }
   work_.notify_one();
 }
@@ -46,7 +46,7 @@ bool ComputeThread::busy() const {
 void ComputeThread::loop() {
   using Clock = std::chrono::steady_clock;
   while (true) {
-    std::pair<std::int64_t, consensus::Params> job;
+    consensus::StartGradient job;
     {
       std::unique_lock lock(mutex_);
       work_.wait(lock, [this] { return stopping_ || job_.has_value(); });
@@ -55,11 +55,11 @@ void ComputeThread::loop() {
       job_.reset();
     }
     ComputedGradient out;
-    out.iteration = job.first;
+    out.iteration = job.iteration;
     const auto start = Clock::now();
-    out.step = gradient_(job.first, job.second);
+    out.step = gradient_(job);
     out.compute_s = std::chrono::duration<double>(Clock::now() - start).count();
-    const double factor = slowdown_(job.first);
+    const double factor = slowdown_(job.iteration);
     if (factor > 1.0) {
       out.injected_s = (factor - 1.0) * out.compute_s;
       std::unique_lock lock(mutex_);

@@ -12,7 +12,7 @@
 #include <optional>
 #include <thread>
 
-#include "consensus/params.h"
+#include "consensus/actions.h"
 #include "node/training/gradient_step.h"
 #include "node/transport/zmq_transport.h"
 
@@ -27,8 +27,8 @@ struct ComputedGradient {
 
 class ComputeThread {
  public:
-  using GradientFn =
-      std::function<training::GradientStep(std::int64_t k, const consensus::Params&)>;
+  // The gradient(s) a StartGradient asks for (coded peers: one per listed partition).
+  using GradientFn = std::function<training::GradientStep(const consensus::StartGradient&)>;
   using SlowdownFn = std::function<double(std::int64_t k)>;  // factor >= 0; <= 1 means none
 
   // `waker` is rung after each gradient so the I/O thread's receive() returns at once.
@@ -38,7 +38,7 @@ class ComputeThread {
   ComputeThread& operator=(const ComputeThread&) = delete;
 
   // Throws std::logic_error if a gradient is already in flight (a runtime bug).
-  void submit(std::int64_t k, consensus::Params params);
+  void submit(consensus::StartGradient request);
   // The finished gradient, if any; never blocks.
   std::optional<ComputedGradient> poll();
   bool busy() const;
@@ -51,7 +51,7 @@ class ComputeThread {
   transport::Waker waker_;
   mutable std::mutex mutex_;
   std::condition_variable work_;
-  std::optional<std::pair<std::int64_t, consensus::Params>> job_;
+  std::optional<consensus::StartGradient> job_;
   std::optional<ComputedGradient> done_;
   bool in_flight_ = false;
   bool stopping_ = false;

@@ -19,6 +19,7 @@
 #include "node/stragglers/delay_model.h"
 #include "node/training/peer_trainer.h"
 #include "node/transport/zmq_transport.h"
+#include "node/wire/coded_payload.h"
 #include "node/wire/encoder.h"
 #include "topology/topology.h"
 
@@ -38,6 +39,16 @@ class FrameParams final : public consensus::ParamBuffer {
  private:
   transport::ReceivedMessage message_;
 };
+
+// A received CODED_GRADIENT as the protocol's coded part.
+consensus::CodedPart coded_part(wire::CodedPayload payload) {
+  auto coded = std::make_shared<consensus::CodedGradient>();
+  coded->covers.assign(payload.covers.begin(), payload.covers.end());
+  coded->role.assign(payload.role.begin(), payload.role.end());
+  coded->compute_s = payload.compute_s;
+  coded->gradient = consensus::make_params(std::move(payload.gradient));
+  return coded;
+}
 
 // Turns SIGINT/SIGTERM (and, if asked, end of file on stdin) into a stop request that wakes
 // the I/O loop. Signals are blocked in every thread and taken here with sigtimedwait, since
@@ -109,9 +120,14 @@ class Peer {
     protocol.learning_rate = config.optimizer.lr;
     protocol.silence_timeout_s = static_cast<double>(config.cluster.peer_timeout_ms) / 1000.0;
     const bool adaptive = protocol.policy.kind == consensus::PolicyKind::kAdaptive;
+    std::vector<int> stored;  // coded neighbourhoods: the partitions this peer holds
+    if (protocol.coding.scheme != coding::Scheme::kNone) {
+      stored = training::coded_placement(topology_.graph, protocol.coding)
+                   .stored[static_cast<std::size_t>(options.peer)];
+    }
     trainer_ = std::make_unique<training::PeerTrainer>(
         config.data, config.model, config.optimizer, n, options.peer,
-        adaptive ? config.consensus.micro_batches : 1);
+        adaptive ? config.consensus.micro_batches : 1, stored);
     protocol_ = std::make_unique<consensus::PeerProtocol>(
         options.peer, topology_.schedule, protocol, consensus::make_params(trainer_->initial()));
     neighbours_ = protocol_->known_neighbours();
@@ -129,9 +145,7 @@ class Peer {
       last_heard_s_[j] = 0;
     }
     compute_ = std::make_unique<ComputeThread>(
-        [this](std::int64_t, const consensus::Params& p) {
-          return trainer_->gradient(p->values());
-        },
+        [this](const consensus::StartGradient& request) { return trainer_->gradient(request); },
         [this](std::int64_t k) { return delays_->slowdown(options_.peer, k); },
         transport_->make_waker());
     stop_watcher_ =
@@ -287,6 +301,11 @@ class Peer {
                               std::make_shared<const FrameParams>(std::move(message)), actions);
         break;
       }
+      case wire::MessageType::kCodedGradient:
+        protocol_->on_coded_gradient(now, from, message.iteration(),
+                                     coded_part(wire::read_coded_payload(message.payload())),
+                                     actions);
+        break;
       case wire::MessageType::kBye:
         left_.insert(from);
         report_.departures.push_back({from, protocol_->iteration(), "bye"});
@@ -302,8 +321,15 @@ class Peer {
         const auto message = wire::encode_model(static_cast<wire::PeerId>(options_.peer), s->tag,
                                                 s->params, s->params->values());
         for (int j : s->to) send(j, message);
+      } else if (const auto* coded = std::get_if<consensus::SendCoded>(&action)) {
+        const consensus::CodedGradient& part = *coded->coded;
+        const std::vector<std::uint32_t> covers(part.covers.begin(), part.covers.end());
+        const std::vector<std::uint32_t> role(part.role.begin(), part.role.end());
+        send(coded->to,
+             wire::encode_coded_gradient(static_cast<wire::PeerId>(options_.peer), coded->tag,
+                                         covers, role, part.compute_s, part.gradient->values()));
       } else if (const auto* g = std::get_if<consensus::StartGradient>(&action)) {
-        compute_->submit(g->iteration, g->params);
+        compute_->submit(*g);
       } else if (const auto* t = std::get_if<consensus::ArmTimer>(&action)) {
         timers_.push(t->at_s);
       } else if (const auto* c = std::get_if<consensus::IterationCompleted>(&action)) {

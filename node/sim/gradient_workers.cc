@@ -1,8 +1,10 @@
 #include "node/sim/gradient_workers.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "node/training/gradient_step.h"
+#include "node/training/peer_trainer.h"
 
 namespace fastk::node::sim {
 
@@ -30,20 +32,50 @@ GradientWorkers::~GradientWorkers() {
   for (auto& t : threads_) t.join();
 }
 
+void GradientWorkers::enable_partitions(const learning::Partition& partition, int batch_size,
+                                        std::uint64_t seed) {
+  partition_ = &partition;
+  batch_size_ = batch_size;
+  seed_ = seed;
+}
+
 void GradientWorkers::compute(learning::Model& model, Task& task) {
   training::GradientStep step =
-      training::compute_gradient(model, train_, task.batch, task.params->values(), micro_batches_);
+      task.partition_batches.empty()
+          ? training::compute_gradient(model, train_, task.batch, task.params->values(),
+                                       micro_batches_)
+          : training::compute_partition_gradients(model, train_, task.partition_batches,
+                                                  task.params->values());
   task.loss = step.loss;
   task.result = std::move(step.result);
 }
 
-void GradientWorkers::begin(int peer, std::int64_t k, const consensus::Params& params) {
+void GradientWorkers::begin(int peer, const consensus::StartGradient& request) {
+  const std::int64_t k = request.iteration;
   auto task = std::make_unique<Task>();
   task->peer = peer;
   task->k = k;
-  task->params = params;
-  const auto batch = samplers_[static_cast<std::size_t>(peer)].next();
-  task->batch.assign(batch.begin(), batch.end());
+  task->params = request.params;
+  if (request.partitions.empty()) {
+    const auto batch = samplers_[static_cast<std::size_t>(peer)].next();
+    task->batch.assign(batch.begin(), batch.end());
+  } else {
+    if (!partition_) throw std::logic_error("GradientWorkers: partitions requested, none given");
+    const int size = training::partition_batch_size(request, batch_size_);
+    for (int r : request.partitions) {
+      auto it = partition_samplers_.find({peer, r});
+      if (it == partition_samplers_.end()) {
+        it = partition_samplers_
+                 .emplace(std::pair{peer, r},
+                          learning::BatchSampler(
+                              partition_->peer_indices.at(static_cast<std::size_t>(r)), batch_size_,
+                              training::peer_seed(seed_, r)))
+                 .first;
+      }
+      const auto batch = it->second.next(size);
+      task->partition_batches.emplace_back(batch.begin(), batch.end());
+    }
+  }
   Task* raw = task.get();
   tasks_[{peer, k}] = std::move(task);
   if (threads_.empty()) return;  // computed in collect()

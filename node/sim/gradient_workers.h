@@ -18,6 +18,7 @@
 #include "consensus/virtual_network.h"
 #include "learning/dataset.h"
 #include "learning/model.h"
+#include "learning/partition.h"
 #include "learning/sampler.h"
 
 namespace fastk::node::sim {
@@ -32,7 +33,11 @@ class GradientWorkers final : public consensus::GradientSource {
   GradientWorkers(const GradientWorkers&) = delete;
   GradientWorkers& operator=(const GradientWorkers&) = delete;
 
-  void begin(int peer, std::int64_t k, const consensus::Params& params) override;
+  // Coded neighbourhoods: partition r's batches are drawn by a sampler over r's samples
+  // seeded like r's own (one per holder), as real peers do.
+  void enable_partitions(const learning::Partition& partition, int batch_size, std::uint64_t seed);
+
+  void begin(int peer, const consensus::StartGradient& request) override;
   consensus::GradientResult collect(int peer, std::int64_t k) override;
   // Mini-batch loss of the gradient last collected for `peer`.
   double last_loss(int peer) const { return last_loss_[static_cast<std::size_t>(peer)]; }
@@ -43,6 +48,7 @@ class GradientWorkers final : public consensus::GradientSource {
     std::int64_t k = 0;
     consensus::Params params;
     std::vector<std::int64_t> batch;
+    std::vector<std::vector<std::int64_t>> partition_batches;  // coded: one per partition
     bool done = false;
     double loss = 0;
     consensus::GradientResult result;
@@ -52,6 +58,10 @@ class GradientWorkers final : public consensus::GradientSource {
 
   const learning::Dataset& train_;
   std::vector<learning::BatchSampler> samplers_;
+  const learning::Partition* partition_ = nullptr;
+  int batch_size_ = 1;
+  std::uint64_t seed_ = 0;
+  std::map<std::pair<int, int>, learning::BatchSampler> partition_samplers_;  // (holder, r)
   int micro_batches_;
   std::vector<std::unique_ptr<learning::Model>> models_;  // one per thread (index 0: caller)
   std::vector<double> last_loss_;

@@ -77,6 +77,9 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
   stragglers::DelayModel delays(in.stragglers, n);
   GradientWorkers gradients(*model, data.train, std::move(samplers), in.sim.threads,
                             adaptive ? in.consensus.micro_batches : 1);
+  if (protocol.coding.scheme != coding::Scheme::kNone) {
+    gradients.enable_partitions(partition, in.optimizer.batch_size, in.optimizer.seed);
+  }
   consensus::VirtualNetwork net(std::move(peers), delays, gradients);
 
   metrics::RunMetrics out(folder, in.sim.per_peer_eval);

@@ -37,4 +37,23 @@ GradientStep compute_gradient(learning::Model& model, const learning::Dataset& d
   return step;
 }
 
+int partition_batch_size(const consensus::StartGradient& request, int batch_size) {
+  if (!request.split_batch || request.partitions.empty()) return batch_size;
+  return std::max(1, batch_size / static_cast<int>(request.partitions.size()));
+}
+
+GradientStep compute_partition_gradients(learning::Model& model, const learning::Dataset& data,
+                                         const std::vector<std::vector<std::int64_t>>& batches,
+                                         std::span<const float> params) {
+  GradientStep step;
+  const std::size_t p = model.num_parameters();
+  step.result.gradient.resize(p * batches.size());
+  for (std::size_t b = 0; b < batches.size(); ++b) {
+    const std::span<float> out(step.result.gradient.data() + b * p, p);
+    const double loss = model.loss_and_gradient(params, {&data, batches[b]}, out);
+    if (b == 0) step.loss = loss;
+  }
+  return step;
+}
+
 }  // namespace fastk::node::training

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "consensus/virtual_network.h"
 #include "learning/dataset.h"
@@ -22,5 +23,16 @@ struct GradientStep {
 GradientStep compute_gradient(learning::Model& model, const learning::Dataset& data,
                               std::span<const std::int64_t> batch, std::span<const float> params,
                               int micro_batches);
+
+// Coded neighbourhoods: the samples each partition of `request` gets. With split batches
+// one mini-batch is spread over the partitions (batch_size / partitions, at least 1), so a
+// coded iteration costs about one uncoded gradient; otherwise each gets a whole batch.
+int partition_batch_size(const consensus::StartGradient& request, int batch_size);
+
+// Gradients of several partitions at one point, concatenated in `batches` order, each the
+// mean over its own batch. `loss` is the first (the own) partition's.
+GradientStep compute_partition_gradients(learning::Model& model, const learning::Dataset& data,
+                                         const std::vector<std::vector<std::int64_t>>& batches,
+                                         std::span<const float> params);
 
 }  // namespace fastk::node::training

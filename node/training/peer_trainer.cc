@@ -37,17 +37,38 @@ learning::Partition partition_training_set(std::span<const std::int32_t> labels,
   return partition;
 }
 
+coding::Placement coded_placement(const topology::Graph& graph,
+                                  const coding::NeighbourhoodCodeSpec& spec) {
+  std::vector<std::vector<int>> adjacency;
+  for (int i = 0; i < graph.size(); ++i) {
+    const auto neighbours = graph.neighbors(i);
+    adjacency.emplace_back(neighbours.begin(), neighbours.end());
+  }
+  return coding::place_frc(adjacency, spec.stragglers, spec.dynamic_roles);
+}
+
 PeerTrainer::PeerTrainer(const learning::DataSpec& data, const learning::ModelSpec& model,
                          const learning::OptimizerSpec& optimizer, int peers, int peer,
-                         int micro_batches)
-    : micro_batches_(micro_batches) {
+                         int micro_batches, std::vector<int> stored)
+    : batch_size_(optimizer.batch_size), micro_batches_(micro_batches) {
   check_optimizer(optimizer);
   std::vector<std::int64_t> own;
+  // Rows kept: the own shard first, then each other stored partition; where each starts.
+  std::vector<std::pair<int, std::size_t>> others;
+  std::vector<std::vector<std::int64_t>> other_rows;
   learning::TrainTest mine = learning::load_data_rows(
       data, [&](std::span<const std::int32_t> labels, int classes, std::int64_t samples) {
-        own = std::move(partition_training_set(labels, classes, samples, data, peers)
-                            .peer_indices.at(static_cast<std::size_t>(peer)));
-        return own;
+        learning::Partition all = partition_training_set(labels, classes, samples, data, peers);
+        own = all.peer_indices.at(static_cast<std::size_t>(peer));
+        std::vector<std::int64_t> rows = own;
+        for (int r : stored) {
+          if (r == peer) continue;
+          const auto& theirs = all.peer_indices.at(static_cast<std::size_t>(r));
+          others.emplace_back(r, rows.size());
+          other_rows.push_back(theirs);
+          rows.insert(rows.end(), theirs.begin(), theirs.end());
+        }
+        return rows;
       });
   shard_ = std::move(mine.train);
   test_ = std::move(mine.test);
@@ -59,6 +80,24 @@ PeerTrainer::PeerTrainer(const learning::DataSpec& data, const learning::ModelSp
   std::iota(positions.begin(), positions.end(), 0);
   sampler_ = std::make_unique<learning::BatchSampler>(std::move(positions), optimizer.batch_size,
                                                       peer_seed(optimizer.seed, peer));
+  if (!stored.empty()) {
+    // Positions of each partition inside the kept rows; shuffles depend only on the count
+    // and the seed, so these draw the simulator's samples in the simulator's order.
+    auto positions_from = [](std::size_t first, std::size_t count) {
+      std::vector<std::int64_t> range(count);
+      std::iota(range.begin(), range.end(), static_cast<std::int64_t>(first));
+      return range;
+    };
+    partition_samplers_.emplace(peer,
+                                learning::BatchSampler(positions_from(0, own.size()), batch_size_,
+                                                       peer_seed(optimizer.seed, peer)));
+    for (std::size_t o = 0; o < others.size(); ++o) {
+      partition_samplers_.emplace(
+          others[o].first,
+          learning::BatchSampler(positions_from(others[o].second, other_rows[o].size()),
+                                 batch_size_, peer_seed(optimizer.seed, others[o].first)));
+    }
+  }
   eval_model_ = model_->clone();
   initial_.resize(model_->num_parameters());
   model_->initialize(initial_, model.init_seed);
@@ -66,6 +105,22 @@ PeerTrainer::PeerTrainer(const learning::DataSpec& data, const learning::ModelSp
 
 GradientStep PeerTrainer::gradient(std::span<const float> params) {
   return compute_gradient(*model_, shard_, sampler_->next(), params, micro_batches_);
+}
+
+GradientStep PeerTrainer::gradient(const consensus::StartGradient& request) {
+  if (request.partitions.empty()) return gradient(request.params->values());
+  const int size = partition_batch_size(request, batch_size_);
+  std::vector<std::vector<std::int64_t>> batches;
+  for (int r : request.partitions) {
+    const auto it = partition_samplers_.find(r);
+    if (it == partition_samplers_.end()) {
+      throw std::logic_error("peer asked for the gradient of partition " + std::to_string(r) +
+                             ", which it does not store");
+    }
+    const auto batch = it->second.next(size);
+    batches.emplace_back(batch.begin(), batch.end());
+  }
+  return compute_partition_gradients(*model_, shard_, batches, request.params->values());
 }
 
 learning::Evaluation PeerTrainer::evaluate(std::span<const float> params, std::int64_t limit) {

@@ -5,16 +5,20 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <vector>
 
+#include "coding/neighbourhood_code.h"
+#include "consensus/actions.h"
 #include "learning/data_sources.h"
 #include "learning/model.h"
 #include "learning/partition.h"
 #include "learning/sampler.h"
 #include "learning/specs.h"
 #include "node/training/gradient_step.h"
+#include "topology/graph.h"
 
 namespace fastk::node::training {
 
@@ -32,18 +36,27 @@ learning::Partition partition_training_set(std::span<const std::int32_t> labels,
                                            std::int64_t samples, const learning::DataSpec& spec,
                                            int peers);
 
+// Where a coded run puts its data (coding/neighbourhood_code.h) on this graph.
+coding::Placement coded_placement(const topology::Graph& graph,
+                                  const coding::NeighbourhoodCodeSpec& spec);
+
 // A real peer's training state: its own shard only (the rest of the training set is freed
-// once the shard is cut), a sampler over it, the model and the test set.
+// once the shard is cut), a sampler over it, the model and the test set. In a coded run it
+// also holds the `stored` partitions (other peers' shards, by peer id), each with a sampler
+// seeded like that peer's own, as the simulator does.
 class PeerTrainer {
  public:
   PeerTrainer(const learning::DataSpec& data, const learning::ModelSpec& model,
-              const learning::OptimizerSpec& optimizer, int peers, int peer, int micro_batches);
+              const learning::OptimizerSpec& optimizer, int peers, int peer, int micro_batches,
+              std::vector<int> stored = {});
 
   std::size_t num_parameters() const { return model_->num_parameters(); }
   const std::vector<float>& initial() const { return initial_; }
   std::int64_t shard_size() const { return shard_.size(); }
   // Next mini-batch gradient at `params`. Not thread-safe: one caller (the compute thread).
   GradientStep gradient(std::span<const float> params);
+  // What a StartGradient asks for: the own gradient, or one per listed (stored) partition.
+  GradientStep gradient(const consensus::StartGradient& request);
   // Loss and accuracy on the test set (its first `limit` samples when limit > 0), with a
   // model instance of its own (so it may run on another thread than gradient()).
   learning::Evaluation evaluate(std::span<const float> params, std::int64_t limit = 0);
@@ -56,6 +69,8 @@ class PeerTrainer {
   std::unique_ptr<learning::Model> eval_model_;
   std::vector<float> initial_;
   std::unique_ptr<learning::BatchSampler> sampler_;
+  int batch_size_ = 1;
+  std::map<int, learning::BatchSampler> partition_samplers_;  // coded: by partition (peer id)
   int micro_batches_;
 };
 

@@ -70,6 +70,10 @@ class ReceivedMessage {
   // float-aligned (it is with libzmq's allocator), else from an aligned copy. Empty for
   // other types. Valid while this object lives (also after moving it).
   std::span<const float> parameters() const;
+  // The payload frame's bytes (read them before moving this object: small frames move).
+  std::span<const std::byte> payload() const {
+    return {static_cast<const std::byte*>(payload_frame_.data()), payload_frame_.size()};
+  }
 
  private:
   wire::MessageType type_;

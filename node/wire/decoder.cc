@@ -5,6 +5,7 @@
 
 #include "node/wire/byte_order.h"
 #include "node/wire/checksum.h"
+#include "node/wire/coded_payload.h"
 
 namespace fastk::node::wire {
 namespace {
@@ -13,11 +14,12 @@ Rejection reject(WireError cause, std::string detail) { return {cause, std::move
 
 bool known_type(std::uint8_t type) {
   return type >= static_cast<std::uint8_t>(MessageType::kHello) &&
-         type <= static_cast<std::uint8_t>(MessageType::kBye);
+         type <= static_cast<std::uint8_t>(MessageType::kCodedGradient);
 }
 
 // The payload size a kind allows; false when `bytes` is wrong for it.
-bool payload_size_fits(PayloadKind kind, std::size_t bytes) {
+bool payload_fits(PayloadKind kind, std::span<const std::byte> payload) {
+  const std::size_t bytes = payload.size();
   switch (kind) {
     case PayloadKind::kNone:
       return bytes == 0;
@@ -25,6 +27,8 @@ bool payload_size_fits(PayloadKind kind, std::size_t bytes) {
       return bytes == kHelloPayloadBytes;
     case PayloadKind::kFloat32:
       return bytes % sizeof(float) == 0;
+    case PayloadKind::kCodedGradient:
+      return coded_payload_fits(payload);
   }
   return false;
 }
@@ -114,7 +118,7 @@ DecodeResult decode(std::span<const std::span<const std::byte>> frames, const Wi
   std::span<const std::byte> payload =
       frames.size() == 2 ? frames[1] : std::span<const std::byte>{};
   const auto payload_bytes = load_le<std::uint32_t>(&h[kPayloadBytesOffset]);
-  if (payload_bytes != payload.size() || !payload_size_fits(kind, payload.size())) {
+  if (payload_bytes != payload.size() || !payload_fits(kind, payload)) {
     return reject(WireError::kBadPayloadLength, "length field " + std::to_string(payload_bytes) +
                                                     ", payload frame of " +
                                                     std::to_string(payload.size()) + " bytes for " +

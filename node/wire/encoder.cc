@@ -67,6 +67,8 @@ std::string_view to_string(MessageType type) {
       return "MODEL";
     case MessageType::kBye:
       return "BYE";
+    case MessageType::kCodedGradient:
+      return "CODED_GRADIENT";
   }
   return "unknown";
 }

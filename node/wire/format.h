@@ -29,17 +29,18 @@ inline constexpr std::size_t kChecksumOffset = 24;      // u32 CRC-32 of bytes 0
 inline constexpr std::size_t kHeaderBytes = 28;
 
 enum class MessageType : std::uint8_t {
-  kHello = 1,     // "I am peer s of this run": sent at start-up until answered
-  kHelloAck = 2,  // answer to a HELLO
-  kModel = 3,     // parameters x_s(k) of iteration k
-  kBye = 4,       // the sender is leaving; stop waiting for it
+  kHello = 1,          // "I am peer s of this run": sent at start-up until answered
+  kHelloAck = 2,       // answer to a HELLO
+  kModel = 3,          // parameters x_s(k) of iteration k
+  kBye = 4,            // the sender is leaving; stop waiting for it
+  kCodedGradient = 5,  // coded neighbourhoods: the gradient sum for the receiver, iteration k
 };
 
 enum class PayloadKind : std::uint8_t {
-  kNone = 0,     // no payload frame
-  kHello = 1,    // HelloInfo, kHelloPayloadBytes
-  kFloat32 = 2,  // float32 vector, little-endian
-  // 3 is reserved for coded gradients (issue 6).
+  kNone = 0,           // no payload frame
+  kHello = 1,          // HelloInfo, kHelloPayloadBytes
+  kFloat32 = 2,        // float32 vector, little-endian
+  kCodedGradient = 3,  // coded_payload.h: covered partitions, role, compute time, float32
 };
 
 // What a HELLO / HELLO_ACK carries so that a peer of another run (or of the same run with
@@ -61,6 +62,8 @@ constexpr PayloadKind payload_kind_of(MessageType type) {
       return PayloadKind::kFloat32;
     case MessageType::kBye:
       return PayloadKind::kNone;
+    case MessageType::kCodedGradient:
+      return PayloadKind::kCodedGradient;
   }
   return PayloadKind::kNone;
 }

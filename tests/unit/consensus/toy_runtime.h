@@ -50,8 +50,9 @@ class LeastSquares final : public GradientSource {
     for (auto& v : g) v /= static_cast<double>(rows.size());
     return g;
   }
-  void begin(PeerId peer, std::int64_t k, const Params& params) override {
-    const auto g = gradient(params->values(), batch_rows(peer, k));
+  void begin(PeerId peer, const StartGradient& request) override {
+    const std::int64_t k = request.iteration;
+    const auto g = gradient(request.params->values(), batch_rows(peer, k));
     pending_[{peer, k}] = std::vector<float>(g.begin(), g.end());
     ++begun;
   }

@@ -1,0 +1,201 @@
+#include "consensus/coded_neighbourhood.h"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "coding/cluster_assignment.h"
+#include "coding/decoding.h"
+
+namespace fastk::consensus {
+namespace {
+
+constexpr std::size_t kComputeHistory = 64;
+// A reported gradient time this many times the usual one counts as straggling.
+constexpr double kStragglerRatio = 2.0;
+
+bool same_block(std::span<const PeerId> a, const coding::Block& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end());
+}
+
+}  // namespace
+
+CodedNeighbourhood::CodedNeighbourhood(PeerId self, const coding::NeighbourhoodCodeSpec& spec,
+                                       const topology::TopologySchedule& schedule,
+                                       std::vector<PeerId> neighbours)
+    : self_(self), spec_(spec), neighbours_(std::move(neighbours)) {
+  if (schedule.period() != 1) {
+    throw std::invalid_argument(
+        "coding needs a fixed neighbourhood; the topology changes every round (one peer "
+        "exponential): use a static topology or coding.scheme = \"none\"");
+  }
+  if (spec_.stragglers < 0) throw std::invalid_argument("coding.stragglers must be >= 0");
+  if (spec_.deadline_s < 0) throw std::invalid_argument("coding.deadline_s must be >= 0");
+  blocks_ = coding::neighbourhood_blocks(self_, neighbours_, spec_.stragglers);
+  columns_ = neighbours_;
+  columns_.insert(std::lower_bound(columns_.begin(), columns_.end(), self_), self_);
+  for (PeerId q : neighbours_) {
+    their_blocks_.push_back(
+        coding::neighbourhood_blocks(q, schedule.round(q, 0).receive_from, spec_.stragglers));
+    cover_for_.push_back(coding::block_of(their_blocks_.back(), self_));
+    role_for_.push_back(coding::block_of(blocks_, q));
+  }
+  estimators_.resize(neighbours_.size());
+}
+
+int CodedNeighbourhood::neighbour_index(PeerId peer) const {
+  const auto it = std::lower_bound(neighbours_.begin(), neighbours_.end(), peer);
+  return it != neighbours_.end() && *it == peer ? static_cast<int>(it - neighbours_.begin()) : -1;
+}
+
+int CodedNeighbourhood::block_index(std::span<const PeerId> covers) const {
+  for (std::size_t b = 1; b < blocks_.size(); ++b) {
+    if (same_block(covers, blocks_[b])) return static_cast<int>(b);
+  }
+  return -1;
+}
+
+std::vector<PeerId> CodedNeighbourhood::begin_iteration() {
+  covering_ = cover_for_;
+  std::vector<PeerId> others;
+  for (const auto& block : covering_) {
+    for (PeerId r : block) {
+      if (r != self_) others.push_back(r);
+    }
+  }
+  std::sort(others.begin(), others.end());
+  others.erase(std::unique(others.begin(), others.end()), others.end());
+  std::vector<PeerId> all = {self_};
+  all.insert(all.end(), others.begin(), others.end());
+  return all;
+}
+
+void CodedNeighbourhood::encode(std::int64_t tag, const Params& params, std::span<const PeerId> to,
+                                std::span<const PeerId> partitions,
+                                std::span<const float> gradients, double compute_s,
+                                Actions& out) const {
+  if (!to.empty()) out.push_back(SendParams{{to.begin(), to.end()}, tag, params});
+  const std::size_t p = gradients.size() / partitions.size();
+  for (PeerId q : to) {
+    const auto i = static_cast<std::size_t>(neighbour_index(q));
+    std::vector<float> sum(p, 0.0f);
+    for (PeerId r : covering_[i]) {
+      const auto at = std::find(partitions.begin(), partitions.end(), r) - partitions.begin();
+      const float* g = gradients.data() + static_cast<std::size_t>(at) * p;
+      for (std::size_t v = 0; v < p; ++v) sum[v] += g[v];
+    }
+    auto coded = std::make_shared<CodedGradient>();
+    coded->covers = covering_[i];
+    if (spec_.dynamic_roles) coded->role = role_for_[i];
+    coded->compute_s = compute_s;
+    coded->gradient = make_params(std::move(sum));
+    out.push_back(SendCoded{q, tag, std::move(coded)});
+  }
+}
+
+bool CodedNeighbourhood::accept(PeerId from, const CodedGradient& coded, std::size_t parameters) {
+  const int i = neighbour_index(from);
+  if (i < 0 || !coded.gradient || coded.gradient->values().size() != parameters) return false;
+  if (block_index(coded.covers) < 0) return false;
+  const auto& theirs = their_blocks_[static_cast<std::size_t>(i)];
+  if (!coded.role.empty()) {
+    // A role must be a block of the sender's neighbourhood other than its own {sender}.
+    bool known = false;
+    for (std::size_t b = 1; b < theirs.size(); ++b)
+      known = known || same_block(coded.role, theirs[b]);
+    if (!known || !spec_.dynamic_roles) return false;
+    cover_for_[static_cast<std::size_t>(i)] = coded.role;
+  }
+  if (spec_.dynamic_roles) {
+    const double typical = typical_compute_s();
+    estimators_[static_cast<std::size_t>(i)].observe(typical > 0 &&
+                                                     coded.compute_s > kStragglerRatio * typical);
+  }
+  recent_compute_s_.push_back(coded.compute_s);
+  if (recent_compute_s_.size() > kComputeHistory) recent_compute_s_.pop_front();
+  return true;
+}
+
+void CodedNeighbourhood::observe_own_compute(double compute_s) {
+  recent_compute_s_.push_back(compute_s);
+  if (recent_compute_s_.size() > kComputeHistory) recent_compute_s_.pop_front();
+}
+
+double CodedNeighbourhood::typical_compute_s() const {
+  if (recent_compute_s_.size() < 4) return 0;
+  std::vector<double> sorted(recent_compute_s_.begin(), recent_compute_s_.end());
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2),
+                   sorted.end());
+  return sorted[sorted.size() / 2];
+}
+
+CodedNeighbourhood::Decoded CodedNeighbourhood::decode(
+    std::span<const float> own, std::span<const CodedGradient* const> arrived,
+    std::span<float> gradient) const {
+  // One row per combined vector, one column per partition of N[self]: B_S of coding.md 0.
+  Eigen::MatrixXd b_s = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(arrived.size() + 1),
+                                              static_cast<Eigen::Index>(columns_.size()));
+  auto column = [&](PeerId r) {
+    return static_cast<Eigen::Index>(std::lower_bound(columns_.begin(), columns_.end(), r) -
+                                     columns_.begin());
+  };
+  b_s(0, column(self_)) = 1;
+  for (std::size_t a = 0; a < arrived.size(); ++a) {
+    for (PeerId r : arrived[a]->covers) b_s(static_cast<Eigen::Index>(a + 1), column(r)) = 1;
+  }
+  const coding::Decoding decoding = coding::decode_least_squares(b_s);
+  Decoded result;
+  result.decodable = decoding.decodable;
+  result.residual = decoding.residual;
+  for (double alpha : decoding.alpha) result.partitions += alpha;
+  // Rescaled: the mean over the partitions actually covered (unbiased when blocks were
+  // dropped at the deadline); otherwise over the whole neighbourhood.
+  const double divisor =
+      spec_.rescale ? std::max(result.partitions, 1.0) : static_cast<double>(columns_.size());
+  auto add = [&](double coefficient, std::span<const float> values) {
+    if (coefficient == 0) return;
+    ++result.members;
+    const auto c = static_cast<float>(coefficient / divisor);
+    for (std::size_t v = 0; v < gradient.size(); ++v) gradient[v] += c * values[v];
+  };
+  std::fill(gradient.begin(), gradient.end(), 0.0f);
+  add(decoding.coefficients[0], own);
+  for (std::size_t a = 0; a < arrived.size(); ++a) {
+    add(decoding.coefficients[a + 1], arrived[a]->gradient->values());
+  }
+  return result;
+}
+
+void CodedNeighbourhood::plan_roles() {
+  if (!spec_.dynamic_roles || blocks_.size() < 3) return;  // one block: nothing to spread
+  // 0/1 predictions (coding.md 4.5's basic rule): small differences between estimates
+  // must not reshuffle roles, since every change leaves blocks uncovered until all members
+  // have heard of it.
+  std::vector<double> predicted(neighbours_.size());
+  for (std::size_t i = 0; i < neighbours_.size(); ++i) {
+    predicted[i] = estimators_[i].predict() > 0.5 ? 1.0 : 0.0;
+  }
+  auto worst_block = [&](const std::vector<coding::Block>& roles) {
+    std::vector<double> load(blocks_.size(), 0.0);
+    for (std::size_t i = 0; i < neighbours_.size(); ++i) {
+      load[static_cast<std::size_t>(block_index(roles[i]))] += predicted[i];
+    }
+    return *std::max_element(load.begin(), load.end());
+  };
+  std::vector<std::vector<int>> positions;
+  for (const auto& position : coding::role_positions(blocks_)) {
+    std::vector<int> workers;
+    for (PeerId q : position) workers.push_back(neighbour_index(q));
+    positions.push_back(std::move(workers));
+  }
+  const std::vector<int> cluster =
+      coding::assign_clusters(positions, static_cast<int>(blocks_.size()) - 1, predicted);
+  std::vector<coding::Block> proposed(neighbours_.size());
+  for (std::size_t i = 0; i < neighbours_.size(); ++i) {
+    proposed[i] = blocks_[static_cast<std::size_t>(cluster[i]) + 1];
+  }
+  if (worst_block(proposed) < worst_block(role_for_)) role_for_ = std::move(proposed);
+}
+
+}  // namespace fastk::consensus

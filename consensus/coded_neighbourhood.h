@@ -1,0 +1,85 @@
+// One peer's side of fractional repetition coding in its closed neighbourhood
+// (coding/neighbourhood_code.h; coding.md 7). As an encoder it knows which block of each
+// neighbour's neighbourhood it covers and turns its per-partition gradients into one sum
+// per neighbour; as a decoder it combines its own gradient with the coded gradients that
+// arrived, through coding's least-squares decoder, never trusting a sum that does not
+// decode. With dynamic roles it also predicts which neighbours will straggle (a two-state
+// Markov estimate per neighbour, coding.md 4.3) and re-assigns its neighbours to blocks so
+// that predicted stragglers are spread (GC-DC greedy, coding.md 4.5).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <span>
+#include <vector>
+
+#include "coding/markov_estimator.h"
+#include "coding/neighbourhood_code.h"
+#include "consensus/actions.h"
+#include "topology/schedule.h"
+
+namespace fastk::consensus {
+
+class CodedNeighbourhood {
+ public:
+  // `neighbours`: the peer's neighbours, sorted. Throws std::invalid_argument for a
+  // time-varying schedule (codes need fixed neighbourhoods) or a bad spec.
+  CodedNeighbourhood(PeerId self, const coding::NeighbourhoodCodeSpec& spec,
+                     const topology::TopologySchedule& schedule, std::vector<PeerId> neighbours);
+
+  const coding::NeighbourhoodCodeSpec& spec() const { return spec_; }
+  // Blocks of the own neighbourhood; block 0 is {self}.
+  const std::vector<coding::Block>& blocks() const { return blocks_; }
+  // Index (>= 1) of the block equal to `covers`, or -1.
+  int block_index(std::span<const PeerId> covers) const;
+
+  // Partitions to compute this iteration: the own one first, then those covered for
+  // neighbours. Fixes the covers encode() uses: a role arriving meanwhile waits for the next.
+  std::vector<PeerId> begin_iteration();
+  // The model to every neighbour in `to`, then to each the sum of the partitions it is
+  // covered for.
+  void encode(std::int64_t tag, const Params& params, std::span<const PeerId> to,
+              std::span<const PeerId> partitions, std::span<const float> gradients,
+              double compute_s, Actions& out) const;
+
+  // Checks a received coded part (covers a block of the own neighbourhood; a role is a
+  // block of the sender's) and learns from it. False: malformed, drop it.
+  bool accept(PeerId from, const CodedGradient& coded, std::size_t parameters);
+  void observe_own_compute(double compute_s);
+
+  struct Decoded {
+    bool decodable = false;
+    int members = 0;        // rows combined, own included
+    double residual = 0;    // max_j |alpha_j - 1|
+    double partitions = 0;  // sum_j alpha_j: partitions the decoded sum covers
+  };
+  // gradient = mean partition gradient of the neighbourhood from the own gradient and the
+  // arrived coded gradients (one per used neighbour); uncovered blocks are dropped.
+  Decoded decode(std::span<const float> own, std::span<const CodedGradient* const> arrived,
+                 std::span<float> gradient) const;
+
+  // Dynamic roles: re-assign neighbours to blocks for the next iteration when the predicted
+  // stragglers bunch in a block. Predictions come from the compute times neighbours report,
+  // not from lateness: a neighbour late because it waits for its own neighbourhood is not
+  // a straggler (treating it as one made roles churn and lost time in simulation).
+  void plan_roles();
+  // The usual compute time (median of recent ones, own and reported), 0 if unknown.
+  double typical_compute_s() const;
+
+ private:
+  int neighbour_index(PeerId peer) const;
+
+  PeerId self_;
+  coding::NeighbourhoodCodeSpec spec_;
+  std::vector<PeerId> neighbours_;
+  std::vector<coding::Block> blocks_;
+  std::vector<PeerId> columns_;                           // partitions of N[self], sorted
+  std::vector<std::vector<coding::Block>> their_blocks_;  // blocks of N[neighbour]
+  std::vector<coding::Block> cover_for_;                  // what self sends each neighbour
+  std::vector<coding::Block> covering_;                   // cover_for_ of this iteration
+  std::vector<coding::Block> role_for_;                   // what each neighbour should send
+  std::vector<coding::MarkovStragglerEstimator> estimators_;
+  std::deque<double> recent_compute_s_;
+};
+
+}  // namespace fastk::consensus

@@ -1,0 +1,32 @@
+// [coding]: gradient coding inside every neighbourhood (coding/neighbourhood_code.h).
+#include "coding/neighbourhood_code.h"
+#include "node/config/tables.h"
+
+namespace fastk::node {
+
+void read_coding_table(TableReader& t, ConsensusConfig& config) {
+  coding::NeighbourhoodCodeSpec& spec = config.protocol.coding;
+  t.read_choice<coding::Scheme>("scheme", spec.scheme, coding::parse_scheme);
+  t.read("stragglers", spec.stragglers, 0, 1'000);
+  t.read("deadline_s", spec.deadline_s, 0.0);
+  t.read("rescale", spec.rescale);
+  t.read("split_batch", spec.split_batch);
+  t.read("dynamic_roles", spec.dynamic_roles);
+  t.finish();
+  if (spec.scheme == coding::Scheme::kNone) return;
+  // The coded wait rule (until the neighbourhood decodes) takes the policy's place; a policy
+  // that would be silently ignored is an error.
+  if (config.protocol.policy.kind != consensus::PolicyKind::kFull) {
+    t.errors().add("coding.scheme",
+                   "a coded neighbourhood waits until its gradient decodes, which replaces the "
+                   "backup policy: set consensus.policy = \"full\" (the default) or "
+                   "coding.scheme = \"none\"");
+  }
+  if (config.protocol.order != consensus::UpdateOrder::kCombineThenAdapt) {
+    t.errors().add("coding.scheme",
+                   "coding needs consensus.order = \"combine_then_adapt\": the step uses the "
+                   "decoded neighbourhood gradient, known only after the models were sent");
+  }
+}
+
+}  // namespace fastk::node
