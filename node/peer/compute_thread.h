@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "consensus/params.h"
 #include "node/training/gradient_step.h"
@@ -27,8 +28,9 @@ struct ComputedGradient {
 
 class ComputeThread {
  public:
-  using GradientFn =
-      std::function<training::GradientStep(std::int64_t k, const consensus::Params&)>;
+  // Computes the gradient into `buffer` (a recycled gradient vector, or empty).
+  using GradientFn = std::function<training::GradientStep(std::int64_t k, const consensus::Params&,
+                                                          std::vector<float> buffer)>;
   using SlowdownFn = std::function<double(std::int64_t k)>;  // factor >= 0; <= 1 means none
 
   // `waker` is rung after each gradient so the I/O thread's receive() returns at once.
@@ -41,6 +43,9 @@ class ComputeThread {
   void submit(std::int64_t k, consensus::Params params);
   // The finished gradient, if any; never blocks.
   std::optional<ComputedGradient> poll();
+  // Hands back a gradient vector the caller is done with, to be written by the next
+  // gradient instead of a freshly allocated one.
+  void recycle(std::vector<float> buffer);
   bool busy() const;
 
  private:
@@ -53,6 +58,7 @@ class ComputeThread {
   std::condition_variable work_;
   std::optional<std::pair<std::int64_t, consensus::Params>> job_;
   std::optional<ComputedGradient> done_;
+  std::vector<float> spare_;  // a recycled gradient buffer
   bool in_flight_ = false;
   bool stopping_ = false;
   std::thread thread_;

@@ -129,8 +129,8 @@ class Peer {
       last_heard_s_[j] = 0;
     }
     compute_ = std::make_unique<ComputeThread>(
-        [this](std::int64_t, const consensus::Params& p) {
-          return trainer_->gradient(p->values());
+        [this](std::int64_t, const consensus::Params& p, std::vector<float> buffer) {
+          return trainer_->gradient(p->values(), std::move(buffer));
         },
         [this](std::int64_t k) { return delays_->slowdown(options_.peer, k); },
         transport_->make_waker());
@@ -255,6 +255,7 @@ class Peer {
       last_loss_ = done->step.loss;
       protocol_->on_gradient_done(now_s(), done->step.result.gradient, done->step.result.stats,
                                   actions);
+      compute_->recycle(std::move(done->step.result.gradient));  // the protocol copied it
     }
     bool due = false;
     while (!timers_.empty() && timers_.top() <= now_s()) {

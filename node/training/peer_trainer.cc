@@ -64,8 +64,9 @@ PeerTrainer::PeerTrainer(const learning::DataSpec& data, const learning::ModelSp
   model_->initialize(initial_, model.init_seed);
 }
 
-GradientStep PeerTrainer::gradient(std::span<const float> params) {
-  return compute_gradient(*model_, shard_, sampler_->next(), params, micro_batches_);
+GradientStep PeerTrainer::gradient(std::span<const float> params, std::vector<float> buffer) {
+  return compute_gradient(*model_, shard_, sampler_->next(), params, micro_batches_,
+                          std::move(buffer));
 }
 
 learning::Evaluation PeerTrainer::evaluate(std::span<const float> params, std::int64_t limit) {
