@@ -24,6 +24,8 @@ class VectorParams final : public ParamBuffer {
  public:
   explicit VectorParams(std::vector<float> values) : values_(std::move(values)) {}
   std::span<const float> values() const override { return values_; }
+  // Only for the owner that recycles the buffer once nobody else holds it.
+  std::span<float> mutable_values() { return values_; }
 
  private:
   std::vector<float> values_;

@@ -1,6 +1,7 @@
 #include "consensus/peer_protocol.h"
 
 #include <algorithm>
+#include <atomic>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -154,9 +155,10 @@ void PeerProtocol::on_gradient_done(double now_s, std::span<const float> gradien
     own_for_mix_ = x_;
   } else {
     const auto x = x_->values();
-    std::vector<float> y(parameters_);
-    for (std::size_t p = 0; p < parameters_; ++p) y[p] = x[p] - lr * gradient[p];
-    own_for_mix_ = make_params(std::move(y));
+    std::shared_ptr<VectorParams> y = recycled_buffer();
+    const std::span<float> values = y->mutable_values();
+    for (std::size_t p = 0; p < parameters_; ++p) values[p] = x[p] - lr * gradient[p];
+    own_for_mix_ = std::move(y);
     if (!round_.send_to.empty()) out.push_back(SendParams{round_.send_to, k_, own_for_mix_});
   }
   try_update(now_s, out);
@@ -242,12 +244,31 @@ void PeerProtocol::arm_silence_timer(std::span<const int> slots, double now_s, A
   arm(std::max(now_s, earliest + config_.silence_timeout_s), out);
 }
 
+std::shared_ptr<VectorParams> PeerProtocol::recycled_buffer() {
+  // A buffer nobody else holds any more (neighbours' mailboxes, sends in flight) is
+  // overwritten instead of allocating and zero-filling a fresh model every iteration.
+  for (auto& buffer : spare_buffers_) {
+    if (buffer.use_count() == 1) {
+      // The last other holder may have let go on another thread (a zero-copy send): this
+      // fence pairs with the release in its reference-count decrement.
+      std::atomic_thread_fence(std::memory_order_acquire);
+      return buffer;
+    }
+  }
+  auto buffer = std::make_shared<VectorParams>(std::vector<float>(parameters_));
+  if (spare_buffers_.size() < kMaxSpareBuffers) spare_buffers_.push_back(buffer);
+  return buffer;
+}
+
 void PeerProtocol::update(double now_s, const std::vector<int>& used, int required, Actions& out) {
   const SubsetRow row =
       subset_row(round_.receive_weights, round_.self_weight, used, config_.renormalisation);
   const auto own = own_for_mix_->values();
-  accumulator_.assign(own.begin(), own.end());
-  for (auto& a : accumulator_) a *= row.self_weight;
+  std::shared_ptr<VectorParams> next_buffer = recycled_buffer();
+  const std::span<float> next = next_buffer->mutable_values();
+  // Mixed in float32, in place, one neighbour at a time: the mix streams each model once.
+  const auto self_weight = static_cast<float>(row.self_weight);
+  for (std::size_t p = 0; p < parameters_; ++p) next[p] = self_weight * own[p];
   IterationRecord record;
   record.used_weights = row.weights;
   record.self_weight = row.self_weight;
@@ -256,16 +277,14 @@ void PeerProtocol::update(double now_s, const std::vector<int>& used, int requir
         slots_[static_cast<std::size_t>(round_slots_[static_cast<std::size_t>(used[u])])];
     const Params& params = mixed(slot);
     const auto theirs = params->values();
-    const double w = row.weights[u];
-    for (std::size_t p = 0; p < parameters_; ++p) accumulator_[p] += w * theirs[p];
+    const auto w = static_cast<float>(row.weights[u]);
+    for (std::size_t p = 0; p < parameters_; ++p) next[p] += w * theirs[p];
     record.used.push_back(round_.receive_from[static_cast<std::size_t>(used[u])]);
     record.used_tags.push_back(params == slot.params ? slot.tag : slot.oldest_fresh_tag);
   }
-  std::vector<float> next(parameters_);
-  const double lr = config_.learning_rate;
-  const bool cta = config_.order == UpdateOrder::kCombineThenAdapt;
-  for (std::size_t p = 0; p < parameters_; ++p) {
-    next[p] = static_cast<float>(cta ? accumulator_[p] - lr * gradient_[p] : accumulator_[p]);
+  if (config_.order == UpdateOrder::kCombineThenAdapt) {
+    const auto lr = static_cast<float>(config_.learning_rate);
+    for (std::size_t p = 0; p < parameters_; ++p) next[p] -= lr * gradient_[p];
   }
 
   if (policy_->wants_disagreement() && !used.empty()) {
@@ -300,7 +319,7 @@ void PeerProtocol::update(double now_s, const std::vector<int>& used, int requir
   record.estimates = decision_.estimates;
   out.push_back(IterationCompleted{std::move(record)});
 
-  x_ = make_params(std::move(next));
+  x_ = std::move(next_buffer);
   own_for_mix_.reset();
   ++k_;
   // The oldest fresh message may now be stale; the newest (if fresh) takes its place.

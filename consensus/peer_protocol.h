@@ -100,6 +100,7 @@ class PeerProtocol {
   void begin_iteration(double now_s, Actions& out);
   void try_update(double now_s, Actions& out);
   void update(double now_s, const std::vector<int>& used, int required, Actions& out);
+  std::shared_ptr<VectorParams> recycled_buffer();
   void arm_silence_timer(std::span<const int> slots, double now_s, Actions& out);
   void arm(double at_s, Actions& out);
   void reevaluate(double now_s, Actions& out);
@@ -124,9 +125,11 @@ class PeerProtocol {
   double gradient_done_s_ = 0;
   bool gradient_ready_ = false;
   std::optional<double> relax_at_;
-  std::vector<float> gradient_;  // CTA: kept until the update
-  Params own_for_mix_;           // CTA: x(k); ATC: y(k)
-  std::vector<double> accumulator_;
+  std::vector<float> gradient_;      // CTA: kept until the update
+  Params own_for_mix_;               // CTA: x(k); ATC: y(k)
+  std::vector<double> accumulator_;  // the disagreement estimate's mean
+  static constexpr std::size_t kMaxSpareBuffers = 4;
+  std::vector<std::shared_ptr<VectorParams>> spare_buffers_;
   ArrivalWindow arrivals_;
   std::optional<double> armed_at_s_;
   std::int64_t dropped_ = 0;

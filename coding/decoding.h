@@ -1,0 +1,40 @@
+// What a decoder tells the aggregator: the coefficients it applies to the arrived messages and
+// how far their combination is from the exact sum of all partitions (coding.md sections 0, 5).
+#pragma once
+
+#include <Eigen/Dense>
+#include <vector>
+
+namespace fastk::coding {
+
+struct Decoding {
+  bool decodable = false;            // residual < tolerance
+  std::vector<double> coefficients;  // a: one per row of b_s, in row order (zeros allowed)
+  std::vector<double> alpha;         // B_S^T a: one per partition (column)
+  double residual = 0;               // max_j |alpha_j - 1|
+  double error = 0;                  // err(S) = ||alpha - 1||^2
+  double amplification = 0;          // kappa(S) = sum_i |a_i| * ||b_i||_1 / k  (coding.md 7.2)
+};
+
+// Generic decoder (coding.md section 0): the minimum-norm least-squares a for B_S^T a = 1,
+// computed in double. b_s: one row per arrived member, one column per partition. An empty
+// b_s is "not decodable" with residual 1 and error k. Never returns decodable=true for a
+// wrong sum: decodability is decided by the residual of the returned a, not by a rank test.
+// Throws std::invalid_argument when b_s has no columns or the tolerance is not positive.
+Decoding decode_least_squares(const Eigen::MatrixXd& b_s, double tolerance = 1e-8);
+
+// The same for another target than the plain sum: the minimum-norm a for B_S^T a = target
+// (e.g. one sub-block of the sum for communication-efficient codes). alpha, residual and
+// error then measure the distance to `target`, and amplification divides by ||target||_1.
+Decoding decode_least_squares_to(const Eigen::MatrixXd& b_s, const Eigen::VectorXd& target,
+                                 double tolerance = 1e-8);
+
+// Fills alpha, residual, error, amplification and decodable for coefficients chosen by any
+// decoder (fixed weights, first responder per group, ...), so every decoder reports the same
+// quantities in the same way. coefficients.size() must equal b_s.rows().
+Decoding evaluate_decoding(const Eigen::MatrixXd& b_s, std::vector<double> coefficients,
+                           double tolerance = 1e-8);
+Decoding evaluate_decoding_to(const Eigen::MatrixXd& b_s, const Eigen::VectorXd& target,
+                              std::vector<double> coefficients, double tolerance = 1e-8);
+
+}  // namespace fastk::coding
