@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "coding/arrivals.h"
+
 namespace fastk::coding {
 namespace {
 
@@ -78,6 +80,11 @@ FractionalRepetitionCode::FractionalRepetitionCode(std::vector<std::vector<int>>
 std::string FractionalRepetitionCode::name() const {
   return "frc(n=" + std::to_string(members()) + ",groups=" + std::to_string(groups_.size()) +
          ",s=" + std::to_string(stragglers_tolerated()) + ")";
+}
+
+int FractionalRepetitionCode::group_of(int member) const {
+  check_member(member, members(), name());
+  return group_of_[member];
 }
 
 int FractionalRepetitionCode::stragglers_tolerated() const {

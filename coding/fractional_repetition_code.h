@@ -30,7 +30,8 @@ class FractionalRepetitionCode : public GradientCode {
   Decoding decode(std::span<const int> arrived) const override;
 
   const std::vector<std::vector<int>>& groups() const { return groups_; }
-  int group_of(int member) const { return group_of_.at(member); }
+  // Throws std::invalid_argument for a member outside [0, n).
+  int group_of(int member) const;
   // How many groups the arrivals cover; the aggregator can stop once it equals groups().size().
   int covered_groups(std::span<const int> arrived) const;
   // Coefficient 1 for the first arrival of each group, 0 for the rest.

@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "coding/arrivals.h"
+
 namespace fastk::coding {
 
 GradientCode::GradientCode(Eigen::MatrixXd encoding, double tolerance)
@@ -20,10 +22,7 @@ Decoding GradientCode::decode(std::span<const int> arrived) const {
 }
 
 std::vector<int> GradientCode::support(int member) const {
-  if (member < 0 || member >= members()) {
-    throw std::invalid_argument("member " + std::to_string(member) + " is outside [0, " +
-                                std::to_string(members()) + ") of code " + name());
-  }
+  check_member(member, members(), name());
   std::vector<int> held;
   for (int j = 0; j < partitions(); ++j) {
     if (encoding_(member, j) != 0.0) held.push_back(j);
@@ -36,18 +35,7 @@ int GradientCode::computation_load() const {
 }
 
 void GradientCode::check_arrived(std::span<const int> arrived) const {
-  std::vector<bool> seen(members(), false);
-  for (int member : arrived) {
-    if (member < 0 || member >= members()) {
-      throw std::invalid_argument("arrived member " + std::to_string(member) + " is outside [0, " +
-                                  std::to_string(members()) + ") of code " + name());
-    }
-    if (seen[member]) {
-      throw std::invalid_argument("member " + std::to_string(member) +
-                                  " is listed twice in the arrival set of code " + name());
-    }
-    seen[member] = true;
-  }
+  check_arrivals(arrived, members(), name());
 }
 
 Eigen::MatrixXd GradientCode::arrived_rows(std::span<const int> arrived) const {

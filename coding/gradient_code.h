@@ -20,6 +20,9 @@ class GradientCode {
   // Exact tolerance s: any n - s arrivals decode exactly. 0 for approximate codes, which never
   // promise exactness.
   virtual int stragglers_tolerated() const = 0;
+  // Approximate codes never promise decodable == true, even when everyone arrived (their
+  // fixed weights are unbiased only on average): the aggregator steps at its deadline.
+  virtual bool approximate() const { return false; }
   // Decodes the members that arrived, in arrival order (order matters for first-responder
   // decoders). Coefficients come back in the same order. The default is the least-squares
   // decoder on the arrived rows of B. Throws std::invalid_argument for a member id out of
@@ -37,7 +40,8 @@ class GradientCode {
   int computation_load() const;
 
  protected:
-  // Threads B through; throws std::invalid_argument for an empty or non-finite matrix.
+  // Takes B (rows: members, columns: partitions); throws std::invalid_argument for an empty
+  // or non-finite matrix.
   explicit GradientCode(Eigen::MatrixXd encoding, double tolerance = 1e-8);
   // Throws std::invalid_argument for a member id out of range or listed twice.
   void check_arrived(std::span<const int> arrived) const;
