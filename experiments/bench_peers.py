@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """The peers benchmark of issue 5 (documented, not run in CI).
 
-8 real peers (`fastk run`, one process each, ZeroMQ over 127.0.0.1) on a ring, MLP 784-128-10,
-batch 32, 600 iterations, policy `full`, no injected delays, Fashion-MNIST; compared with
+8 real peers (`fastk run`, one process each, ZeroMQ over the default transport of local runs,
+Unix-domain sockets: [cluster] local_transport) on a ring, MLP 784-128-10, batch 32,
+600 iterations, policy `full`, no injected delays, Fashion-MNIST; compared with
 the time one process needs to compute the same 8 x 600 = 4,800 gradients on 2 threads
 (build/benchmarks/gradient_throughput, the peers' own gradient code, no communication).
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -11,6 +12,14 @@
 #include "learning/layers/relu.h"
 
 namespace fastk::learning {
+namespace {
+
+// See Network::aligned_params.
+bool is_max_aligned(const void* data) {
+  return reinterpret_cast<std::uintptr_t>(data) % EIGEN_MAX_ALIGN_BYTES == 0;
+}
+
+}  // namespace
 
 template <typename S>
 Network<S>::Network(std::vector<std::unique_ptr<Layer<S>>> layers, LossKind loss, double l2)
@@ -72,12 +81,19 @@ void Network<S>::gather(const BatchView& batch) {
 template <typename S>
 const Matrix<S>& Network<S>::forward(std::span<const S> params, const BatchView& batch) {
   gather(batch);
-  params_copy_ = Eigen::Map<const Eigen::Matrix<S, Eigen::Dynamic, 1>>(params.data(),
-                                                                       Eigen::Index(params.size()));
+  params_ = aligned_params(params);
   for (std::size_t i = 0; i < layers_.size(); ++i) {
-    layers_[i]->forward(params_copy_.data() + offsets_[i], values_[i], values_[i + 1]);
+    layers_[i]->forward(params_ + offsets_[i], values_[i], values_[i + 1]);
   }
   return values_.back();
+}
+
+template <typename S>
+const S* Network<S>::aligned_params(std::span<const S> params) {
+  if (is_max_aligned(params.data())) return params.data();
+  params_copy_ = Eigen::Map<const Eigen::Matrix<S, Eigen::Dynamic, 1>>(params.data(),
+                                                                       Eigen::Index(params.size()));
+  return params_copy_.data();
 }
 
 template <typename S>
@@ -122,17 +138,20 @@ double Network<S>::loss_and_gradient(std::span<const S> params, const BatchView&
   if (batch.size() == 0) throw std::invalid_argument("loss_and_gradient: empty batch");
   forward(params, batch);
   double loss = head(batch, true) / double(batch.size());
-  grad_copy_.resize(params_copy_.size());
+  const bool in_place = is_max_aligned(grad.data());
+  if (!in_place) grad_copy_.resize(Eigen::Index(grad.size()));
+  S* const g = in_place ? grad.data() : grad_copy_.data();
   for (std::size_t i = layers_.size(); i-- > 0;) {
-    layers_[i]->backward(params_copy_.data() + offsets_[i], values_[i], values_[i + 1],
-                         grads_[i + 1], grad_copy_.data() + offsets_[i],
-                         i > 0 ? &grads_[i] : nullptr);
+    layers_[i]->backward(params_ + offsets_[i], values_[i], values_[i + 1], grads_[i + 1],
+                         g + offsets_[i], i > 0 ? &grads_[i] : nullptr);
   }
+  const Eigen::Index n = Eigen::Index(grad.size());
   if (l2_ > 0) {
-    grad_copy_ += S(l2_) * params_copy_;
-    loss += 0.5 * l2_ * double(params_copy_.squaredNorm());
+    const ConstVectorMap<S> p(params_, n);
+    VectorMap<S>(g, n) += S(l2_) * p;
+    loss += 0.5 * l2_ * double(p.squaredNorm());
   }
-  VectorMap<S>(grad.data(), Eigen::Index(grad.size())) = grad_copy_;
+  if (!in_place) VectorMap<S>(grad.data(), n) = grad_copy_;
   return loss;
 }
 

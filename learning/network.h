@@ -57,9 +57,13 @@ class Network {
   // The caller's parameters and our gradient in buffers aligned the same way every time:
   // Eigen's vectorised sums peel to alignment, so a block's address would otherwise change
   // the summation order, and results would differ by an ulp between two callers (the
-  // simulator and a real peer) holding the same values at different addresses.
+  // simulator and a real peer) holding the same values at different addresses. A caller's
+  // buffer already aligned to EIGEN_MAX_ALIGN_BYTES (the largest packet Eigen peels to) is
+  // used in place: it is aligned exactly as these copies are, so the order is the same.
+  const S* aligned_params(std::span<const S> params);
   Eigen::Matrix<S, Eigen::Dynamic, 1> params_copy_;
   Eigen::Matrix<S, Eigen::Dynamic, 1> grad_copy_;
+  const S* params_ = nullptr;        // the parameters of the last forward(): caller's or the copy
   std::vector<std::int64_t> chunk_;  // row indices of an evaluation chunk
 };
 

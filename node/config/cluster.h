@@ -19,11 +19,18 @@ struct ClusterConfig {
   std::vector<std::string> endpoints;       // "tcp://host:port", one per peer, instead of hosts
   std::int64_t peer_timeout_ms = 10000;     // a neighbour silent this long is gone
   std::int64_t startup_timeout_ms = 30000;  // give up when a neighbour never says hello
+  // When every peer is on this machine (all hosts loopback): "ipc" (Unix-domain sockets,
+  // see kIpcDirectory) or "tcp" (loopback TCP). Ignored for LAN hosts and endpoints.
+  std::string local_transport = "ipc";
 };
+
+// Where local peers' Unix-domain sockets live: ipc:///tmp/fastk-<host>-<port>.sock, named
+// after the TCP endpoint they replace, so that ports keep runs apart as they do over TCP.
+inline constexpr const char* kIpcDirectory = "/tmp";
 
 struct PeerEndpoints {
   std::string bind;     // what the peer binds: its own address if loopback, else tcp://*:port
-  std::string connect;  // what its neighbours connect to: tcp://host:port
+  std::string connect;  // what its neighbours connect to: tcp://host:port (or the ipc path)
 };
 
 // Records (with TOML paths under "cluster.") every way `cluster` does not fit `peer_count`

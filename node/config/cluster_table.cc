@@ -47,7 +47,12 @@ void read_cluster_table(TableReader& t, ClusterConfig& cluster, int peer_count) 
   read_string_list(t, "endpoints", cluster.endpoints);
   t.read("peer_timeout_ms", cluster.peer_timeout_ms, 1);
   t.read("startup_timeout_ms", cluster.startup_timeout_ms, 1);
+  t.read("local_transport", cluster.local_transport);
   t.finish();
+  if (cluster.local_transport != "ipc" && cluster.local_transport != "tcp") {
+    t.errors().add(t.path_of("local_transport"),
+                   "expected \"ipc\" or \"tcp\", got \"" + cluster.local_transport + "\"");
+  }
 
   if (!cluster.hosts.empty() && !cluster.endpoints.empty()) {
     t.errors().add(t.path_of("endpoints"), "set either hosts (with base_port) or endpoints");

@@ -38,6 +38,11 @@ std::optional<ComputedGradient> ComputeThread::poll() {
   return out;
 }
 
+void ComputeThread::recycle(std::vector<float> buffer) {
+  std::lock_guard lock(mutex_);
+  spare_ = std::move(buffer);
+}
+
 bool ComputeThread::busy() const {
   std::lock_guard lock(mutex_);
   return in_flight_;
@@ -47,17 +52,19 @@ void ComputeThread::loop() {
   using Clock = std::chrono::steady_clock;
   while (true) {
     consensus::StartGradient job;
+    std::vector<float> buffer;
     {
       std::unique_lock lock(mutex_);
       work_.wait(lock, [this] { return stopping_ || job_.has_value(); });
       if (stopping_) return;
       job = std::move(*job_);
       job_.reset();
+      buffer = std::move(spare_);
     }
     ComputedGradient out;
     out.iteration = job.iteration;
     const auto start = Clock::now();
-    out.step = gradient_(job);
+    out.step = gradient_(job, std::move(buffer));
     out.compute_s = std::chrono::duration<double>(Clock::now() - start).count();
     const double factor = slowdown_(job.iteration);
     if (factor > 1.0) {

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "consensus/actions.h"
 #include "node/training/gradient_step.h"
@@ -27,8 +28,10 @@ struct ComputedGradient {
 
 class ComputeThread {
  public:
-  // The gradient(s) a StartGradient asks for (coded peers: one per listed partition).
-  using GradientFn = std::function<training::GradientStep(const consensus::StartGradient&)>;
+  // The gradient(s) a StartGradient asks for (coded peers: one per listed partition),
+  // written into `buffer` where it fits (a recycled gradient vector, or empty).
+  using GradientFn = std::function<training::GradientStep(const consensus::StartGradient&,
+                                                          std::vector<float> buffer)>;
   using SlowdownFn = std::function<double(std::int64_t k)>;  // factor >= 0; <= 1 means none
 
   // `waker` is rung after each gradient so the I/O thread's receive() returns at once.
@@ -41,6 +44,9 @@ class ComputeThread {
   void submit(consensus::StartGradient request);
   // The finished gradient, if any; never blocks.
   std::optional<ComputedGradient> poll();
+  // Hands back a gradient vector the caller is done with, to be written by the next
+  // gradient instead of a freshly allocated one.
+  void recycle(std::vector<float> buffer);
   bool busy() const;
 
  private:
@@ -53,6 +59,7 @@ class ComputeThread {
   std::condition_variable work_;
   std::optional<consensus::StartGradient> job_;
   std::optional<ComputedGradient> done_;
+  std::vector<float> spare_;  // a recycled gradient buffer
   bool in_flight_ = false;
   bool stopping_ = false;
   std::thread thread_;

@@ -145,7 +145,9 @@ class Peer {
       last_heard_s_[j] = 0;
     }
     compute_ = std::make_unique<ComputeThread>(
-        [this](const consensus::StartGradient& request) { return trainer_->gradient(request); },
+        [this](const consensus::StartGradient& request, std::vector<float> buffer) {
+          return trainer_->gradient(request, std::move(buffer));
+        },
         [this](std::int64_t k) { return delays_->slowdown(options_.peer, k); },
         transport_->make_waker());
     stop_watcher_ =
@@ -269,6 +271,7 @@ class Peer {
       last_loss_ = done->step.loss;
       protocol_->on_gradient_done(now_s(), done->step.result.gradient, done->step.result.stats,
                                   actions);
+      compute_->recycle(std::move(done->step.result.gradient));  // the protocol copied it
     }
     bool due = false;
     while (!timers_.empty() && timers_.top() <= now_s()) {

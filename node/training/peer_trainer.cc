@@ -103,12 +103,14 @@ PeerTrainer::PeerTrainer(const learning::DataSpec& data, const learning::ModelSp
   model_->initialize(initial_, model.init_seed);
 }
 
-GradientStep PeerTrainer::gradient(std::span<const float> params) {
-  return compute_gradient(*model_, shard_, sampler_->next(), params, micro_batches_);
+GradientStep PeerTrainer::gradient(std::span<const float> params, std::vector<float> buffer) {
+  return compute_gradient(*model_, shard_, sampler_->next(), params, micro_batches_,
+                          std::move(buffer));
 }
 
-GradientStep PeerTrainer::gradient(const consensus::StartGradient& request) {
-  if (request.partitions.empty()) return gradient(request.params->values());
+GradientStep PeerTrainer::gradient(const consensus::StartGradient& request,
+                                   std::vector<float> buffer) {
+  if (request.partitions.empty()) return gradient(request.params->values(), std::move(buffer));
   const int size = partition_batch_size(request, batch_size_);
   std::vector<std::vector<std::int64_t>> batches;
   for (int r : request.partitions) {

@@ -53,10 +53,12 @@ class PeerTrainer {
   std::size_t num_parameters() const { return model_->num_parameters(); }
   const std::vector<float>& initial() const { return initial_; }
   std::int64_t shard_size() const { return shard_.size(); }
-  // Next mini-batch gradient at `params`. Not thread-safe: one caller (the compute thread).
-  GradientStep gradient(std::span<const float> params);
-  // What a StartGradient asks for: the own gradient, or one per listed (stored) partition.
-  GradientStep gradient(const consensus::StartGradient& request);
+  // Next mini-batch gradient at `params`, written into `buffer` (see compute_gradient).
+  // Not thread-safe: one caller (the compute thread).
+  GradientStep gradient(std::span<const float> params, std::vector<float> buffer = {});
+  // What a StartGradient asks for: the own gradient (into `buffer`), or one per listed
+  // (stored) partition.
+  GradientStep gradient(const consensus::StartGradient& request, std::vector<float> buffer = {});
   // Loss and accuracy on the test set (its first `limit` samples when limit > 0), with a
   // model instance of its own (so it may run on another thread than gradient()).
   learning::Evaluation evaluate(std::span<const float> params, std::int64_t limit = 0);

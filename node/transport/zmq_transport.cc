@@ -1,5 +1,9 @@
 #include "node/transport/zmq_transport.h"
 
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -32,6 +36,26 @@ zmq::message_t payload_message(const wire::SharedBytes& payload) {
   // ZeroMQ's API takes a mutable pointer but only reads zero-copy data.
   return zmq::message_t(const_cast<std::byte*>(bytes.data()), bytes.size(), release_owner,
                         new std::shared_ptr<const void>(payload.owner));
+}
+
+// ZeroMQ binding an ipc:// path removes whatever file is there, so a second peer on the
+// same path would silently take over the first one's socket. Binding a TCP port that is in
+// use fails instead; this gives ipc:// the same behaviour: a path some process still
+// accepts connections on is in use (a stale file left by a killed peer is not).
+bool ipc_path_in_use(const std::string& endpoint) {
+  const std::string scheme = "ipc://";
+  if (!endpoint.starts_with(scheme)) return false;
+  const std::string path = endpoint.substr(scheme.size());
+  sockaddr_un address{};
+  if (path.size() >= sizeof(address.sun_path)) return false;  // ZeroMQ reports it
+  address.sun_family = AF_UNIX;
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  const bool in_use =
+      ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0;
+  ::close(fd);
+  return in_use;
 }
 
 std::span<const std::byte> bytes_of(const zmq::message_t& frame) {
@@ -76,6 +100,10 @@ ZmqTransport::ZmqTransport(wire::WirePeers peers, const std::string& bind_endpoi
   receiver_.set(zmq::sockopt::linger, 0);
   receiver_.set(zmq::sockopt::rcvhwm, options_.receive_high_water_mark);
   receiver_.set(zmq::sockopt::maxmsgsize, options_.max_frame_bytes);
+  if (ipc_path_in_use(bind_endpoint)) {
+    throw std::runtime_error("cannot bind the receive socket to '" + bind_endpoint +
+                             "': Address already in use");
+  }
   try {
     receiver_.bind(bind_endpoint);
   } catch (const zmq::error_t& e) {
@@ -85,7 +113,14 @@ ZmqTransport::ZmqTransport(wire::WirePeers peers, const std::string& bind_endpoi
   endpoint_ = receiver_.get(zmq::sockopt::last_endpoint);
 }
 
-ZmqTransport::~ZmqTransport() = default;  // every socket was given linger 0
+// Every socket was given linger 0. ZeroMQ leaves an ipc:// socket file behind when the
+// socket closes; the path was ours while bound, so remove it.
+ZmqTransport::~ZmqTransport() {
+  const std::string scheme = "ipc://";
+  if (!endpoint_.starts_with(scheme)) return;
+  receiver_.close();
+  ::unlink(endpoint_.substr(scheme.size()).c_str());
+}
 
 void ZmqTransport::connect(PeerId neighbour, const std::string& endpoint) {
   if (neighbours_.count(neighbour)) {

@@ -104,8 +104,9 @@ class Waker {
 
 class ZmqTransport {
  public:
-  // Binds the receive socket at `bind_endpoint` ("tcp://127.0.0.1:*" picks a free port).
-  // Throws std::runtime_error naming the endpoint when it cannot bind.
+  // Binds the receive socket at `bind_endpoint` ("tcp://127.0.0.1:*" picks a free port, or
+  // an "ipc://path" Unix-domain socket). Throws std::runtime_error naming the endpoint when
+  // it cannot bind, also when another process listens on the ipc:// path.
   ZmqTransport(wire::WirePeers peers, const std::string& bind_endpoint,
                TransportOptions options = {});
   ZmqTransport(const ZmqTransport&) = delete;

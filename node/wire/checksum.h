@@ -1,7 +1,8 @@
 // The frame checksum: CRC-32C (Castagnoli polynomial, as in iSCSI, ext4 and LevelDB). On
-// x86-64 CPUs with SSE4.2 it runs on the crc32 instruction (about 2.7x zlib's table-driven
-// CRC-32, see benchmarks/wire_benchmark.cc); elsewhere a portable slicing-by-8 table
-// version gives the same values.
+// x86-64 CPUs with SSE4.2 and PCLMULQDQ it runs on the crc32 instruction over three
+// interleaved stripes joined by carry-less multiplication (see benchmarks/wire_benchmark.cc
+// for its speed against one stripe, the portable version and zlib's CRC-32); elsewhere a
+// portable slicing-by-8 table version gives the same values.
 #pragma once
 
 #include <cstddef>

@@ -1,8 +1,10 @@
-// Real ZeroMQ transports over tcp://127.0.0.1 with kernel-chosen ports, in one process.
+// Real ZeroMQ transports over tcp://127.0.0.1 with kernel-chosen ports (and ipc:// paths), in
+// one process.
 #include "node/transport/zmq_transport.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstring>
@@ -303,6 +305,31 @@ TEST(ZmqTransport, MisuseIsReportedClearly) {
     FAIL() << "bound an endpoint in use";
   } catch (const std::runtime_error& e) {
     EXPECT_THAT(e.what(), HasSubstr("cannot bind the receive socket to '" + peer.endpoint()));
+  }
+}
+
+// Local runs use Unix-domain sockets: a model crosses one intact, and a second transport on
+// a path in use fails to bind as it would on a TCP port in use (ZeroMQ alone would remove
+// the first one's socket file and take the path over).
+TEST(ZmqTransport, IpcEndpointsCarryModelsAndRefuseAPathInUse) {
+  const std::string path = "ipc:///tmp/fastk-transport-test-" + std::to_string(::getpid());
+  const wire::PeerId to_one[] = {1}, to_zero[] = {0};
+  ZmqTransport zero(wire::WirePeers(0, kRun, to_one), path + "-0");
+  ZmqTransport one(wire::WirePeers(1, kRun, to_zero), path + "-1");
+  zero.connect(1, one.endpoint());
+  auto params = random_parameters(kMlpParameters, 3);
+  ASSERT_EQ(zero.send(1, wire::encode_model(0, 4, params, *params)), SendStatus::kQueued);
+  auto got = receive_all({&one}, 1);
+  ASSERT_EQ(got[0].size(), 1u);
+  ASSERT_EQ(got[0][0].parameters().size(), params->size());
+  EXPECT_EQ(
+      std::memcmp(got[0][0].parameters().data(), params->data(), params->size() * sizeof(float)),
+      0);
+  try {
+    ZmqTransport twice(wire::WirePeers(1, kRun, to_zero), path + "-1");
+    FAIL() << "bound an ipc path in use";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("cannot bind the receive socket to '" + path + "-1'"));
   }
 }
 

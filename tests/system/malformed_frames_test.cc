@@ -26,7 +26,10 @@ Frames model_from(wire::PeerId sender) {
 TEST(MalformedFrames, ALivePeerDropsAndCountsThemByCauseAndTrainsOn) {
   const auto dir = testutil::fresh_test_dir("fastk_sys");
   // Peer 0's neighbours are 1 and 3; peer 2 is of the run but not a neighbour.
-  const TinyExperiment e = tiny_experiment(4, 3000);
+  // Over loopback TCP (local runs default to Unix-domain sockets), so that real peers are
+  // also tested over TCP end to end.
+  TinyExperiment e = tiny_experiment(4, 3000);
+  e.local_transport = "tcp";
   const auto config = write_config(dir, e);
   const auto run = run_dir(dir);
   auto peers = start_peers(config, run, e.peers);

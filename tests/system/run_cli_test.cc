@@ -1,4 +1,4 @@
-// `fastk run` end to end: every peer as a process over ZeroMQ TCP, outputs collected.
+// `fastk run` end to end: every peer as a process over ZeroMQ, outputs collected.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

@@ -1,6 +1,7 @@
-// Helpers of the system tests: real `fastk` processes talking over real ZeroMQ TCP sockets on
-// 127.0.0.1. Each test gets its own folder (testutil::fresh_test_dir) and its own free port
-// range, so tests can run in parallel under CTest.
+// Helpers of the system tests: real `fastk` processes talking over real ZeroMQ sockets on this
+// machine (Unix-domain sockets by default, loopback TCP when asked). Each test gets its own
+// folder (testutil::fresh_test_dir) and its own free port range, so tests can run in
+// parallel under CTest.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -59,6 +60,12 @@ inline int free_base_port(int count) {
   return low;
 }
 
+// Where a peer of a local run (default [cluster]) listening on `port` is reached: the
+// Unix-domain socket that replaces tcp://127.0.0.1:port.
+inline std::string local_endpoint(int port) {
+  return "ipc:///tmp/fastk-127.0.0.1-" + std::to_string(port) + ".sock";
+}
+
 // An experiment on a small synthetic data set: each gradient takes microseconds.
 struct TinyExperiment {
   int peers = 4;
@@ -67,7 +74,8 @@ struct TinyExperiment {
   int base_port = 0;
   int peer_timeout_ms = 1000;
   int startup_timeout_ms = 10000;
-  std::string extra;  // more TOML appended at the end
+  std::string local_transport = "ipc";  // the default: Unix-domain sockets
+  std::string extra;                    // more TOML appended at the end
 };
 
 // `peers` peers on a ring, with a free port range of their own.
@@ -95,7 +103,8 @@ inline std::filesystem::path write_config(const std::filesystem::path& dir,
                       << "[consensus]\npolicy = \"" << e.policy << "\"\n"
                       << "[cluster]\nbase_port = " << e.base_port
                       << "\npeer_timeout_ms = " << e.peer_timeout_ms
-                      << "\nstartup_timeout_ms = " << e.startup_timeout_ms << "\n"
+                      << "\nstartup_timeout_ms = " << e.startup_timeout_ms
+                      << "\nlocal_transport = \"" << e.local_transport << "\"\n"
                       << e.extra;
   return path;
 }

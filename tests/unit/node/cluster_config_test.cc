@@ -20,9 +20,34 @@ TEST(ClusterConfig, DefaultsPutEveryPeerOnLoopbackFromPort47000) {
   EXPECT_EQ(c.cluster.base_port, 47000);
   EXPECT_EQ(c.cluster.peer_timeout_ms, 10000);
   EXPECT_EQ(c.cluster.startup_timeout_ms, 30000);
+  EXPECT_EQ(c.cluster.local_transport, "ipc");
+  // Every peer on this machine: Unix-domain sockets named after the TCP endpoint.
   PeerEndpoints e = peer_endpoints(c.cluster, 8, 5);
-  EXPECT_EQ(e.bind, "tcp://127.0.0.1:47005");
-  EXPECT_EQ(e.connect, "tcp://127.0.0.1:47005");
+  EXPECT_EQ(e.bind, "ipc:///tmp/fastk-127.0.0.1-47005.sock");
+  EXPECT_EQ(e.connect, e.bind);
+}
+
+TEST(ClusterConfig, LocalTransportTcpOrLanHostsUseLoopbackTcp) {
+  ExperimentConfig c = parse(R"(
+[topology]
+peers = 4
+[cluster]
+hosts = ["localhost"]
+local_transport = "tcp"
+)");
+  EXPECT_EQ(peer_endpoints(c.cluster, 4, 2).bind, "tcp://127.0.0.1:47002");
+  EXPECT_EQ(peer_endpoints(c.cluster, 4, 2).connect, "tcp://localhost:47002");
+  // A host off this machine: every peer uses TCP, the loopback ones too.
+  ExperimentConfig mixed = parse(R"(
+[topology]
+peers = 4
+[cluster]
+hosts = ["127.0.0.1", "10.0.0.2"]
+)");
+  EXPECT_EQ(peer_endpoints(mixed.cluster, 4, 0).bind, "tcp://127.0.0.1:47000");
+  EXPECT_EQ(peer_endpoints(mixed.cluster, 4, 3).connect, "tcp://10.0.0.2:47001");
+  EXPECT_THAT(error_of("[cluster]\nlocal_transport = \"udp\"\n"),
+              HasSubstr("cluster.local_transport: expected \"ipc\" or \"tcp\", got \"udp\""));
 }
 
 TEST(ClusterConfig, HostsTakeBalancedBlocksOfPeers) {
