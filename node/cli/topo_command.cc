@@ -1,11 +1,16 @@
-// fastk topo: graph and mixing-matrix facts, from flags or from a config's [topology].
+// fastk topo: graph and mixing-matrix facts, from flags or from a config's [topology]; with
+// a coding scheme also where a coded run puts its data.
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 
 #include "node/cli/commands.h"
 #include "node/config/experiment_config.h"
+#include "node/report/placement_report.h"
 #include "node/report/topology_report.h"
+#include "node/training/peer_trainer.h"
 #include "topology/facts.h"
 
 namespace fastk::node {
@@ -19,12 +24,20 @@ struct TopoOptions {
   double eps = 1e-3;
   bool json = false;
   bool matrix = false;
+  std::string coding;  // scheme; empty: the config's [coding]
+  int coding_stragglers = 1;
+  bool dynamic_roles = false;
   std::string dot;
 };
 
 void run_topo(CLI::App& cmd, const TopoOptions& o) {
   topology::TopologySpec spec;
-  if (!o.config.empty()) spec = load_config(o.config).topology;
+  coding::NeighbourhoodCodeSpec code;
+  if (!o.config.empty()) {
+    const ExperimentConfig config = load_config(o.config);
+    spec = config.topology;
+    code = config.consensus.protocol.coding;
+  }
   // Flags override the config, so `--config X --peers 32` explores a variant of X.
   if (!o.kind.empty()) {
     spec.kind = topology::parse_topology_kind(o.kind);
@@ -49,13 +62,27 @@ void run_topo(CLI::App& cmd, const TopoOptions& o) {
     if (!given("--weights")) spec.weights = topology::WeightRule::kFile;
   }
   if ((given("--rows") || given("--cols")) && !given("--peers")) spec.peers = 0;
+  if (given("--coding")) code.scheme = coding::parse_scheme(o.coding);
+  if (given("--coding-stragglers")) code.stragglers = o.coding_stragglers;
+  if (given("--dynamic-roles")) code.dynamic_roles = o.dynamic_roles;
 
   topology::Topology topology = topology::build_topology(spec);
   topology::TopologyFacts facts = topology::analyze(topology, o.eps);
+  std::optional<coding::Placement> placement;
+  if (code.scheme != coding::Scheme::kNone) {
+    if (topology.time_varying()) {
+      throw std::invalid_argument("coding needs a fixed neighbourhood; " + describe_spec(spec) +
+                                  " changes every round");
+    }
+    placement = training::coded_placement(topology.graph, code);
+  }
   if (o.json) {
-    write_topology_json(std::cout, topology, facts, o.matrix);
+    const nlohmann::ordered_json coding_json =
+        placement ? placement_json(*placement, code) : nlohmann::ordered_json();
+    write_topology_json(std::cout, topology, facts, o.matrix, placement ? &coding_json : nullptr);
   } else {
     write_topology_text(std::cout, topology, facts);
+    if (placement) write_placement_text(std::cout, *placement, code);
     if (o.matrix) {
       std::cout << "W" << (topology.time_varying() ? " (round 0)" : "") << ":\n";
       write_weight_matrix(std::cout, topology.weights);
@@ -80,6 +107,7 @@ void add_topo_command(CLI::App& app) {
       "  fastk topo torus --rows 4 --cols 4\n"
       "  fastk topo random_regular --peers 32 --degree 4 --seed 7 --json\n"
       "  fastk topo --config experiments/configs/quickstart.toml --dot ring.dot\n"
+      "  fastk topo torus --rows 4 --cols 4 --coding frc   (data placement of FRC)\n"
       "Kinds: ring path torus grid complete star hypercube exponential random_regular\n"
       "       erdos_renyi watts_strogatz edge_list one_peer_exponential");
   auto& o = *options;
@@ -103,6 +131,14 @@ void add_topo_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--eps", o.eps, "Disagreement factor for the rounds estimate (default 1e-3)")
       ->check(CLI::Range(1e-300, 0.999999));
+  cmd->add_option("--coding", o.coding,
+                  "Also report where a coded run puts its data: none or frc (default: the "
+                  "config's [coding] scheme)");
+  cmd->add_option("--coding-stragglers", o.coding_stragglers,
+                  "frc: late members tolerated per block (default 1)")
+      ->check(CLI::Range(0, 1000));
+  cmd->add_flag("--dynamic-roles", o.dynamic_roles,
+                "frc: place data for dynamic roles (every neighbour stores all of N(p))");
   cmd->add_flag("--json", o.json, "Machine-readable report on stdout");
   cmd->add_flag("--matrix", o.matrix, "Also print W");
   cmd->add_option("--dot", o.dot, "Write the graph as Graphviz DOT to this file");

@@ -93,7 +93,8 @@ void write_topology_text(std::ostream& out, const topology::Topology& t,
 }
 
 void write_topology_json(std::ostream& out, const topology::Topology& t,
-                         const topology::TopologyFacts& f, bool with_matrix) {
+                         const topology::TopologyFacts& f, bool with_matrix,
+                         const nlohmann::ordered_json* coding) {
   nlohmann::ordered_json j;
   j["kind"] = to_string(t.spec.kind);
   j["description"] = describe_spec(t.spec);
@@ -134,6 +135,7 @@ void write_topology_json(std::ostream& out, const topology::Topology& t,
       m.push_back(r);
     }
   }
+  if (coding) j["coding"] = *coding;
   out << j.dump(2) << "\n";
 }
 

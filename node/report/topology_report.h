@@ -1,6 +1,7 @@
 // Renderings of a topology for people (text), scripts (JSON) and Graphviz (DOT).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "topology/facts.h"
@@ -10,8 +11,10 @@ namespace fastk::node {
 
 void write_topology_text(std::ostream& out, const topology::Topology& topology,
                          const topology::TopologyFacts& facts);
+// `coding`: the placement of a coded run (placement_report.h), or null.
 void write_topology_json(std::ostream& out, const topology::Topology& topology,
-                         const topology::TopologyFacts& facts, bool with_matrix);
+                         const topology::TopologyFacts& facts, bool with_matrix,
+                         const nlohmann::ordered_json* coding = nullptr);
 // Edges labelled with their mixing weight W_ij.
 void write_topology_dot(std::ostream& out, const topology::Topology& topology);
 // W as n rows of n numbers (the format `weights = "file"` reads back).

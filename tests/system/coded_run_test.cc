@@ -1,0 +1,76 @@
+// Gradient coding over real peers (issue 6): `fastk run` with FRC in every neighbourhood and
+// one persistently slow peer completes and reaches the accuracy of the uncoded run.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "tests/system/system_support.h"
+
+namespace fastk::systest {
+namespace {
+
+struct CodedRun {
+  nlohmann::json summary;
+  int rows = 0;
+  int decodable = 0;
+  double coded_members = 0;
+};
+
+// iterations.csv columns by name.
+CodedRun run_with(const std::string& coding, int seed_port_peers) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys_coded");
+  TinyExperiment e = tiny_experiment(seed_port_peers, 150);
+  // Peer 1 is 20x slower at every gradient (a real sleep after each computation).
+  e.extra = "[stragglers]\nslow_peers = [1]\nslow_factors = [20.0]\n" + coding;
+  const auto config = write_config(dir, e);
+  FastkProcess launcher({"run", config.string(), "--no-plots", "--eval-every", "150"});
+  const auto status = launcher.wait(Seconds(180));
+  EXPECT_TRUE(status.has_value()) << launcher.output();
+  EXPECT_TRUE(status && status->ok()) << launcher.output();
+  CodedRun out;
+  out.summary = read_json(run_dir(dir) / "summary.json");
+  std::ifstream csv(run_dir(dir) / "iterations.csv");
+  std::string line;
+  std::getline(csv, line);
+  std::vector<std::string> header;
+  for (std::stringstream s(line); std::getline(s, line, ',');) header.push_back(line);
+  const auto column = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  const std::size_t decodable = column("decodable"), members = column("coded_members");
+  EXPECT_LT(decodable, header.size());
+  while (std::getline(csv, line)) {
+    std::vector<std::string> cells;
+    for (std::stringstream s(line); std::getline(s, line, ',');) cells.push_back(line);
+    ++out.rows;
+    out.decodable += std::stoi(cells.at(decodable));
+    out.coded_members += std::stod(cells.at(members));
+  }
+  return out;
+}
+
+TEST(CodedRun, FrcWithASlowPeerFinishesAndMatchesTheUncodedAccuracy) {
+  const CodedRun uncoded = run_with("", 6);
+  const CodedRun coded = run_with("[coding]\nscheme = \"frc\"\nstragglers = 1\n", 6);
+  ASSERT_TRUE(uncoded.summary.value("ok", false));
+  ASSERT_TRUE(coded.summary.value("ok", false));
+  EXPECT_EQ(coded.summary.value("final_iteration", 0), 150);
+  for (const auto& peer : coded.summary["per_peer"]) {
+    EXPECT_TRUE(peer["rejected_frames"].empty()) << peer.dump();
+  }
+  // Every coded step decoded its whole neighbourhood (no deadline is set) from the own
+  // gradient plus one coded gradient per block at least.
+  ASSERT_GT(coded.rows, 0);
+  EXPECT_EQ(coded.decodable, coded.rows);
+  EXPECT_GE(coded.coded_members / coded.rows, 2.0);
+  EXPECT_EQ(uncoded.decodable, 0);  // coding off: the columns stay 0
+  const double uncoded_accuracy = uncoded.summary.value("final_test_accuracy", 0.0);
+  const double coded_accuracy = coded.summary.value("final_test_accuracy", 0.0);
+  EXPECT_GT(uncoded_accuracy, 0.8);
+  EXPECT_GE(coded_accuracy, uncoded_accuracy - 0.02)
+      << "coded " << coded_accuracy << " vs uncoded " << uncoded_accuracy;
+}
+
+}  // namespace
+}  // namespace fastk::systest
