@@ -65,6 +65,18 @@ CodedPart coded(std::vector<PeerId> covers, std::vector<float> gradient, double 
   return c;
 }
 
+// Peer 0 of a ring of 8 with s = 1, started: it computes partitions 0, 2, 6 (see below).
+std::unique_ptr<PeerProtocol> started_ring_peer0(std::int64_t iterations, Actions& out) {
+  static const auto topo = testing::make_topology(TopologyKind::kRing, 8);
+  auto peer = std::make_unique<PeerProtocol>(0, topo.schedule, frc_config(iterations),
+                                             make_params(initial_model()));
+  peer->start(0, out);
+  return peer;
+}
+
+// Its three partition gradients, any values.
+const std::vector<float> kThreePartitions = {1, 1, 1, 2, 2, 2, 3, 3, 3};
+
 // Equal speeds, identical starting models: every coded gradient is evaluated at x(0), so the
 // decoded gradient is exactly the mean of N[p]'s partition gradients (coding.md 8, item 22).
 TEST(CodedProtocol, DecodedGradientIsTheNeighbourhoodMean) {
@@ -105,17 +117,15 @@ TEST(CodedProtocol, DecodedGradientIsTheNeighbourhoodMean) {
 // Peer 0 of a ring of 8 with s = 1: N[1]'s blocks are {1}, {0,2}; N[7]'s are {7}, {0,6}. It
 // computes partitions 0, 2, 6 and sends the model, then g0+g2 to 1 and g0+g6 to 7.
 TEST(CodedProtocol, EncoderSendsEachNeighbourItsBlockSum) {
-  const auto topo = testing::make_topology(TopologyKind::kRing, 8);
-  PeerProtocol peer(0, topo.schedule, frc_config(3), make_params(initial_model()));
   Actions out;
-  peer.start(0, out);
+  auto peer = started_ring_peer0(3, out);
   const auto starts = all_of_type<StartGradient>(out);
   ASSERT_EQ(starts.size(), 1u);
   EXPECT_EQ(starts[0]->partitions, (std::vector<PeerId>{0, 2, 6}));
   EXPECT_TRUE(all_of_type<SendParams>(out).empty()) << "the model goes out with the gradients";
 
   out.clear();
-  peer.on_gradient_done(1.0, flat({{1, 2, 3}, {10, 20, 30}, {100, 200, 300}}), {}, out);
+  peer->on_gradient_done(1.0, flat({{1, 2, 3}, {10, 20, 30}, {100, 200, 300}}), {}, out);
   const auto sends = all_of_type<SendParams>(out);
   ASSERT_EQ(sends.size(), 1u);
   EXPECT_EQ(sends[0]->tag, 0);
@@ -199,37 +209,36 @@ TEST(CodedProtocol, MissingBlockStepsAtTheDeadlineRescaled) {
 }
 
 TEST(CodedProtocol, MalformedCodedGradientsAreDropped) {
-  const auto topo = testing::make_topology(TopologyKind::kRing, 8);
-  PeerProtocol peer(0, topo.schedule, frc_config(3), make_params(initial_model()));
   Actions out;
-  peer.start(0, out);
-  peer.on_gradient_done(1.0, flat({{1, 1, 1}, {2, 2, 2}, {3, 3, 3}}), {}, out);
+  auto peer = started_ring_peer0(3, out);
+  peer->on_gradient_done(1.0, kThreePartitions, {}, out);
   out.clear();
-  peer.on_coded_gradient(1.1, 1, 0, coded({1, 2}, {1, 1, 1}), out);  // {1,2}: not a block
-  EXPECT_EQ(peer.dropped_messages(), 1);
-  peer.on_coded_gradient(1.1, 1, 0, coded({1}, {1, 1, 1}), out);  // part of a block
-  EXPECT_EQ(peer.dropped_messages(), 2);
-  peer.on_coded_gradient(1.1, 1, 0, coded({1, 7}, {1, 1}), out);  // wrong size
-  EXPECT_EQ(peer.dropped_messages(), 3);
-  peer.on_coded_gradient(1.1, 4, 0, coded({1, 7}, {1, 1, 1}), out);  // not a neighbour
-  EXPECT_EQ(peer.dropped_messages(), 4);
-  peer.on_coded_gradient(1.1, 1, -1, coded({1, 7}, {1, 1, 1}), out);  // negative tag
-  EXPECT_EQ(peer.dropped_messages(), 5);
-  peer.on_coded_gradient(1.1, 1, 0, nullptr, out);
-  EXPECT_EQ(peer.dropped_messages(), 6);
+  peer->on_coded_gradient(1.1, 1, 0, coded({1, 2}, {1, 1, 1}), out);  // {1,2}: not a block
+  EXPECT_EQ(peer->dropped_messages(), 1);
+  peer->on_coded_gradient(1.1, 1, 0, coded({1}, {1, 1, 1}), out);  // part of a block
+  EXPECT_EQ(peer->dropped_messages(), 2);
+  peer->on_coded_gradient(1.1, 1, 0, coded({1, 7}, {1, 1}), out);  // wrong size
+  EXPECT_EQ(peer->dropped_messages(), 3);
+  peer->on_coded_gradient(1.1, 4, 0, coded({1, 7}, {1, 1, 1}), out);  // not a neighbour
+  EXPECT_EQ(peer->dropped_messages(), 4);
+  peer->on_coded_gradient(1.1, 1, -1, coded({1, 7}, {1, 1, 1}), out);  // negative tag
+  EXPECT_EQ(peer->dropped_messages(), 5);
+  peer->on_coded_gradient(1.1, 1, 0, nullptr, out);
+  EXPECT_EQ(peer->dropped_messages(), 6);
   auto with_role = std::make_shared<CodedGradient>(*coded({1, 7}, {1, 1, 1}));
   with_role->role = {0, 2};  // a role map while dynamic roles are off
-  peer.on_coded_gradient(1.1, 1, 0, with_role, out);
-  EXPECT_EQ(peer.dropped_messages(), 7);
+  peer->on_coded_gradient(1.1, 1, 0, with_role, out);
+  EXPECT_EQ(peer->dropped_messages(), 7);
   EXPECT_TRUE(all_of_type<IterationCompleted>(out).empty()) << "nothing dropped may count";
 
-  peer.on_coded_gradient(1.2, 1, 0, coded({1, 7}, {3, 3, 3}), out);
-  EXPECT_EQ(peer.dropped_messages(), 7);
+  peer->on_coded_gradient(1.2, 1, 0, coded({1, 7}, {3, 3, 3}), out);
+  EXPECT_EQ(peer->dropped_messages(), 7);
   ASSERT_EQ(all_of_type<IterationCompleted>(out).size(), 1u);
 
   ProtocolConfig uncoded;
   uncoded.iterations = 3;
-  PeerProtocol plain(0, topo.schedule, uncoded, make_params(initial_model()));
+  PeerProtocol plain(0, testing::make_topology(TopologyKind::kRing, 8).schedule, uncoded,
+                     make_params(initial_model()));
   plain.start(0, out);
   plain.on_coded_gradient(0.5, 1, 0, coded({1, 7}, {1, 1, 1}), out);
   EXPECT_EQ(plain.dropped_messages(), 1);
@@ -237,20 +246,18 @@ TEST(CodedProtocol, MalformedCodedGradientsAreDropped) {
 
 // After iteration 0 the peer is at k = 1: a tag-0 coded gradient no longer covers a block.
 TEST(CodedProtocol, StaleCodedGradientsAreIgnored) {
-  const auto topo = testing::make_topology(TopologyKind::kRing, 8);
-  PeerProtocol peer(0, topo.schedule, frc_config(3), make_params(initial_model()));
   Actions out;
-  peer.start(0, out);
-  peer.on_gradient_done(1.0, flat({{1, 1, 1}, {2, 2, 2}, {3, 3, 3}}), {}, out);
-  peer.on_coded_gradient(1.1, 1, 0, coded({1, 7}, {3, 3, 3}), out);
-  ASSERT_EQ(peer.iteration(), 1);
-  peer.on_gradient_done(2.1, flat({{1, 1, 1}, {2, 2, 2}, {3, 3, 3}}), {}, out);
+  auto peer = started_ring_peer0(3, out);
+  peer->on_gradient_done(1.0, kThreePartitions, {}, out);
+  peer->on_coded_gradient(1.1, 1, 0, coded({1, 7}, {3, 3, 3}), out);
+  ASSERT_EQ(peer->iteration(), 1);
+  peer->on_gradient_done(2.1, kThreePartitions, {}, out);
   out.clear();
-  peer.on_coded_gradient(2.2, 7, 0, coded({1, 7}, {3, 3, 3}), out);
-  EXPECT_EQ(peer.iteration(), 1);
+  peer->on_coded_gradient(2.2, 7, 0, coded({1, 7}, {3, 3, 3}), out);
+  EXPECT_EQ(peer->iteration(), 1);
   EXPECT_TRUE(all_of_type<IterationCompleted>(out).empty());
-  peer.on_coded_gradient(2.3, 7, 1, coded({1, 7}, {3, 3, 3}), out);
-  EXPECT_EQ(peer.iteration(), 2);
+  peer->on_coded_gradient(2.3, 7, 1, coded({1, 7}, {3, 3, 3}), out);
+  EXPECT_EQ(peer->iteration(), 2);
   const auto done = all_of_type<IterationCompleted>(out);
   ASSERT_EQ(done.size(), 1u);
   EXPECT_EQ(done[0]->record.iteration, 1);
@@ -259,29 +266,25 @@ TEST(CodedProtocol, StaleCodedGradientsAreIgnored) {
 
 // A coded peer behind all its neighbours skips to the slowest neighbour's iteration.
 TEST(CodedProtocol, PeerBehindEveryNeighbourCatchesUp) {
-  const auto topo = testing::make_topology(TopologyKind::kRing, 8);
-  PeerProtocol peer(0, topo.schedule, frc_config(10), make_params(initial_model()));
   Actions out;
-  peer.start(0, out);
-  peer.on_message(0.5, 1, 5, make_params({1, 1, 1}), out);
-  peer.on_message(0.5, 7, 3, make_params({1, 1, 1}), out);
-  peer.on_gradient_done(1.0, flat({{1, 1, 1}, {2, 2, 2}, {3, 3, 3}}), {}, out);
+  auto peer = started_ring_peer0(10, out);
+  peer->on_message(0.5, 1, 5, make_params({1, 1, 1}), out);
+  peer->on_message(0.5, 7, 3, make_params({1, 1, 1}), out);
+  peer->on_gradient_done(1.0, kThreePartitions, {}, out);
   out.clear();
-  peer.on_coded_gradient(1.1, 1, 5, coded({1, 7}, {3, 3, 3}), out);
+  peer->on_coded_gradient(1.1, 1, 5, coded({1, 7}, {3, 3, 3}), out);
   ASSERT_EQ(all_of_type<IterationCompleted>(out).size(), 1u);
-  EXPECT_EQ(peer.iteration(), 3) << "the slowest neighbour (7) has sent tag 3";
+  EXPECT_EQ(peer->iteration(), 3) << "the slowest neighbour (7) has sent tag 3";
   const auto starts = all_of_type<StartGradient>(out);
   ASSERT_EQ(starts.size(), 1u);
   EXPECT_EQ(starts[0]->iteration, 3);
 
   // Not behind every neighbour: no skip.
-  PeerProtocol other(0, topo.schedule, frc_config(10), make_params(initial_model()));
-  out.clear();
-  other.start(0, out);
-  other.on_message(0.5, 1, 5, make_params({1, 1, 1}), out);
-  other.on_gradient_done(1.0, flat({{1, 1, 1}, {2, 2, 2}, {3, 3, 3}}), {}, out);
-  other.on_coded_gradient(1.1, 1, 5, coded({1, 7}, {3, 3, 3}), out);
-  EXPECT_EQ(other.iteration(), 1);
+  auto other = started_ring_peer0(10, out);
+  other->on_message(0.5, 1, 5, make_params({1, 1, 1}), out);
+  other->on_gradient_done(1.0, kThreePartitions, {}, out);
+  other->on_coded_gradient(1.1, 1, 5, coded({1, 7}, {3, 3, 3}), out);
+  EXPECT_EQ(other->iteration(), 1);
 }
 
 // 16 peers on a torus with FRC and one peer 20 times slower: everyone finishes.
