@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "node/wire/coded_payload.h"
 #include "tests/fuzz/wire_fuzz.h"
 
 namespace {
@@ -32,6 +33,15 @@ struct Seed {
   Frames frames;
 };
 
+// Peer 0 of a ring of 8 with s = 1 gets block {1, 7} from either neighbour (sender 1 or 7).
+constexpr std::uint32_t kBlock[] = {1, 7};
+
+Frames coded_gradient(PeerId sender, std::int64_t iteration) {
+  static constexpr std::uint32_t kRole[] = {0, 2};
+  static constexpr float kGradient[] = {0.25f, -4.0f, 1e-3f};
+  return to_frames(encode_coded_gradient(sender, iteration, kBlock, kRole, 1.5, kGradient));
+}
+
 std::vector<Seed> seeds() {
   const HelloInfo run = fastk::testing::fuzz_peers().run();
   auto params = std::make_shared<std::vector<float>>(std::vector<float>{0.5f, -1.0f, 3.25f, 0});
@@ -40,6 +50,7 @@ std::vector<Seed> seeds() {
       {"hello_ack", to_frames(encode_hello(MessageType::kHelloAck, 7, 0, run))},
       {"model", to_frames(encode_model(7, 12, params, *params))},
       {"bye", to_frames(encode_bye(1, 600))},
+      {"coded_gradient", coded_gradient(1, 4)},
   };
   Frames truncated = s[2].frames;
   truncated[0].resize(13);
@@ -48,11 +59,17 @@ std::vector<Seed> seeds() {
   Frames version2 = s[3].frames;
   version2[0][kVersionOffset] = std::byte{2};
   Frames stranger = to_frames(encode_bye(4, 1));
+  // A coded gradient whose covers count runs past the frame.
+  Frames coded_overrun = coded_gradient(7, 5);
+  store_le<std::uint32_t>(&coded_overrun[1][0], 40);
+  fastk::testing::reseal(coded_overrun);
   s.push_back({"truncated_header", truncated});
   s.push_back({"bad_checksum", corrupted});
   s.push_back({"version_2", version2});
   s.push_back({"not_a_neighbour", stranger});
   s.push_back({"garbage", {Frame(40, std::byte{0xAB})}});
+  s.push_back({"coded_ids_past_frame", coded_overrun});
+  s.push_back({"coded_no_role", to_frames(encode_coded_gradient(7, 2, kBlock, {}, 0.5, {}))});
   return s;
 }
 
@@ -135,7 +152,7 @@ int main(int argc, char** argv) {
   int accepted = 0;
   std::mt19937_64 rng(kSeed);
   const std::vector<Seed> all = seeds();
-  const std::vector<Seed> valid(all.begin(), all.begin() + 4);  // the well-formed ones
+  const std::vector<Seed> valid(all.begin(), all.begin() + 5);  // the well-formed ones
   for (int i = 0; i < kMutations; ++i) {
     Frames frames = valid[i % valid.size()].frames;
     const int edits = 1 + static_cast<int>(rng() % 3);

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "node/wire/coded_payload.h"
 #include "node/wire/rejection_counter.h"
 
 namespace fastk::testing {
@@ -15,14 +16,23 @@ namespace {
 
 using namespace node::wire;
 
+// `params` keeps a MODEL's floats alive: the encoded message only views them.
+EncodedMessage reencode(const DecodedMessage& m, std::vector<float>& params) {
+  if (m.type == MessageType::kCodedGradient) {
+    const CodedPayload c = read_coded_payload(m.payload);
+    return encode_coded_gradient(m.sender, m.iteration, c.covers, c.role, c.compute_s, c.gradient);
+  }
+  if (m.type == MessageType::kBye) return encode_bye(m.sender, m.iteration);
+  if (m.type != MessageType::kModel) return encode_hello(m.type, m.sender, m.iteration, m.hello);
+  params.resize(m.payload.size() / sizeof(float));
+  if (!params.empty()) std::memcpy(params.data(), m.payload.data(), params.size() * sizeof(float));
+  return encode_model(m.sender, m.iteration, nullptr, params);
+}
+
 // Every accepted message must be one the encoder produces, byte for byte.
 void check_reencodes(const DecodedMessage& m, const Frames& frames) {
-  std::vector<float> params(m.payload.size() / sizeof(float));
-  if (!params.empty()) std::memcpy(params.data(), m.payload.data(), m.payload.size());
-  const EncodedMessage again =
-      m.type == MessageType::kModel ? encode_model(m.sender, m.iteration, nullptr, params)
-      : m.type == MessageType::kBye ? encode_bye(m.sender, m.iteration)
-                                    : encode_hello(m.type, m.sender, m.iteration, m.hello);
+  std::vector<float> params;
+  const EncodedMessage again = reencode(m, params);
   if (to_frames(again) != frames) {
     std::fprintf(stderr, "accepted message does not re-encode to its bytes\n");
     std::abort();

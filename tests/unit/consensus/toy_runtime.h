@@ -50,10 +50,18 @@ class LeastSquares final : public GradientSource {
     for (auto& v : g) v /= static_cast<double>(rows.size());
     return g;
   }
+  // Coded requests (partitions listed): one gradient per partition r over batch_rows(r, k),
+  // concatenated in request order, so every holder of r computes the same gradient at the
+  // same parameters.
   void begin(PeerId peer, const StartGradient& request) override {
     const std::int64_t k = request.iteration;
-    const auto g = gradient(request.params->values(), batch_rows(peer, k));
-    pending_[{peer, k}] = std::vector<float>(g.begin(), g.end());
+    std::vector<float>& out = pending_[{peer, k}];
+    out.clear();
+    const std::vector<PeerId> own = {peer};
+    for (PeerId r : request.partitions.empty() ? own : request.partitions) {
+      const auto g = gradient(request.params->values(), batch_rows(r, k));
+      out.insert(out.end(), g.begin(), g.end());
+    }
     ++begun;
   }
   GradientResult collect(PeerId peer, std::int64_t k) override {

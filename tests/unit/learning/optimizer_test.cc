@@ -45,6 +45,29 @@ TEST(BatchSampler, SeedDeterminesTheOrder) {
   EXPECT_THROW(BatchSampler(indices, 0, 1), std::invalid_argument);
 }
 
+// A coded peer draws one mini-batch's worth of samples per partition: next(count) hands out
+// exactly `count`, continuing the same shuffled epochs, and epochs() counts samples drawn.
+TEST(BatchSampler, NextCountDrawsThatManySamplesAndEpochsCountSamples) {
+  const std::vector<std::int64_t> indices = {2, 4, 6, 8, 10, 12, 14};
+  BatchSampler sampler(indices, 3, 5);
+  std::vector<std::int64_t> epoch;
+  for (int count : {4, 2, 1}) {
+    const auto batch = sampler.next(count);
+    ASSERT_EQ(batch.size(), static_cast<std::size_t>(count));
+    epoch.insert(epoch.end(), batch.begin(), batch.end());
+  }
+  std::sort(epoch.begin(), epoch.end());
+  EXPECT_EQ(epoch, indices) << "7 samples drawn in pieces are one pass";
+  EXPECT_DOUBLE_EQ(sampler.epochs(), 1.0);
+  EXPECT_EQ(sampler.batches(), 3);
+  EXPECT_EQ(sampler.next().size(), 3u) << "next() still draws batch_size after next(count)";
+  EXPECT_DOUBLE_EQ(sampler.epochs(), 10.0 / 7.0);
+  EXPECT_EQ(sampler.next(11).size(), 11u);  // more than one epoch in one call
+  EXPECT_DOUBLE_EQ(sampler.epochs(), 3.0);
+  EXPECT_THROW(sampler.next(0), std::invalid_argument);
+  EXPECT_DOUBLE_EQ(sampler.epochs(), 3.0);
+}
+
 TEST(Schedule, ConstantStepAndCosine) {
   OptimizerSpec spec{.lr = 0.1};
   EXPECT_DOUBLE_EQ(learning_rate(spec, 500, 1000), 0.1);

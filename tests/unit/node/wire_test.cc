@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "node/wire/coded_payload.h"
 #include "node/wire/rejection_counter.h"
 #include "tests/support/wire_frames.h"
 
@@ -241,6 +242,102 @@ TEST(WireRejects, HelloFromAnotherRun) {
             WireError::kWrongRun);
   EXPECT_EQ(cause_of(to_frames(encode_hello(MessageType::kHelloAck, 7, 0, {kRun.run_id, 9}))),
             WireError::kWrongRun);
+}
+
+// CODED_GRADIENT (type 5, payload kind 3; node/WIRE.md): u32 covers count, u32 role count,
+// f64 compute_s, the ids, then float32 gradient to the end of the frame.
+Frames coded_frames() {
+  const std::uint32_t covers[] = {1, 7};
+  const std::uint32_t role[] = {0, 2, 5};
+  const float gradient[] = {1.5f, -0.0f, std::numeric_limits<float>::denorm_min(), -2e30f};
+  return to_frames(encode_coded_gradient(1, 9, covers, role, 0.25, gradient));
+}
+
+// The coded message with `payload` as its payload frame, length field and checksum updated.
+Frames with_payload(std::vector<std::byte> payload) {
+  Frames f = coded_frames();
+  f[1] = std::move(payload);
+  store_le<std::uint32_t>(&f[0][kPayloadBytesOffset], static_cast<std::uint32_t>(f[1].size()));
+  reseal(f);
+  return f;
+}
+
+std::vector<std::byte> coded_payload(std::uint32_t covers, std::uint32_t role, double compute_s,
+                                     std::size_t rest_bytes) {
+  std::vector<std::byte> p(16 + rest_bytes, std::byte{0});
+  store_le<std::uint32_t>(&p[0], covers);
+  store_le<std::uint32_t>(&p[4], role);
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &compute_s, sizeof bits);
+  store_le<std::uint64_t>(&p[8], bits);
+  return p;
+}
+
+TEST(WireCoded, RoundTripKeepsIdsComputeTimeAndGradientBits) {
+  const Frames f = coded_frames();
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(std::to_integer<int>(f[0][kTypeOffset]), 5);
+  EXPECT_EQ(std::to_integer<int>(f[0][kKindOffset]), 3);
+  // The documented layout, byte by byte: 2 covers, 3 roles, 0.25, ids, floats.
+  ASSERT_EQ(f[1].size(), 16u + 5 * 4 + 4 * 4);
+  EXPECT_EQ(load_le<std::uint32_t>(&f[1][0]), 2u);
+  EXPECT_EQ(load_le<std::uint32_t>(&f[1][4]), 3u);
+  EXPECT_EQ(load_le<std::uint64_t>(&f[1][8]), 0x3FD0000000000000u);  // 0.25 as IEEE-754
+  EXPECT_EQ(load_le<std::uint32_t>(&f[1][16]), 1u);
+  EXPECT_EQ(load_le<std::uint32_t>(&f[1][20]), 7u);
+  EXPECT_EQ(load_le<std::uint32_t>(&f[1][32]), 5u);
+  EXPECT_EQ(load_le<std::uint32_t>(&f[1][36]), 0x3FC00000u);  // 1.5f
+
+  const DecodedMessage d = ok(decode_frames(f, kPeers));
+  EXPECT_EQ(d.type, MessageType::kCodedGradient);
+  EXPECT_EQ(d.sender, 1u);
+  EXPECT_EQ(d.iteration, 9);
+  const CodedPayload c = read_coded_payload(d.payload);
+  EXPECT_EQ(c.covers, (std::vector<std::uint32_t>{1, 7}));
+  EXPECT_EQ(c.role, (std::vector<std::uint32_t>{0, 2, 5}));
+  EXPECT_EQ(c.compute_s, 0.25);
+  const float expected[] = {1.5f, -0.0f, std::numeric_limits<float>::denorm_min(), -2e30f};
+  ASSERT_EQ(c.gradient.size(), 4u);
+  EXPECT_EQ(std::memcmp(c.gradient.data(), expected, sizeof expected), 0);
+
+  // No role and no gradient is still a well-formed message.
+  const std::uint32_t block[] = {1, 7};
+  const Frames bare = to_frames(encode_coded_gradient(7, 0, block, {}, 0.0, {}));
+  const CodedPayload b = read_coded_payload(ok(decode_frames(bare, kPeers)).payload);
+  EXPECT_EQ(b.covers, (std::vector<std::uint32_t>{1, 7}));
+  EXPECT_TRUE(b.role.empty());
+  EXPECT_TRUE(b.gradient.empty());
+}
+
+TEST(WireCoded, MalformedPayloadsAreBadPayloadLength) {
+  ASSERT_TRUE(std::holds_alternative<DecodedMessage>(
+      decode_frames(with_payload(coded_payload(1, 0, 1.0, 4 + 8)), kPeers)))
+      << "the helper must build a valid payload";
+  EXPECT_EQ(cause_of(with_payload(std::vector<std::byte>(15, std::byte{0}))),
+            WireError::kBadPayloadLength);
+  EXPECT_EQ(cause_of(with_payload({})), WireError::kBadPayloadLength);
+  // Counts above kMaxCodedIds, even when the frame is long enough to hold them.
+  EXPECT_EQ(cause_of(with_payload(coded_payload(kMaxCodedIds + 1, 0, 1.0, 4 * (kMaxCodedIds + 1)))),
+            WireError::kBadPayloadLength);
+  EXPECT_EQ(cause_of(with_payload(coded_payload(0, kMaxCodedIds + 1, 1.0, 4 * (kMaxCodedIds + 1)))),
+            WireError::kBadPayloadLength);
+  EXPECT_EQ(cause_of(with_payload(coded_payload(0xFFFFFFFF, 0xFFFFFFFF, 1.0, 8))),
+            WireError::kBadPayloadLength);
+  // Ids running past the end of the frame.
+  EXPECT_EQ(cause_of(with_payload(coded_payload(3, 0, 1.0, 8))), WireError::kBadPayloadLength);
+  EXPECT_EQ(cause_of(with_payload(coded_payload(1, 2, 1.0, 8))), WireError::kBadPayloadLength);
+  // A gradient that is not a whole number of floats.
+  EXPECT_EQ(cause_of(with_payload(coded_payload(1, 0, 1.0, 4 + 6))), WireError::kBadPayloadLength);
+  // Compute times that are not a finite, non-negative number of seconds.
+  for (double bad :
+       {std::numeric_limits<double>::quiet_NaN(), -1.0, std::numeric_limits<double>::infinity()}) {
+    EXPECT_EQ(cause_of(with_payload(coded_payload(1, 0, bad, 4 + 8))), WireError::kBadPayloadLength)
+        << bad;
+  }
+  // A CODED_GRADIENT header with the MODEL payload kind.
+  Frames kind = coded_frames();
+  kind[0][kKindOffset] = std::byte{2};
+  EXPECT_EQ(cause_of(kind), WireError::kBadPayloadKind);
 }
 
 TEST(RejectionCounter, CountsEveryCauseAndLogsEachOnce) {

@@ -1,0 +1,94 @@
+// The [coding] table (node/config/coding_table.cc).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "node/config/experiment_config.h"
+#include "tests/support/config_parsing.h"
+
+namespace fastk::node {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+using testing::error_of;
+using testing::parse;
+
+TEST(CodingTable, DefaultsAreUncodedWithOneStragglerPerBlock) {
+  const auto& spec = parse("").consensus.protocol.coding;
+  EXPECT_EQ(spec.scheme, coding::Scheme::kNone);
+  EXPECT_EQ(spec.stragglers, 1);
+  EXPECT_EQ(spec.deadline_s, 0.0);
+  EXPECT_TRUE(spec.rescale);
+  EXPECT_TRUE(spec.split_batch);
+  EXPECT_FALSE(spec.dynamic_roles);
+}
+
+TEST(CodingTable, ReadsEveryKey) {
+  const auto& spec = parse(R"(
+[coding]
+scheme = "frc"
+stragglers = 2
+deadline_s = 1.5
+rescale = false
+split_batch = false
+dynamic_roles = true
+)")
+                         .consensus.protocol.coding;
+  EXPECT_EQ(spec.scheme, coding::Scheme::kFrc);
+  EXPECT_EQ(spec.stragglers, 2);
+  EXPECT_EQ(spec.deadline_s, 1.5);
+  EXPECT_FALSE(spec.rescale);
+  EXPECT_FALSE(spec.split_batch);
+  EXPECT_TRUE(spec.dynamic_roles);
+}
+
+TEST(CodingTable, UnknownKeySuggestsTheNearestOne) {
+  const std::string e = error_of("[coding]\nscheme = \"frc\"\nstraglers = 2\n");
+  EXPECT_THAT(e, HasSubstr("coding.straglers"));
+  EXPECT_THAT(e, HasSubstr("did you mean 'stragglers'"));
+}
+
+TEST(CodingTable, UnknownSchemeNamesTheChoices) {
+  const std::string e = error_of("[coding]\nscheme = \"crc\"\n");
+  EXPECT_THAT(e, HasSubstr("coding.scheme"));
+  EXPECT_THAT(e, HasSubstr("crc"));
+  EXPECT_THAT(e, HasSubstr("none or frc"));
+}
+
+TEST(CodingTable, OutOfRangeValuesAreErrors) {
+  EXPECT_THAT(error_of("[coding]\nstragglers = -1\n"), HasSubstr("coding.stragglers"));
+  EXPECT_THAT(error_of("[coding]\ndeadline_s = -0.5\n"), HasSubstr("coding.deadline_s"));
+  EXPECT_THAT(error_of("[coding]\nrescale = \"yes\"\n"), HasSubstr("coding.rescale"));
+}
+
+// The coded wait rule replaces the backup policy, so a policy other than full is an error,
+// and so is adapt-then-combine; neither matters while the scheme is none.
+TEST(CodingTable, CodingNeedsPolicyFullAndCombineThenAdapt) {
+  const std::string policy = error_of(R"(
+[consensus]
+policy = "deadline"
+[coding]
+scheme = "frc"
+)");
+  EXPECT_THAT(policy, HasSubstr("coding.scheme"));
+  EXPECT_THAT(policy, HasSubstr("consensus.policy = \"full\""));
+
+  const std::string order = error_of(R"(
+[consensus]
+order = "adapt_then_combine"
+[coding]
+scheme = "frc"
+)");
+  EXPECT_THAT(order, HasSubstr("coding.scheme"));
+  EXPECT_THAT(order, HasSubstr("combine_then_adapt"));
+
+  EXPECT_THAT(
+      error_of("[consensus]\norder = \"adapt_then_combine\"\n[coding]\nscheme = \"none\"\n"),
+      Not(HasSubstr("coding")));
+  EXPECT_THAT(error_of("[consensus]\npolicy = \"static\"\nbackups = 1\n"),
+              Not(HasSubstr("coding")));
+}
+
+}  // namespace
+}  // namespace fastk::node
