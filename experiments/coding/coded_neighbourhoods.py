@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Gradient coding inside neighbourhoods (issue 6) with `fastk sim`.
 
-16 peers on a 4x4 torus (blocks {north, south} and {east, west} in every neighbourhood, one
-late member tolerated per block), logistic regression on Fashion-MNIST, Markov
+16 peers on a 4x4 torus (each peer's four neighbours, sorted by id, form two blocks of two;
+one late member tolerated per block), logistic regression on Fashion-MNIST, Markov
 (Gilbert-Elliott) stragglers: each peer's compute is 10x slower in the bad state, entered
 with probability p_NS per iteration and left with p_SN. Three runs per seed:
   uncoded   policy full: every peer waits for all its neighbours (D-PSGD)
