@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "consensus/mix_step.h"
+
 namespace fastk::consensus {
 
 UpdateOrder parse_update_order(const std::string& name) {
@@ -383,28 +385,23 @@ void PeerProtocol::update(double now_s, const std::vector<int>& used, int requir
   const auto own = own_for_mix_->values();
   std::shared_ptr<VectorParams> next_buffer = recycled_buffer();
   const std::span<float> next = next_buffer->mutable_values();
-  // Mixed in float32, in place, one neighbour at a time: the mix streams each model once.
-  const auto self_weight = static_cast<float>(row.self_weight);
-  for (std::size_t p = 0; p < parameters_; ++p) next[p] = self_weight * own[p];
   IterationRecord record;
   record.used_weights = row.weights;
   record.self_weight = row.self_weight;
+  std::vector<MixTerm> terms;
   for (std::size_t u = 0; u < used.size(); ++u) {
     const Slot& slot =
         slots_[static_cast<std::size_t>(round_slots_[static_cast<std::size_t>(used[u])])];
     const Params& params = mixed(slot);
-    const auto theirs = params->values();
-    const auto w = static_cast<float>(row.weights[u]);
-    for (std::size_t p = 0; p < parameters_; ++p) next[p] += w * theirs[p];
+    terms.push_back({static_cast<float>(row.weights[u]), params->values()});
     record.used.push_back(round_.receive_from[static_cast<std::size_t>(used[u])]);
     record.used_tags.push_back(params == slot.params ? slot.tag : slot.oldest_fresh_tag);
   }
   if (coded_) decode_neighbourhood(record);
-  if (config_.order == UpdateOrder::kCombineThenAdapt) {
-    const auto lr = static_cast<float>(config_.learning_rate);
-    const std::vector<float>& step = coded_ ? decoded_ : gradient_;
-    for (std::size_t p = 0; p < parameters_; ++p) next[p] -= lr * step[p];
-  }
+  std::span<const float> step;  // ATC: the models mixed already stepped
+  if (config_.order == UpdateOrder::kCombineThenAdapt) step = coded_ ? decoded_ : gradient_;
+  mix_and_step(next, static_cast<float>(row.self_weight), own, terms,
+               static_cast<float>(config_.learning_rate), step);
 
   if (policy_->wants_disagreement() && !used.empty()) {
     // nu2 = q/(q-1) ||own - z||^2, z the plain mean of the q combined models.

@@ -1,0 +1,22 @@
+// The arithmetic of one update, on flat float32 vectors:
+//   next = self_weight * own + sum_j weight_j * model_j - lr * gradient
+// evaluated per element in exactly that order (so every runtime gets the same bits), in
+// chunks small enough to stay in L1: `next` is written once instead of once per term, and
+// each input is streamed once.
+#pragma once
+
+#include <span>
+#include <vector>
+
+namespace fastk::consensus {
+
+struct MixTerm {
+  float weight = 0;
+  std::span<const float> model;
+};
+
+// `gradient` empty: no step (adapt-then-combine mixes models that already stepped).
+void mix_and_step(std::span<float> next, float self_weight, std::span<const float> own,
+                  const std::vector<MixTerm>& terms, float lr, std::span<const float> gradient);
+
+}  // namespace fastk::consensus
