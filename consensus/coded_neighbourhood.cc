@@ -94,27 +94,30 @@ void CodedNeighbourhood::encode(std::int64_t tag, const Params& params, std::spa
   }
 }
 
-bool CodedNeighbourhood::accept(PeerId from, const CodedGradient& coded, std::size_t parameters) {
+bool CodedNeighbourhood::valid(PeerId from, const CodedGradient& coded,
+                               std::size_t parameters) const {
   const int i = neighbour_index(from);
   if (i < 0 || !coded.gradient || coded.gradient->values().size() != parameters) return false;
   if (block_index(coded.covers) < 0) return false;
+  if (coded.role.empty()) return true;
+  if (!spec_.dynamic_roles) return false;
+  // A role must be a block of the sender's neighbourhood other than its own {sender}.
   const auto& theirs = their_blocks_[static_cast<std::size_t>(i)];
-  if (!coded.role.empty()) {
-    // A role must be a block of the sender's neighbourhood other than its own {sender}.
-    bool known = false;
-    for (std::size_t b = 1; b < theirs.size(); ++b)
-      known = known || same_block(coded.role, theirs[b]);
-    if (!known || !spec_.dynamic_roles) return false;
-    cover_for_[static_cast<std::size_t>(i)] = coded.role;
+  for (std::size_t b = 1; b < theirs.size(); ++b) {
+    if (same_block(coded.role, theirs[b])) return true;
   }
+  return false;
+}
+
+void CodedNeighbourhood::learn(PeerId from, const CodedGradient& coded) {
+  const auto i = static_cast<std::size_t>(neighbour_index(from));
+  if (!coded.role.empty()) cover_for_[i] = coded.role;
   if (spec_.dynamic_roles) {
     const double typical = typical_compute_s();
-    estimators_[static_cast<std::size_t>(i)].observe(typical > 0 &&
-                                                     coded.compute_s > kStragglerRatio * typical);
+    estimators_[i].observe(typical > 0 && coded.compute_s > kStragglerRatio * typical);
   }
   recent_compute_s_.push_back(coded.compute_s);
   if (recent_compute_s_.size() > kComputeHistory) recent_compute_s_.pop_front();
-  return true;
 }
 
 void CodedNeighbourhood::observe_own_compute(double compute_s) {

@@ -42,9 +42,13 @@ class CodedNeighbourhood {
               std::span<const PeerId> partitions, std::span<const float> gradients,
               double compute_s, Actions& out) const;
 
-  // Checks a received coded part (covers a block of the own neighbourhood; a role is a
-  // block of the sender's) and learns from it. False: malformed, drop it.
-  bool accept(PeerId from, const CodedGradient& coded, std::size_t parameters);
+  // Whether a received coded part fits: from a neighbour, the model's size, covering a
+  // block of the own neighbourhood, and any role a block of the sender's (only with
+  // dynamic roles). False: malformed, drop it.
+  bool valid(PeerId from, const CodedGradient& coded, std::size_t parameters) const;
+  // Learns from a valid coded part newer than any before from `from`: its role, and its
+  // compute time for the straggler estimates.
+  void learn(PeerId from, const CodedGradient& coded);
   void observe_own_compute(double compute_s);
 
   struct Decoded {

@@ -117,12 +117,13 @@ void PeerProtocol::catch_up(double now_s) {
   // good. Like a straggler in synchronous gradient coding, it skips to the slowest
   // neighbour's iteration (dbw.md 1.2, skipping iterations): every neighbour has sent that
   // tag, so nothing it then waits for is missing.
-  std::int64_t slowest = -1;
+  std::optional<std::int64_t> slowest;
   for (std::size_t s = 0; s < slots_.size(); ++s) {
     if (gone(slots_[s], now_s)) continue;
-    slowest = slowest < 0 ? slots_[s].tag : std::min(slowest, slots_[s].tag);
+    if (slots_[s].tag < 0) return;  // not heard from yet: it is not ahead
+    slowest = slowest ? std::min(*slowest, slots_[s].tag) : slots_[s].tag;
   }
-  if (slowest > k_) k_ = std::min(slowest, config_.iterations - 1);
+  if (slowest && *slowest > k_) k_ = std::min(*slowest, config_.iterations - 1);
 }
 
 void PeerProtocol::begin_iteration(double now_s, Actions& out) {
@@ -210,14 +211,18 @@ void PeerProtocol::on_gradient_done(double now_s, std::span<const float> gradien
 void PeerProtocol::on_coded_gradient(double now_s, PeerId from, std::int64_t tag, CodedPart coded,
                                      Actions& out) {
   const int s = slot_of(from);
-  if (s < 0 || tag < 0 || !coded || !coded_ || !coded_->accept(from, *coded, parameters_)) {
+  // Tags at or past the run's length come from no peer of this run: counted and dropped,
+  // since a huge tag would stay "newest" (and fresh) for the rest of the run.
+  if (s < 0 || tag < 0 || tag >= config_.iterations || !coded || !coded_ ||
+      !coded_->valid(from, *coded, parameters_)) {
     ++dropped_;
     return;
   }
   Slot& slot = slots_[static_cast<std::size_t>(s)];
   slot.last_heard_s = now_s;
   slot.departed = false;
-  if (tag > slot.coded_tag) {
+  if (tag > slot.coded_tag) {  // an older one (reordered, duplicated) teaches nothing
+    coded_->learn(from, *coded);
     slot.coded = std::move(coded);
     slot.coded_tag = tag;
   }
@@ -227,7 +232,8 @@ void PeerProtocol::on_coded_gradient(double now_s, PeerId from, std::int64_t tag
 void PeerProtocol::on_message(double now_s, PeerId from, std::int64_t tag, Params params,
                               Actions& out) {
   const int s = slot_of(from);
-  if (s < 0 || tag < 0 || !params || params->values().size() != parameters_) {
+  if (s < 0 || tag < 0 || tag >= config_.iterations || !params ||
+      params->values().size() != parameters_) {
     ++dropped_;
     return;
   }

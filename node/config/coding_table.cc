@@ -4,7 +4,8 @@
 
 namespace fastk::node {
 
-void read_coding_table(TableReader& t, ConsensusConfig& config) {
+void read_coding_table(TableReader& t, ConsensusConfig& config,
+                       const topology::TopologySpec& topology) {
   coding::NeighbourhoodCodeSpec& spec = config.protocol.coding;
   t.read_choice<coding::Scheme>("scheme", spec.scheme, coding::parse_scheme);
   t.read("stragglers", spec.stragglers, 0, 1'000);
@@ -13,7 +14,19 @@ void read_coding_table(TableReader& t, ConsensusConfig& config) {
   t.read("split_batch", spec.split_batch);
   t.read("dynamic_roles", spec.dynamic_roles);
   t.finish();
-  if (spec.scheme == coding::Scheme::kNone) return;
+  if (spec.scheme == coding::Scheme::kNone) {
+    if (spec.dynamic_roles || spec.deadline_s > 0) {
+      t.errors().add("coding.scheme",
+                     "coding.dynamic_roles and coding.deadline_s only apply to a coded run: set "
+                     "coding.scheme = \"frc\" or remove them");
+    }
+    return;
+  }
+  if (topology.kind == topology::TopologyKind::kOnePeerExponential) {
+    t.errors().add("coding.scheme",
+                   "coding needs fixed neighbourhoods; topology.kind = \"one_peer_exponential\" "
+                   "changes them every round: use a static topology or coding.scheme = \"none\"");
+  }
   // The coded wait rule (until the neighbourhood decodes) takes the policy's place; a policy
   // that would be silently ignored is an error.
   if (config.protocol.policy.kind != consensus::PolicyKind::kFull) {

@@ -43,7 +43,7 @@ ExperimentConfig parse_config(std::string_view text, const std::string& source,
   TableReader consensus = top.table("consensus");
   read_consensus_table(consensus, config.consensus);
   TableReader coding = top.table("coding");
-  read_coding_table(coding, config.consensus);
+  read_coding_table(coding, config.consensus, config.topology);
   TableReader stragglers = top.table("stragglers");
   read_stragglers_table(stragglers, config.stragglers, config.run.seed);
   TableReader sim = top.table("sim");

@@ -17,7 +17,8 @@ void read_cluster_table(TableReader& table, ClusterConfig& cluster, int peer_cou
 
 void read_consensus_table(TableReader& table, ConsensusConfig& config);
 // After [consensus]: the code goes into config.protocol.coding.
-void read_coding_table(TableReader& table, ConsensusConfig& config);
+void read_coding_table(TableReader& table, ConsensusConfig& config,
+                       const topology::TopologySpec& topology);
 // `seed_default` is used when the table sets no seed (the run's master seed).
 void read_stragglers_table(TableReader& table, stragglers::DelaySpec& spec,
                            std::uint64_t seed_default);

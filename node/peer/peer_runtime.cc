@@ -219,9 +219,11 @@ class Peer {
   }
 
   // A send the neighbour's full queue refuses is kept and retried every loop turn (newest
-  // wins: a newer model replaces an older one still pending, as it would in the receiver's
-  // mailbox), so the newest model and a BYE are never lost. Dropping them silently can leave
-  // a neighbour waiting for a tag that never comes, until the silence timeout.
+  // wins: a newer model or coded gradient replaces an older one of its type still pending,
+  // as it would in the receiver's mailbox), so the newest ones and a BYE are never lost, and
+  // a peer running ahead of a stuck neighbour keeps at most one of each queued. Dropping
+  // them silently can leave a neighbour waiting for a tag that never comes, until the
+  // silence timeout.
   void send(int to, const wire::EncodedMessage& message) {
     auto& queue = pending_[to];
     if (queue.empty() && transport_->send(static_cast<wire::PeerId>(to), message) ==
@@ -229,13 +231,18 @@ class Peer {
       return;
     }
     const auto type = [](const wire::EncodedMessage& m) { return m.header[wire::kTypeOffset]; };
-    if (!queue.empty() && type(queue.back()) == type(message) &&
-        type(message) == static_cast<std::byte>(wire::MessageType::kModel)) {
-      queue.back() = message;
-      ++report_.models_superseded;
-    } else {
-      queue.push_back(message);
+    const bool newest_wins =
+        type(message) == static_cast<std::byte>(wire::MessageType::kModel) ||
+        type(message) == static_cast<std::byte>(wire::MessageType::kCodedGradient);
+    if (newest_wins) {
+      const auto older = std::find_if(queue.begin(), queue.end(),
+                                      [&](const auto& m) { return type(m) == type(message); });
+      if (older != queue.end()) {
+        queue.erase(older);
+        ++report_.models_superseded;
+      }
     }
+    queue.push_back(message);
   }
 
   void flush_pending() {

@@ -64,7 +64,6 @@ TEST(CodedRun, FrcWithASlowPeerFinishesAndMatchesTheUncodedAccuracy) {
   ASSERT_GT(coded.rows, 0);
   EXPECT_EQ(coded.decodable, coded.rows);
   EXPECT_GE(coded.coded_members / coded.rows, 2.0);
-  EXPECT_EQ(uncoded.decodable, 0);  // coding off: the columns stay 0
   const double uncoded_accuracy = uncoded.summary.value("final_test_accuracy", 0.0);
   const double coded_accuracy = coded.summary.value("final_test_accuracy", 0.0);
   EXPECT_GT(uncoded_accuracy, 0.8);

@@ -231,8 +231,16 @@ TEST(CodedProtocol, MalformedCodedGradientsAreDropped) {
   EXPECT_EQ(peer->dropped_messages(), 7);
   EXPECT_TRUE(all_of_type<IterationCompleted>(out).empty()) << "nothing dropped may count";
 
+  // Tags at or past the run's length (3 iterations) come from no peer of this run; a model
+  // with such a tag is dropped as well.
+  peer->on_coded_gradient(1.1, 1, 3, coded({1, 7}, {1, 1, 1}), out);
+  EXPECT_EQ(peer->dropped_messages(), 8);
+  peer->on_message(1.1, 1, std::int64_t{1} << 62, make_params({1, 1, 1}), out);
+  EXPECT_EQ(peer->dropped_messages(), 9);
+  EXPECT_TRUE(all_of_type<IterationCompleted>(out).empty());
+
   peer->on_coded_gradient(1.2, 1, 0, coded({1, 7}, {3, 3, 3}), out);
-  EXPECT_EQ(peer->dropped_messages(), 7);
+  EXPECT_EQ(peer->dropped_messages(), 9);
   ASSERT_EQ(all_of_type<IterationCompleted>(out).size(), 1u);
 
   ProtocolConfig uncoded;
@@ -279,12 +287,52 @@ TEST(CodedProtocol, PeerBehindEveryNeighbourCatchesUp) {
   ASSERT_EQ(starts.size(), 1u);
   EXPECT_EQ(starts[0]->iteration, 3);
 
-  // Not behind every neighbour: no skip.
+  // Not behind every neighbour: no skip, whichever slot the silent neighbour has (7 sorts
+  // after 1, and 1 before 7).
   auto other = started_ring_peer0(10, out);
   other->on_message(0.5, 1, 5, make_params({1, 1, 1}), out);
   other->on_gradient_done(1.0, kThreePartitions, {}, out);
   other->on_coded_gradient(1.1, 1, 5, coded({1, 7}, {3, 3, 3}), out);
   EXPECT_EQ(other->iteration(), 1);
+  auto mirror = started_ring_peer0(10, out);
+  mirror->on_message(0.5, 7, 5, make_params({1, 1, 1}), out);
+  mirror->on_gradient_done(1.0, kThreePartitions, {}, out);
+  mirror->on_coded_gradient(1.1, 7, 5, coded({1, 7}, {3, 3, 3}), out);
+  EXPECT_EQ(mirror->iteration(), 1) << "peer 1 has sent nothing: it is not ahead";
+}
+
+// With dynamic roles a role must be a block of the sender's neighbourhood other than
+// {sender}; a valid one changes what this peer computes for the sender next iteration.
+TEST(CodedProtocol, DynamicRolesValidateAndApplyRoles) {
+  const auto topo = testing::make_topology(TopologyKind::kTorus, 16);
+  ProtocolConfig config = frc_config(10);
+  config.coding.dynamic_roles = true;
+  // Peer 5: neighbours 1, 4, 6, 9. Peer 1's neighbourhood: {1}, {0, 2}, {5, 13}.
+  PeerProtocol peer(5, topo.schedule, config, make_params(initial_model()));
+  Actions out;
+  peer.start(0, out);
+  const auto first = all_of_type<StartGradient>(out);
+  ASSERT_EQ(first.size(), 1u);
+  // Static roles first: its blocks in N[1] {5,13}, N[4] {0,5}, N[6] {2,5}, N[9] {5,8}.
+  EXPECT_EQ(first[0]->partitions, (std::vector<PeerId>{5, 0, 2, 8, 13}));
+  auto with_role = [&](std::vector<PeerId> role) {
+    auto c = std::make_shared<CodedGradient>(*coded({1, 4}, std::vector<float>(kDim, 1.0f)));
+    c->role = std::move(role);
+    return c;
+  };
+  peer.on_coded_gradient(0.5, 1, 0, with_role({1, 5}), out);  // not a block of N[1]
+  peer.on_coded_gradient(0.5, 1, 0, with_role({1}), out);     // {sender} is not a role
+  EXPECT_EQ(peer.dropped_messages(), 2);
+  peer.on_coded_gradient(0.5, 1, 0, with_role({0, 2}), out);
+  EXPECT_EQ(peer.dropped_messages(), 2);
+  // Finish iteration 0 (blocks {1,4} and {6,9} covered): iteration 1 computes {0, 2} for
+  // peer 1 instead of {5, 13}.
+  peer.on_gradient_done(1.0, std::vector<float>(5 * kDim, 1.0f), {}, out);
+  out.clear();
+  peer.on_coded_gradient(1.1, 6, 0, coded({6, 9}, std::vector<float>(kDim, 1.0f)), out);
+  const auto next = all_of_type<StartGradient>(out);
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0]->partitions, (std::vector<PeerId>{5, 0, 2, 8}));
 }
 
 // 16 peers on a torus with FRC and one peer 20 times slower: everyone finishes.

@@ -90,5 +90,16 @@ scheme = "frc"
               Not(HasSubstr("coding")));
 }
 
+TEST(CodingTable, CodingNeedsAFixedTopologyAndAScheme) {
+  const std::string varying = error_of(
+      "[topology]\nkind = \"one_peer_exponential\"\npeers = 8\n[coding]\nscheme = \"frc\"\n");
+  EXPECT_THAT(varying, HasSubstr("coding.scheme"));
+  EXPECT_THAT(varying, HasSubstr("one_peer_exponential"));
+  EXPECT_THAT(error_of("[coding]\ndynamic_roles = true\n"), HasSubstr("only apply to a coded run"));
+  EXPECT_THAT(error_of("[coding]\ndeadline_s = 2.0\n"), HasSubstr("only apply to a coded run"));
+  EXPECT_THAT(error_of("[topology]\nkind = \"one_peer_exponential\"\npeers = 8\n"),
+              Not(HasSubstr("coding")));
+}
+
 }  // namespace
 }  // namespace fastk::node
