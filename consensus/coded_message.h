@@ -16,7 +16,8 @@ struct CodedGradient {
   // Partitions summed in `gradient`: one block of the receiver's closed neighbourhood.
   std::vector<PeerId> covers;
   // Dynamic roles: the block of the sender's neighbourhood the receiver covers from now on
-  // (empty: unchanged). Messages say what they encode, so a late role map costs speed only.
+  // (empty: unchanged). Messages say what they encode, so a late role map never makes a
+  // wrong sum: at worst a block goes uncovered for a step (flagged as not decodable).
   std::vector<PeerId> role;
   double compute_s = 0;  // the sender's gradient time at this iteration (straggler estimates)
   Params gradient;       // sum of the covered partitions' mini-batch mean gradients
