@@ -1,6 +1,8 @@
 // Coded messages on the float vectors the models and the wire use: a member encodes its
 // partial gradients into one message, the aggregator combines arrived messages with the
-// decoder's (double) coefficients. Shared by the codes' end-to-end tests and the runtimes.
+// decoder's (double) coefficients, on Eigen vectors: the codes' end-to-end tests use them.
+// The protocol's coded neighbourhoods (consensus/coded_neighbourhood.cc) combine in place on
+// the runtime's buffers instead, with coefficients from the same decode_least_squares.
 #pragma once
 
 #include <Eigen/Dense>

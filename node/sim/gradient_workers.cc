@@ -61,20 +61,19 @@ void GradientWorkers::begin(int peer, const consensus::StartGradient& request) {
     task->batch.assign(batch.begin(), batch.end());
   } else {
     if (!partition_) throw std::logic_error("GradientWorkers: partitions requested, none given");
-    const int size = training::partition_batch_size(request, batch_size_);
-    for (int r : request.partitions) {
-      auto it = partition_samplers_.find({peer, r});
-      if (it == partition_samplers_.end()) {
-        it = partition_samplers_
-                 .emplace(std::pair{peer, r},
-                          learning::BatchSampler(
-                              partition_->peer_indices.at(static_cast<std::size_t>(r)), batch_size_,
-                              training::peer_seed(seed_, r)))
-                 .first;
-      }
-      const auto batch = it->second.next(size);
-      task->partition_batches.emplace_back(batch.begin(), batch.end());
-    }
+    task->partition_batches = training::draw_partition_batches(
+        request, batch_size_, [&](int r) -> learning::BatchSampler& {
+          auto it = partition_samplers_.find({peer, r});
+          if (it == partition_samplers_.end()) {
+            it = partition_samplers_
+                     .emplace(std::pair{peer, r},
+                              learning::BatchSampler(
+                                  partition_->peer_indices.at(static_cast<std::size_t>(r)),
+                                  batch_size_, training::peer_seed(seed_, r)))
+                     .first;
+          }
+          return it->second;
+        });
   }
   Task* raw = task.get();
   tasks_[{peer, k}] = std::move(task);

@@ -46,6 +46,18 @@ int partition_batch_size(const consensus::StartGradient& request, int batch_size
   return std::max(1, batch_size / static_cast<int>(request.partitions.size()));
 }
 
+std::vector<std::vector<std::int64_t>> draw_partition_batches(
+    const consensus::StartGradient& request, int batch_size,
+    const std::function<learning::BatchSampler&(int partition)>& sampler_of) {
+  const int size = partition_batch_size(request, batch_size);
+  std::vector<std::vector<std::int64_t>> batches;
+  for (int r : request.partitions) {
+    const auto batch = sampler_of(r).next(size);
+    batches.emplace_back(batch.begin(), batch.end());
+  }
+  return batches;
+}
+
 GradientStep compute_partition_gradients(learning::Model& model, const learning::Dataset& data,
                                          const std::vector<std::vector<std::int64_t>>& batches,
                                          std::span<const float> params) {

@@ -3,12 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
 #include "consensus/virtual_network.h"
 #include "learning/dataset.h"
 #include "learning/model.h"
+#include "learning/sampler.h"
 
 namespace fastk::node::training {
 
@@ -30,6 +32,12 @@ GradientStep compute_gradient(learning::Model& model, const learning::Dataset& d
 // one mini-batch is spread over the partitions (batch_size / partitions, at least 1), so a
 // coded iteration costs about one uncoded gradient; otherwise each gets a whole batch.
 int partition_batch_size(const consensus::StartGradient& request, int batch_size);
+
+// The batches of a coded request, one per partition in request order, each drawn from
+// `sampler_of(partition)` with partition_batch_size samples. Both runtimes draw this way.
+std::vector<std::vector<std::int64_t>> draw_partition_batches(
+    const consensus::StartGradient& request, int batch_size,
+    const std::function<learning::BatchSampler&(int partition)>& sampler_of);
 
 // Gradients of several partitions at one point, concatenated in `batches` order, each the
 // mean over its own batch. `loss` is the first (the own) partition's.

@@ -111,17 +111,15 @@ GradientStep PeerTrainer::gradient(std::span<const float> params, std::vector<fl
 GradientStep PeerTrainer::gradient(const consensus::StartGradient& request,
                                    std::vector<float> buffer) {
   if (request.partitions.empty()) return gradient(request.params->values(), std::move(buffer));
-  const int size = partition_batch_size(request, batch_size_);
-  std::vector<std::vector<std::int64_t>> batches;
-  for (int r : request.partitions) {
-    const auto it = partition_samplers_.find(r);
-    if (it == partition_samplers_.end()) {
-      throw std::logic_error("peer asked for the gradient of partition " + std::to_string(r) +
-                             ", which it does not store");
-    }
-    const auto batch = it->second.next(size);
-    batches.emplace_back(batch.begin(), batch.end());
-  }
+  const auto batches =
+      draw_partition_batches(request, batch_size_, [&](int r) -> learning::BatchSampler& {
+        const auto it = partition_samplers_.find(r);
+        if (it == partition_samplers_.end()) {
+          throw std::logic_error("peer asked for the gradient of partition " + std::to_string(r) +
+                                 ", which it does not store");
+        }
+        return it->second;
+      });
   return compute_partition_gradients(*model_, shard_, batches, request.params->values());
 }
 
