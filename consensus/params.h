@@ -1,9 +1,14 @@
 // Model parameters as immutable, shared flat float buffers. A peer's model is sent to
 // several neighbours and kept in their mailboxes without being copied: every holder shares
 // one buffer. Runtimes provide their own buffer type (the ZeroMQ runtime wraps a received
-// message frame) by deriving from ParamBuffer; the protocol only reads values().
+// message frame, a neighbour's shared-memory slot) by deriving from ParamBuffer; the
+// protocol only reads values(). The buffers the protocol writes its own next model into
+// are MutableParamBuffers, recycled by the protocol or supplied by the runtime (a
+// BufferSource), so a runtime can have the model computed straight into memory its
+// neighbours read.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <utility>
@@ -19,13 +24,23 @@ class ParamBuffer {
 
 using Params = std::shared_ptr<const ParamBuffer>;
 
+// A buffer the protocol writes a model into before sharing it read-only.
+class MutableParamBuffer : public ParamBuffer {
+ public:
+  // Only for the owner, while nobody else holds the buffer.
+  virtual std::span<float> mutable_values() = 0;
+};
+
+// Gives the protocol a buffer of the model's size that nobody else holds, or nullptr to
+// let the protocol use one of its own.
+using BufferSource = std::function<std::shared_ptr<MutableParamBuffer>()>;
+
 // The buffer the protocol itself produces after each update.
-class VectorParams final : public ParamBuffer {
+class VectorParams final : public MutableParamBuffer {
  public:
   explicit VectorParams(std::vector<float> values) : values_(std::move(values)) {}
   std::span<const float> values() const override { return values_; }
-  // Only for the owner that recycles the buffer once nobody else holds it.
-  std::span<float> mutable_values() { return values_; }
+  std::span<float> mutable_values() override { return values_; }
 
  private:
   std::vector<float> values_;

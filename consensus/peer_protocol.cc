@@ -195,17 +195,29 @@ void PeerProtocol::on_gradient_done(double now_s, std::span<const float> gradien
   relax_at_ = policy_->relax_at(start_s_, now_s);
   const auto lr = static_cast<float>(config_.learning_rate);
   if (config_.order == UpdateOrder::kCombineThenAdapt) {
-    gradient_.assign(gradient.begin(), gradient.end());
+    if (gradient.data() != gradient_.data()) gradient_.assign(gradient.begin(), gradient.end());
     own_for_mix_ = x_;
   } else {
     const auto x = x_->values();
-    std::shared_ptr<VectorParams> y = recycled_buffer();
+    std::shared_ptr<MutableParamBuffer> y = recycled_buffer();
     const std::span<float> values = y->mutable_values();
     for (std::size_t p = 0; p < parameters_; ++p) values[p] = x[p] - lr * gradient[p];
     own_for_mix_ = std::move(y);
     if (!round_.send_to.empty()) out.push_back(SendParams{round_.send_to, k_, own_for_mix_});
   }
   try_update(now_s, out);
+}
+
+std::vector<float> PeerProtocol::hand_over_gradient(double now_s, std::vector<float> gradient,
+                                                    const GradientStats& stats, Actions& out) {
+  // Only combine-then-adapt keeps the gradient whole until the update; there the vector
+  // itself is kept (a model-sized copy saved per iteration) and the previous one, whose
+  // update is done, is handed back.
+  const bool keep = !coded_ && config_.order == UpdateOrder::kCombineThenAdapt &&
+                    phase_ == Phase::kRunning && !gradient_ready_ && gradient.size() == parameters_;
+  if (keep) std::swap(gradient_, gradient);
+  on_gradient_done(now_s, keep ? std::span<const float>(gradient_) : gradient, stats, out);
+  return gradient;
 }
 
 void PeerProtocol::on_coded_gradient(double now_s, PeerId from, std::int64_t tag, CodedPart coded,
@@ -369,7 +381,17 @@ void PeerProtocol::arm_silence_timer(std::span<const int> slots, double now_s, A
   arm(std::max(now_s, earliest + config_.silence_timeout_s), out);
 }
 
-std::shared_ptr<VectorParams> PeerProtocol::recycled_buffer() {
+std::shared_ptr<MutableParamBuffer> PeerProtocol::recycled_buffer() {
+  if (buffer_source_) {
+    if (auto buffer = buffer_source_()) {
+      if (buffer->values().size() != parameters_) {
+        throw std::logic_error("PeerProtocol: the buffer source gave " +
+                               std::to_string(buffer->values().size()) + " values, expected " +
+                               std::to_string(parameters_));
+      }
+      return buffer;
+    }
+  }
   // A buffer nobody else holds any more (neighbours' mailboxes, sends in flight) is
   // overwritten instead of allocating and zero-filling a fresh model every iteration.
   for (auto& buffer : spare_buffers_) {
@@ -389,7 +411,7 @@ void PeerProtocol::update(double now_s, const std::vector<int>& used, int requir
   const SubsetRow row =
       subset_row(round_.receive_weights, round_.self_weight, used, config_.renormalisation);
   const auto own = own_for_mix_->values();
-  std::shared_ptr<VectorParams> next_buffer = recycled_buffer();
+  std::shared_ptr<MutableParamBuffer> next_buffer = recycled_buffer();
   const std::span<float> next = next_buffer->mutable_values();
   IterationRecord record;
   record.used_weights = row.weights;

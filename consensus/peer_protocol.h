@@ -73,6 +73,11 @@ class PeerProtocol {
   // outstanding (a runtime bug). `stats` feed the adaptive policy (may be invalid).
   void on_gradient_done(double now_s, std::span<const float> gradient, const GradientStats& stats,
                         Actions& out);
+  // on_gradient_done for a runtime that can give up the gradient's vector: kept instead of
+  // copied where the protocol keeps the gradient. Returns a vector the caller may reuse for
+  // the next gradient (one the protocol no longer needs).
+  std::vector<float> hand_over_gradient(double now_s, std::vector<float> gradient,
+                                        const GradientStats& stats, Actions& out);
   void on_timer(double now_s, Actions& out);
   void on_neighbour_left(double now_s, PeerId peer, Actions& out);
 
@@ -84,6 +89,10 @@ class PeerProtocol {
   std::int64_t dropped_messages() const { return dropped_; }
   // Neighbours of any round, sorted: the peers whose messages are accepted.
   const std::vector<PeerId>& known_neighbours() const { return neighbours_; }
+  // Where the protocol writes each new model (the real runtime: shared memory that
+  // same-host neighbours read in place). Without one, or when it returns nullptr, the
+  // protocol recycles buffers of its own. The arithmetic, and so the bits, are the same.
+  void set_buffer_source(BufferSource source) { buffer_source_ = std::move(source); }
 
  private:
   enum class Phase { kNotStarted, kRunning, kGapBlocked, kFinished };
@@ -118,7 +127,7 @@ class PeerProtocol {
   // The coded step's gradient (decoded from the usable coded gradients) into decoded_.
   void decode_neighbourhood(IterationRecord& record);
   void update(double now_s, const std::vector<int>& used, int required, Actions& out);
-  std::shared_ptr<VectorParams> recycled_buffer();
+  std::shared_ptr<MutableParamBuffer> recycled_buffer();
   void arm_silence_timer(std::span<const int> slots, double now_s, Actions& out);
   void arm(double at_s, Actions& out);
   void reevaluate(double now_s, Actions& out);
@@ -151,6 +160,7 @@ class PeerProtocol {
   std::vector<double> accumulator_;  // the disagreement estimate's mean
   static constexpr std::size_t kMaxSpareBuffers = 4;
   std::vector<std::shared_ptr<VectorParams>> spare_buffers_;
+  BufferSource buffer_source_;
   ArrivalWindow arrivals_;
   std::optional<double> armed_at_s_;
   std::int64_t dropped_ = 0;

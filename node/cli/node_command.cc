@@ -92,6 +92,9 @@ void run_node(const NodeOptions& o) {
   summary["sends_refused"] = r.sends_refused;
   summary["models_superseded"] = r.models_superseded;
   summary["bytes_sent"] = r.bytes_sent;
+  summary["shared_models_sent"] = r.shared_models_sent;
+  summary["shared_bytes"] = r.shared_bytes;
+  summary["shared_models_lapped"] = r.shared_models_lapped;
   summary["rejected_frames"] = r.rejected;
   auto& departures = summary["departures"] = nlohmann::ordered_json::array();
   for (const auto& d : r.departures) {

@@ -37,7 +37,7 @@ bool is_loopback(const std::string& host) {
   return host == "localhost" || host.starts_with("127.");
 }
 
-PeerEndpoints endpoints_of(const std::string& host, int port, bool ipc) {
+PeerEndpoints endpoints_of(const std::string& host, int port, bool ipc, bool shared_models) {
   const std::string port_text = ":" + std::to_string(port);
   // A peer binds its own loopback address (never exposing a local run to the LAN); on a LAN
   // host it binds every interface, since a host name cannot be bound by ZeroMQ.
@@ -45,16 +45,16 @@ PeerEndpoints endpoints_of(const std::string& host, int port, bool ipc) {
   if (ipc) {
     // A Unix-domain socket moves a model with less kernel work than loopback TCP (no
     // segmentation, acknowledgements or softirq processing).
-    const std::string path = "ipc://" + std::string(kIpcDirectory) + "/fastk-" + bind_host + "-" +
-                             std::to_string(port) + ".sock";
-    return {path, path};
+    const std::string name = bind_host + "-" + std::to_string(port);
+    const std::string path = "ipc://" + std::string(kIpcDirectory) + "/fastk-" + name + ".sock";
+    return {path, path, shared_models ? kSharedModelsPrefix + name + ".models" : ""};
   }
-  return {"tcp://" + bind_host + port_text, "tcp://" + host + port_text};
+  return {"tcp://" + bind_host + port_text, "tcp://" + host + port_text, ""};
 }
 
 // Unix-domain sockets only when every peer is on this machine.
 bool uses_ipc(const ClusterConfig& cluster) {
-  if (cluster.local_transport != "ipc" || !cluster.endpoints.empty()) return false;
+  if (cluster.local_transport == "tcp" || !cluster.endpoints.empty()) return false;
   const auto& hosts = hosts_or_default(cluster);
   return std::all_of(hosts.begin(), hosts.end(), is_loopback);
 }
@@ -119,11 +119,13 @@ PeerEndpoints peer_endpoints(const ClusterConfig& cluster, int peer_count, int p
     // Validated when the table was read; parse again for host and port.
     std::optional<TcpEndpoint> e = parse_tcp_endpoint(cluster.endpoints[peer]);
     if (!e) throw ConfigError("cluster.endpoints[" + std::to_string(peer) + "]: invalid endpoint");
-    return endpoints_of(e->host, e->port, false);
+    return endpoints_of(e->host, e->port, false, false);
   }
   const auto& hosts = hosts_or_default(cluster);
   const Placement p = place(peer, peer_count, static_cast<int>(hosts.size()));
-  return endpoints_of(hosts[p.host], cluster.base_port + p.local_index, uses_ipc(cluster));
+  const bool ipc = uses_ipc(cluster);
+  return endpoints_of(hosts[p.host], cluster.base_port + p.local_index, ipc,
+                      ipc && cluster.local_transport == "shm");
 }
 
 }  // namespace fastk::node

@@ -19,18 +19,26 @@ struct ClusterConfig {
   std::vector<std::string> endpoints;       // "tcp://host:port", one per peer, instead of hosts
   std::int64_t peer_timeout_ms = 10000;     // a neighbour silent this long is gone
   std::int64_t startup_timeout_ms = 30000;  // give up when a neighbour never says hello
-  // When every peer is on this machine (all hosts loopback): "ipc" (Unix-domain sockets,
-  // see kIpcDirectory) or "tcp" (loopback TCP). Ignored for LAN hosts and endpoints.
-  std::string local_transport = "ipc";
+  // When every peer is on this machine (all hosts loopback): "shm" (Unix-domain sockets, see
+  // kIpcDirectory, with models passed through shared memory, see kSharedModelsPrefix),
+  // "ipc" (models over the Unix-domain sockets too) or "tcp" (loopback TCP). Ignored for
+  // LAN hosts and endpoints.
+  std::string local_transport = "shm";
 };
 
 // Where local peers' Unix-domain sockets live: ipc:///tmp/fastk-<host>-<port>.sock, named
 // after the TCP endpoint they replace, so that ports keep runs apart as they do over TCP.
 inline constexpr const char* kIpcDirectory = "/tmp";
+// local_transport = "shm": each peer's model slots are the POSIX shared-memory object
+// /fastk-<host>-<port>.models (a file in /dev/shm), named like its socket.
+inline constexpr const char* kSharedModelsPrefix = "/fastk-";
 
 struct PeerEndpoints {
   std::string bind;     // what the peer binds: its own address if loopback, else tcp://*:port
   std::string connect;  // what its neighbours connect to: tcp://host:port (or the ipc path)
+  // local_transport = "shm": the shared-memory object holding the peer's models (for
+  // shm_open); empty when models travel over the socket.
+  std::string shared_models;
 };
 
 // Records (with TOML paths under "cluster.") every way `cluster` does not fit `peer_count`

@@ -49,9 +49,10 @@ void read_cluster_table(TableReader& t, ClusterConfig& cluster, int peer_count) 
   t.read("startup_timeout_ms", cluster.startup_timeout_ms, 1);
   t.read("local_transport", cluster.local_transport);
   t.finish();
-  if (cluster.local_transport != "ipc" && cluster.local_transport != "tcp") {
+  if (cluster.local_transport != "shm" && cluster.local_transport != "ipc" &&
+      cluster.local_transport != "tcp") {
     t.errors().add(t.path_of("local_transport"),
-                   "expected \"ipc\" or \"tcp\", got \"" + cluster.local_transport + "\"");
+                   "expected \"shm\", \"ipc\" or \"tcp\", got \"" + cluster.local_transport + "\"");
   }
 
   if (!cluster.hosts.empty() && !cluster.endpoints.empty()) {

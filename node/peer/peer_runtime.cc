@@ -18,9 +18,11 @@
 #include "node/peer/compute_thread.h"
 #include "node/stragglers/delay_model.h"
 #include "node/training/peer_trainer.h"
+#include "node/transport/shared_models.h"
 #include "node/transport/zmq_transport.h"
 #include "node/wire/coded_payload.h"
 #include "node/wire/encoder.h"
+#include "node/wire/model_slot_payload.h"
 #include "topology/topology.h"
 
 namespace fastk::node::peer {
@@ -140,10 +142,12 @@ class Peer {
                         std::vector<wire::PeerId>(neighbours_.begin(), neighbours_.end())),
         own.bind);
     for (int j : neighbours_) {
-      transport_->connect(static_cast<wire::PeerId>(j),
-                          peer_endpoints(config.cluster, n, j).connect);
+      const PeerEndpoints theirs = peer_endpoints(config.cluster, n, j);
+      transport_->connect(static_cast<wire::PeerId>(j), theirs.connect);
+      shared_model_names_[j] = theirs.shared_models;
       last_heard_s_[j] = 0;
     }
+    if (!own.shared_models.empty()) share_models(own.shared_models);
     compute_ = std::make_unique<ComputeThread>(
         [this](const consensus::StartGradient& request, std::vector<float> buffer) {
           return trainer_->gradient(request, std::move(buffer));
@@ -152,6 +156,50 @@ class Peer {
         transport_->make_waker());
     stop_watcher_ =
         std::make_unique<StopWatcher>(transport_->make_waker(), options.stop_on_stdin_eof);
+  }
+
+  // local_transport = "shm": the protocol writes its models into slots neighbours read in
+  // place (node/transport/shared_models.h). Created after binding the socket, whose
+  // endpoint the name is derived from, so no live peer owns the name.
+  void share_models(const std::string& name) {
+    const std::size_t floats = protocol_->model()->values().size();
+    neighbour_models_ =
+        std::make_unique<transport::NeighbourModels>(options_.run_id, options_.peer, floats);
+    const std::vector<wire::PeerId> readers(neighbours_.begin(), neighbours_.end());
+    try {
+      own_slots_ = std::make_unique<transport::OwnModelSlots>(
+          name, options_.run_id, static_cast<wire::PeerId>(options_.peer), readers, floats,
+          transport::shared_model_slots(readers.size()));
+    } catch (const std::runtime_error& e) {
+      std::cerr << "peer " << options_.peer << ": " << e.what()
+                << "; sending models over the socket instead" << std::endl;
+      return;
+    }
+    protocol_->set_buffer_source([this] { return own_slots_->acquire(); });
+  }
+
+  // The model a SHARED_MODEL names, held in the sender's shared memory; null when it was
+  // rewritten already (a newer one is on its way) or the reference is bad (counted, and
+  // logged once per sender).
+  consensus::Params shared_model(int from, std::span<const std::byte> payload) {
+    const wire::ModelSlotRef ref = wire::read_model_slot(payload);
+    transport::NeighbourModels::Taken taken;
+    if (neighbour_models_) {
+      taken =
+          neighbour_models_->take(static_cast<wire::PeerId>(from), shared_model_names_[from], ref);
+    } else {
+      taken.problem = "this peer does not use shared memory ([cluster] local_transport)";
+    }
+    if (taken.outcome == transport::NeighbourModels::Outcome::kLapped) {
+      ++report_.shared_models_lapped;
+    } else if (taken.outcome == transport::NeighbourModels::Outcome::kInvalid) {
+      ++report_.rejected["bad shared model"];
+      if (bad_shared_logged_.insert(from).second) {
+        std::cerr << "peer " << options_.peer << ": dropped a SHARED_MODEL from peer " << from
+                  << ": " << taken.problem << std::endl;
+      }
+    }
+    return taken.params;
   }
 
   PeerReport run() {
@@ -230,13 +278,21 @@ class Peer {
                              transport::SendStatus::kQueued) {
       return;
     }
-    const auto type = [](const wire::EncodedMessage& m) { return m.header[wire::kTypeOffset]; };
-    const bool newest_wins =
-        type(message) == static_cast<std::byte>(wire::MessageType::kModel) ||
-        type(message) == static_cast<std::byte>(wire::MessageType::kCodedGradient);
-    if (newest_wins) {
+    // A model replaces a model, whichever way it travels; a coded gradient a coded gradient.
+    const auto kind = [](const wire::EncodedMessage& m) {
+      switch (static_cast<wire::MessageType>(m.header[wire::kTypeOffset])) {
+        case wire::MessageType::kModel:
+        case wire::MessageType::kSharedModel:
+          return 1;
+        case wire::MessageType::kCodedGradient:
+          return 2;
+        default:
+          return 0;
+      }
+    };
+    if (kind(message) != 0) {
       const auto older = std::find_if(queue.begin(), queue.end(),
-                                      [&](const auto& m) { return type(m) == type(message); });
+                                      [&](const auto& m) { return kind(m) == kind(message); });
       if (older != queue.end()) {
         queue.erase(older);
         ++report_.models_superseded;
@@ -276,9 +332,8 @@ class Peer {
       report_.compute_s += done->compute_s;
       report_.injected_s += done->injected_s;
       last_loss_ = done->step.loss;
-      protocol_->on_gradient_done(now_s(), done->step.result.gradient, done->step.result.stats,
-                                  actions);
-      compute_->recycle(std::move(done->step.result.gradient));  // the protocol copied it
+      compute_->recycle(protocol_->hand_over_gradient(
+          now_s(), std::move(done->step.result.gradient), done->step.result.stats, actions));
     }
     bool due = false;
     while (!timers_.empty() && timers_.top() <= now_s()) {
@@ -311,6 +366,11 @@ class Peer {
                               std::make_shared<const FrameParams>(std::move(message)), actions);
         break;
       }
+      case wire::MessageType::kSharedModel:
+        if (auto params = shared_model(from, message.payload())) {
+          protocol_->on_message(now, from, message.iteration(), std::move(params), actions);
+        }
+        break;
       case wire::MessageType::kCodedGradient:
         protocol_->on_coded_gradient(now, from, message.iteration(),
                                      coded_part(wire::read_coded_payload(message.payload())),
@@ -328,8 +388,15 @@ class Peer {
   void execute(const consensus::Actions& actions) {
     for (const auto& action : actions) {
       if (const auto* s = std::get_if<consensus::SendParams>(&action)) {
-        const auto message = wire::encode_model(static_cast<wire::PeerId>(options_.peer), s->tag,
-                                                s->params, s->params->values());
+        const auto self = static_cast<wire::PeerId>(options_.peer);
+        const auto slot = own_slots_ ? own_slots_->publish(*s->params) : std::nullopt;
+        const auto message = slot
+                                 ? wire::encode_shared_model(self, s->tag, *slot, s->params)
+                                 : wire::encode_model(self, s->tag, s->params, s->params->values());
+        if (slot) {
+          report_.shared_models_sent += s->to.size();
+          report_.shared_bytes += s->to.size() * s->params->values().size_bytes();
+        }
         for (int j : s->to) send(j, message);
       } else if (const auto* coded = std::get_if<consensus::SendCoded>(&action)) {
         const consensus::CodedGradient& part = *coded->coded;
@@ -449,6 +516,10 @@ class Peer {
   std::vector<int> neighbours_;
   std::unique_ptr<stragglers::DelayModel> delays_;
   std::unique_ptr<transport::ZmqTransport> transport_;
+  std::unique_ptr<transport::OwnModelSlots> own_slots_;  // "shm": where our models go
+  std::unique_ptr<transport::NeighbourModels> neighbour_models_;
+  std::map<int, std::string> shared_model_names_;  // neighbours' slot objects ("shm")
+  std::set<int> bad_shared_logged_;
   std::unique_ptr<ComputeThread> compute_;
   std::unique_ptr<StopWatcher> stop_watcher_;
   std::set<int> heard_;

@@ -6,6 +6,7 @@
 #include "node/wire/byte_order.h"
 #include "node/wire/checksum.h"
 #include "node/wire/coded_payload.h"
+#include "node/wire/model_slot_payload.h"
 
 namespace fastk::node::wire {
 namespace {
@@ -14,7 +15,7 @@ Rejection reject(WireError cause, std::string detail) { return {cause, std::move
 
 bool known_type(std::uint8_t type) {
   return type >= static_cast<std::uint8_t>(MessageType::kHello) &&
-         type <= static_cast<std::uint8_t>(MessageType::kCodedGradient);
+         type <= static_cast<std::uint8_t>(MessageType::kSharedModel);
 }
 
 // The payload size a kind allows; false when `bytes` is wrong for it.
@@ -29,6 +30,8 @@ bool payload_fits(PayloadKind kind, std::span<const std::byte> payload) {
       return bytes % sizeof(float) == 0;
     case PayloadKind::kCodedGradient:
       return coded_payload_fits(payload);
+    case PayloadKind::kModelSlot:
+      return model_slot_fits(payload);
   }
   return false;
 }

@@ -69,6 +69,8 @@ std::string_view to_string(MessageType type) {
       return "BYE";
     case MessageType::kCodedGradient:
       return "CODED_GRADIENT";
+    case MessageType::kSharedModel:
+      return "SHARED_MODEL";
   }
   return "unknown";
 }

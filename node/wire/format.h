@@ -34,6 +34,7 @@ enum class MessageType : std::uint8_t {
   kModel = 3,          // parameters x_s(k) of iteration k
   kBye = 4,            // the sender is leaving; stop waiting for it
   kCodedGradient = 5,  // coded neighbourhoods: the gradient sum for the receiver, iteration k
+  kSharedModel = 6,    // x_s(k) is in the sender's shared-memory slot named by the payload
 };
 
 enum class PayloadKind : std::uint8_t {
@@ -41,6 +42,7 @@ enum class PayloadKind : std::uint8_t {
   kHello = 1,          // HelloInfo, kHelloPayloadBytes
   kFloat32 = 2,        // float32 vector, little-endian
   kCodedGradient = 3,  // coded_payload.h: covered partitions, role, compute time, float32
+  kModelSlot = 4,      // model_slot_payload.h: slot index, generation, float count
 };
 
 // What a HELLO / HELLO_ACK carries so that a peer of another run (or of the same run with
@@ -64,6 +66,8 @@ constexpr PayloadKind payload_kind_of(MessageType type) {
       return PayloadKind::kNone;
     case MessageType::kCodedGradient:
       return PayloadKind::kCodedGradient;
+    case MessageType::kSharedModel:
+      return PayloadKind::kModelSlot;
   }
   return PayloadKind::kNone;
 }

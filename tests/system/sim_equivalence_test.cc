@@ -14,9 +14,14 @@ std::string read_bytes(const std::filesystem::path& path) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
-TEST(SimEquivalence, FullPolicyRealPeersEqualTheSimulationBitForBit) {
+// Each way models travel between local peers: shared memory (the default), Unix-domain
+// sockets, loopback TCP.
+class SimEquivalence : public testing::TestWithParam<std::string> {};
+
+TEST_P(SimEquivalence, FullPolicyRealPeersEqualTheSimulationBitForBit) {
   const auto dir = testutil::fresh_test_dir("fastk_sys");
   TinyExperiment e = tiny_experiment(4, 150, "full");
+  e.local_transport = GetParam();
   // Stragglers make the real timing uneven (neighbours run ahead, messages interleave
   // differently than in virtual time); with full the result must not depend on it.
   e.extra = "[stragglers]\ntransient_probability = 0.2\ntransient_factor = 20\n";
@@ -38,8 +43,16 @@ TEST(SimEquivalence, FullPolicyRealPeersEqualTheSimulationBitForBit) {
   ASSERT_TRUE(sim_status->ok()) << sim.output();
 
   for (int i = 0; i < e.peers; ++i) {
-    for (const auto& d : read_json(peer_dir(real_run, i) / "summary.json")["departures"]) {
+    const auto summary = read_json(peer_dir(real_run, i) / "summary.json");
+    for (const auto& d : summary["departures"]) {
       EXPECT_EQ(d.value("how", ""), "bye") << "peer " << i << " lost a neighbour mid-run";
+    }
+    // The models after the first went through shared memory exactly when asked to.
+    const std::uint64_t shared = summary.value("shared_models_sent", std::uint64_t{0});
+    if (e.local_transport == "shm") {
+      EXPECT_GE(shared, 2u * (e.iterations - 1)) << "peer " << i;
+    } else {
+      EXPECT_EQ(shared, 0u) << "peer " << i;
     }
     const std::string a = read_bytes(peer_dir(real_run, i) / "model-final.f32");
     const std::string b = read_bytes(peer_dir(run_dir(dir), i) / "model-final.f32");
@@ -48,6 +61,11 @@ TEST(SimEquivalence, FullPolicyRealPeersEqualTheSimulationBitForBit) {
     EXPECT_TRUE(a == b) << "peer " << i << ": real and simulated parameters differ";
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(LocalTransports, SimEquivalence, testing::Values("shm", "ipc", "tcp"),
+                         [](const testing::TestParamInfo<std::string>& param) {
+                           return param.param;
+                         });
 
 }  // namespace
 }  // namespace fastk::systest

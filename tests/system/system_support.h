@@ -74,7 +74,7 @@ struct TinyExperiment {
   int base_port = 0;
   int peer_timeout_ms = 1000;
   int startup_timeout_ms = 10000;
-  std::string local_transport = "ipc";  // the default: Unix-domain sockets
+  std::string local_transport = "shm";  // the default: Unix-domain sockets, shared memory
   std::string extra;                    // more TOML appended at the end
 };
 

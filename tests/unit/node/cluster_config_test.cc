@@ -20,11 +20,17 @@ TEST(ClusterConfig, DefaultsPutEveryPeerOnLoopbackFromPort47000) {
   EXPECT_EQ(c.cluster.base_port, 47000);
   EXPECT_EQ(c.cluster.peer_timeout_ms, 10000);
   EXPECT_EQ(c.cluster.startup_timeout_ms, 30000);
-  EXPECT_EQ(c.cluster.local_transport, "ipc");
-  // Every peer on this machine: Unix-domain sockets named after the TCP endpoint.
+  EXPECT_EQ(c.cluster.local_transport, "shm");
+  // Every peer on this machine: Unix-domain sockets named after the TCP endpoint, models in
+  // shared memory named the same way.
   PeerEndpoints e = peer_endpoints(c.cluster, 8, 5);
   EXPECT_EQ(e.bind, "ipc:///tmp/fastk-127.0.0.1-47005.sock");
   EXPECT_EQ(e.connect, e.bind);
+  EXPECT_EQ(e.shared_models, "/fastk-127.0.0.1-47005.models");
+  // "ipc": the same sockets, models over them.
+  ExperimentConfig ipc = parse("[cluster]\nlocal_transport = \"ipc\"\n");
+  EXPECT_EQ(peer_endpoints(ipc.cluster, 8, 5).bind, e.bind);
+  EXPECT_EQ(peer_endpoints(ipc.cluster, 8, 5).shared_models, "");
 }
 
 TEST(ClusterConfig, LocalTransportTcpOrLanHostsUseLoopbackTcp) {
@@ -37,6 +43,7 @@ local_transport = "tcp"
 )");
   EXPECT_EQ(peer_endpoints(c.cluster, 4, 2).bind, "tcp://127.0.0.1:47002");
   EXPECT_EQ(peer_endpoints(c.cluster, 4, 2).connect, "tcp://localhost:47002");
+  EXPECT_EQ(peer_endpoints(c.cluster, 4, 2).shared_models, "");
   // A host off this machine: every peer uses TCP, the loopback ones too.
   ExperimentConfig mixed = parse(R"(
 [topology]
@@ -46,8 +53,10 @@ hosts = ["127.0.0.1", "10.0.0.2"]
 )");
   EXPECT_EQ(peer_endpoints(mixed.cluster, 4, 0).bind, "tcp://127.0.0.1:47000");
   EXPECT_EQ(peer_endpoints(mixed.cluster, 4, 3).connect, "tcp://10.0.0.2:47001");
-  EXPECT_THAT(error_of("[cluster]\nlocal_transport = \"udp\"\n"),
-              HasSubstr("cluster.local_transport: expected \"ipc\" or \"tcp\", got \"udp\""));
+  EXPECT_EQ(peer_endpoints(mixed.cluster, 4, 0).shared_models, "");  // no shm across hosts
+  EXPECT_THAT(
+      error_of("[cluster]\nlocal_transport = \"udp\"\n"),
+      HasSubstr("cluster.local_transport: expected \"shm\", \"ipc\" or \"tcp\", got \"udp\""));
 }
 
 TEST(ClusterConfig, HostsTakeBalancedBlocksOfPeers) {

@@ -184,7 +184,7 @@ TEST(WireRejects, MagicVersionTypeAndKind) {
   version[0][kVersionOffset] = std::byte{2};
   version[0].resize(40);  // a later version may have another header size: version wins
   EXPECT_EQ(cause_of(version), WireError::kUnsupportedVersion);
-  for (int type : {0, 6, 255}) {  // 5 is CODED_GRADIENT
+  for (int type : {0, 7, 255}) {  // 5 is CODED_GRADIENT, 6 SHARED_MODEL
     Frames f = model_frames();
     f[0][kTypeOffset] = static_cast<std::byte>(type);
     EXPECT_EQ(cause_of(f), WireError::kUnknownMessageType) << type;
