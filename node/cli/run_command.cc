@@ -17,6 +17,7 @@
 #include "node/launch/launcher.h"
 #include "node/launch/run_outputs.h"
 #include "node/training/peer_trainer.h"
+#include "node/transport/shared_models.h"
 #include "topology/topology.h"
 
 namespace fastk::node {
@@ -113,6 +114,11 @@ int run(const RunOptions& o) {
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
   const LaunchResult result = launch_peers(peers, options, std::cout);
+  // A peer that was killed could not remove its shared-memory models ("shm"): do it here.
+  for (int i = 0; i < n; ++i) {
+    const std::string models = peer_endpoints(config.cluster, n, i).shared_models;
+    if (!models.empty()) transport::remove_shared_models(models);
+  }
 
   // Peers on other hosts wrote into the same path there: fetch their folders.
   for (const auto& p : peers) {

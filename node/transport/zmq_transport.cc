@@ -1,5 +1,6 @@
 #include "node/transport/zmq_transport.h"
 
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -19,9 +20,6 @@ constexpr std::size_t kCopyBelowBytes = 1024;
 // Frames up to this size may be stored inside zmq::message_t itself (libzmq keeps up to 33
 // bytes inline); a margin costs nothing.
 constexpr std::size_t kInlineFrameBytes = 64;
-
-// Each transport has its own context, so one inproc name per transport is unique.
-const char* const kWakeEndpoint = "inproc://fastk-wake";
 
 // ZeroMQ calls this (on its I/O thread) once it no longer needs a zero-copy payload.
 void release_owner(void* /*data*/, void* hint) {
@@ -93,10 +91,11 @@ ZmqTransport::ZmqTransport(wire::WirePeers peers, const std::string& bind_endpoi
     : peers_(std::move(peers)),
       options_(std::move(options)),
       rejections_(options_.log),
-      receiver_(context_, zmq::socket_type::pull),
-      wake_receiver_(context_, zmq::socket_type::pull) {
-  wake_receiver_.set(zmq::sockopt::linger, 0);
-  wake_receiver_.bind(kWakeEndpoint);
+      receiver_(context_, zmq::socket_type::pull) {
+  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wake_fd_ < 0) {
+    throw std::runtime_error(std::string("cannot create an eventfd: ") + std::strerror(errno));
+  }
   receiver_.set(zmq::sockopt::linger, 0);
   receiver_.set(zmq::sockopt::rcvhwm, options_.receive_high_water_mark);
   receiver_.set(zmq::sockopt::maxmsgsize, options_.max_frame_bytes);
@@ -116,6 +115,7 @@ ZmqTransport::ZmqTransport(wire::WirePeers peers, const std::string& bind_endpoi
 // Every socket was given linger 0. ZeroMQ leaves an ipc:// socket file behind when the
 // socket closes; the path was ours while bound, so remove it.
 ZmqTransport::~ZmqTransport() {
+  ::close(wake_fd_);
   const std::string scheme = "ipc://";
   if (!endpoint_.starts_with(scheme)) return;
   receiver_.close();
@@ -165,26 +165,23 @@ SendStatus ZmqTransport::send(PeerId neighbour, const wire::EncodedMessage& mess
   return SendStatus::kQueued;
 }
 
-Waker ZmqTransport::make_waker() {
-  zmq::socket_t socket(context_, zmq::socket_type::push);
-  socket.set(zmq::sockopt::linger, 0);
-  socket.set(zmq::sockopt::sndhwm, 1);  // one pending wake-up is as good as many
-  socket.connect(kWakeEndpoint);
-  return Waker(std::move(socket));
-}
+Waker ZmqTransport::make_waker() { return Waker(wake_fd_); }
 
-void Waker::wake() { (void)socket_.send(zmq::message_t(), zmq::send_flags::dontwait); }
+// Adds 1 to the eventfd's counter; wake-ups not yet seen collapse into one.
+void Waker::wake() {
+  const std::uint64_t one = 1;
+  (void)!::write(fd_, &one, sizeof one);  // EAGAIN only at a counter of 2^64 - 2: awake anyway
+}
 
 std::optional<Received> ZmqTransport::receive(std::chrono::milliseconds timeout) {
   try {
     if (auto got = read_one()) return got;
     zmq::pollitem_t items[] = {{receiver_.handle(), 0, ZMQ_POLLIN, 0},
-                               {wake_receiver_.handle(), 0, ZMQ_POLLIN, 0}};
+                               {nullptr, wake_fd_, ZMQ_POLLIN, 0}};
     if (zmq::poll(items, 2, timeout) == 0) return std::nullopt;
     if (items[1].revents & ZMQ_POLLIN) {
-      zmq::message_t token;
-      while (wake_receiver_.recv(token, zmq::recv_flags::dontwait)) {
-      }
+      std::uint64_t count = 0;
+      (void)!::read(wake_fd_, &count, sizeof count);  // resets the counter
       ++wakeups_;
       return std::nullopt;
     }

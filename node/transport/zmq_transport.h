@@ -90,7 +90,9 @@ using Received = std::variant<ReceivedMessage, wire::Rejection>;
 
 // Cuts short the I/O thread's receive() from another thread (the compute thread saying
 // "gradient ready"), so the I/O loop need not poll with a short timeout. Made by
-// ZmqTransport::make_waker() on the I/O thread, then used by exactly one other thread.
+// ZmqTransport::make_waker(); any thread may wake. An eventfd that receive() polls beside
+// the socket: one write(2) per wake-up, where an inproc ZeroMQ socket cost a message and
+// command processing on both sides.
 class Waker {
  public:
   // Never blocks. receive() returns empty as soon as it next waits (at once if waiting now).
@@ -98,8 +100,8 @@ class Waker {
 
  private:
   friend class ZmqTransport;
-  explicit Waker(zmq::socket_t socket) : socket_(std::move(socket)) {}
-  zmq::socket_t socket_;
+  explicit Waker(int fd) : fd_(fd) {}
+  int fd_;  // owned by the transport
 };
 
 class ZmqTransport {
@@ -129,8 +131,7 @@ class ZmqTransport {
   // other threads and check for shutdown).
   std::optional<Received> receive(std::chrono::milliseconds timeout);
 
-  // A waker for another thread. Call on the I/O thread. Destroy every Waker before the
-  // transport: closing the transport waits for all sockets of its context, the Wakers' too.
+  // A waker for another thread. Use it only while the transport lives.
   Waker make_waker();
   std::uint64_t wakeups() const { return wakeups_; }  // receive() calls cut short by a Waker
 
@@ -150,7 +151,7 @@ class ZmqTransport {
   TransportOptions options_;
   wire::RejectionCounter rejections_;
   zmq::socket_t receiver_;
-  zmq::socket_t wake_receiver_;  // inproc PULL fed by Wakers
+  int wake_fd_ = -1;  // eventfd written by Wakers
   std::uint64_t wakeups_ = 0;
   std::string endpoint_;
   std::map<PeerId, Neighbour> neighbours_;

@@ -5,6 +5,7 @@
 
 #include <map>
 
+#include "node/wire/model_slot_payload.h"
 #include "tests/support/raw_sender.h"
 #include "tests/support/wire_frames.h"
 #include "tests/system/system_support.h"
@@ -78,6 +79,49 @@ TEST(MalformedFrames, ALivePeerDropsAndCountsThemByCauseAndTrainsOn) {
   EXPECT_EQ(rejected, expected) << summary.dump(2);
   // The neighbours never saw a bad frame.
   EXPECT_TRUE(read_json(peer_dir(run, 1) / "summary.json")["rejected_frames"].empty());
+}
+
+// Over shared memory (the default for local runs), a SHARED_MODEL only names a slot of the
+// sender's region: a reference to a slot or model size that does not exist is dropped and
+// counted, one whose generation is not (or no longer) in the slot counts as lapped, and
+// training goes on either way.
+TEST(MalformedFrames, BadSharedModelReferencesAreDroppedAndCounted) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys");
+  TinyExperiment e = tiny_experiment(4, 3000);
+  ASSERT_EQ(e.local_transport, "shm");
+  const auto config = write_config(dir, e);
+  const auto run = run_dir(dir);
+  auto peers = start_peers(config, run, e.peers);
+  ASSERT_TRUE(peers[0]->wait_for_iteration(20, Seconds(60))) << peers[0]->output();
+
+  // The MLP 8-8-3 of the tiny experiment: 8 * 8 + 8 + 8 * 3 + 3 values (checked below).
+  constexpr std::uint64_t kFloats = 99;
+  const auto shared = [](wire::ModelSlotRef ref) {
+    return fastk::testing::to_frames(wire::encode_shared_model(1, 3, ref, nullptr));
+  };
+  {
+    fastk::testing::RawSender foreign(local_endpoint(e.base_port), std::chrono::milliseconds(5000));
+    foreign.send(shared({1000, 1, kFloats}));                    // no such slot
+    foreign.send(shared({0, 1, kFloats + 1}));                   // not this run's model size
+    foreign.send(shared({0, std::uint64_t{1} << 60, kFloats}));  // never published
+  }
+  const std::int64_t iteration_when_sent = peers[0]->progress()->iteration;
+  for (int i = 0; i < e.peers; ++i) {
+    const auto status = peers[i]->wait(Seconds(120));
+    ASSERT_TRUE(status.has_value()) << "peer " << i << " hangs:\n" << peers[i]->output();
+    EXPECT_TRUE(status->ok()) << peers[i]->output();
+  }
+  ASSERT_LT(iteration_when_sent, e.iterations) << "the frames were sent after the run";
+  EXPECT_EQ(std::filesystem::file_size(peer_dir(run, 0) / "model-final.f32"),
+            kFloats * sizeof(float));
+  const auto summary = read_json(peer_dir(run, 0) / "summary.json");
+  EXPECT_EQ(summary.value("finished", false), true);
+  EXPECT_EQ(summary.value("iterations", 0), e.iterations);
+  const std::map<std::string, int> expected = {{"bad shared model", 2}};
+  const auto rejected = summary["rejected_frames"].get<std::map<std::string, int>>();
+  EXPECT_EQ(rejected, expected) << summary.dump(2);
+  EXPECT_GE(summary.value("shared_models_lapped", 0), 1);
+  EXPECT_THAT(peers[0]->output(), ::testing::HasSubstr("dropped a SHARED_MODEL from peer 1"));
 }
 
 }  // namespace

@@ -53,11 +53,17 @@ TEST(PeerFailure, DeadlinePeersFinishWithoutAKilledNeighbourAndTheRunNamesIt) {
   ASSERT_TRUE(every_peer_iterates()) << launcher.output();
   const pid_t victim = find_peer_pid(config, 2);
   ASSERT_GT(victim, 0);
+  // Its models live in shared memory (local_transport "shm"), which it cannot remove when
+  // killed: the launcher does.
+  const auto victim_models =
+      "/dev/shm/fastk-127.0.0.1-" + std::to_string(e.base_port + 2) + ".models";
+  ASSERT_TRUE(std::filesystem::exists(victim_models));
   ASSERT_EQ(::kill(victim, SIGKILL), 0);
 
   const auto status = launcher.wait(Seconds(120));
   ASSERT_TRUE(status.has_value()) << "fastk run hangs:\n" << launcher.output();
   EXPECT_EQ(status->code, 1) << launcher.output();
+  EXPECT_FALSE(std::filesystem::exists(victim_models));
   EXPECT_THAT(launcher.output(), HasSubstr("peer 2 failed (killed by SIGKILL); log: " +
                                            (run / "logs" / "peer-2.log").string()));
   EXPECT_FALSE(std::filesystem::exists(peer_dir(run, 2) / "summary.json"));
