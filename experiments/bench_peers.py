@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """The peers benchmark of issue 5 (documented, not run in CI).
 
-8 real peers (`fastk run`, one process each, ZeroMQ over the default transport of local runs,
-Unix-domain sockets: [cluster] local_transport) on a ring, MLP 784-128-10, batch 32,
+8 real peers (`fastk run`, one process each, ZeroMQ over the default transport of local runs:
+Unix-domain sockets carrying references to models in shared memory, [cluster]
+local_transport = "shm") on a ring, MLP 784-128-10, batch 32,
 600 iterations, policy `full`, no injected delays, Fashion-MNIST; compared with
 the time one process needs to compute the same 8 x 600 = 4,800 gradients on 2 threads
 (build/benchmarks/gradient_throughput, the peers' own gradient code, no communication).
@@ -52,6 +53,7 @@ batch_size = 32
 policy = "full"
 [cluster]
 base_port = {base_port}
+local_transport = "{transport}"
 """
 
 
@@ -94,6 +96,9 @@ def run_peers(fastk, config, run_dir):
         "wait_share": sum(p["waiting_s"] for p in peers) / sum(elapsed),
         "compute_share": sum(p["compute_s"] for p in peers) / sum(elapsed),
         "bytes_per_iteration": summary["bytes_per_iteration"],
+        # Models left in shared memory (local_transport "shm"): what neighbours read in place.
+        "shared_per_iteration": sum(p.get("shared_bytes", 0) for p in peers) /
+                                max(1, sum(p["iterations"] for p in peers)),
         "rss_mib": [p["peak_rss_mib"] for p in peers],
         "accuracy": summary.get("final_test_accuracy", float("nan")),
     }
@@ -111,6 +116,8 @@ def gradient_baseline(binary, config):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--transport", choices=["shm", "ipc", "tcp"], default="shm",
+                        help="[cluster] local_transport of the peers (default: shm, fastk's)")
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     args = parser.parse_args()
     fastk = os.path.join(args.build, "fastk")
@@ -123,24 +130,31 @@ def main():
     config = os.path.join(work, "bench.toml")
     with open(config, "w") as f:
         f.write(CONFIG.format(iterations=ITERATIONS, peers=PEERS, output=work,
-                              base_port=free_base_port(PEERS)))
+                              base_port=free_base_port(PEERS), transport=args.transport))
     run_dir = os.path.join(work, "bench")
     print(f"config: {config}")
+    ratios = []
     for r in range(args.repeats):
         p = run_peers(fastk, config, run_dir)
         g, g_cpu = gradient_baseline(baseline, config)
+        ratios.append(p["train_s"] / g)
         rss = p["rss_mib"]
         load = os.getloadavg()[0]
         print(f"run {r + 1}: training phase {p['train_s']:.2f} s (wall {p['wall_s']:.2f} s, "
               f"start-up {p['startup_s']:.2f} s) | 4800 gradients on 2 threads {g:.2f} s | "
               f"ratio {p['train_s'] / g:.2f}x (wall {p['wall_s'] / g:.2f}x) | "
-              f"{p['bytes_per_iteration'] / 1e3:.0f} kB sent per peer-iteration | "
+              f"{p['bytes_per_iteration'] / 1e3:.1f} kB sent on sockets and "
+              f"{p['shared_per_iteration'] / 1e3:.0f} kB shared in memory per peer-iteration | "
               f"waiting {100 * p['wait_share']:.0f}%, computing {100 * p['compute_share']:.0f}% "
               f"of peer time | peak RSS per peer {min(rss):.0f}-{max(rss):.0f} MiB "
               f"(total {sum(rss):.0f}) | mean-model accuracy {100 * p['accuracy']:.2f}% | "
               f"CPU time: fastk run {p['cpu_s']:.1f} s, baseline program {g_cpu:.1f} s "
               f"(both with data loading) | load average {load:.1f}",
               flush=True)
+    if len(ratios) > 1:
+        ratios.sort()
+        print(f"ratio over {len(ratios)} runs: median {ratios[len(ratios) // 2]:.2f}x, "
+              f"range {ratios[0]:.2f}-{ratios[-1]:.2f}x")
 
 
 if __name__ == "__main__":
