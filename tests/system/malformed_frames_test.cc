@@ -24,6 +24,19 @@ Frames model_from(wire::PeerId sender) {
   return fastk::testing::to_frames(wire::encode_model(sender, 3, nullptr, params));
 }
 
+// Called right after the frames went out to peer 0: every peer ends well, and the frames
+// were sent while peer 0 was still training.
+void expect_all_finish_after_sending(const std::vector<std::unique_ptr<FastkProcess>>& peers,
+                                     const TinyExperiment& e) {
+  const std::int64_t iteration_when_sent = peers[0]->progress()->iteration;
+  for (int i = 0; i < e.peers; ++i) {
+    const auto status = peers[i]->wait(Seconds(120));
+    ASSERT_TRUE(status.has_value()) << "peer " << i << " hangs:\n" << peers[i]->output();
+    EXPECT_TRUE(status->ok()) << peers[i]->output();
+  }
+  ASSERT_LT(iteration_when_sent, e.iterations) << "the frames were sent after the run";
+}
+
 TEST(MalformedFrames, ALivePeerDropsAndCountsThemByCauseAndTrainsOn) {
   const auto dir = testutil::fresh_test_dir("fastk_sys");
   // Peer 0's neighbours are 1 and 3; peer 2 is of the run but not a neighbour.
@@ -61,14 +74,7 @@ TEST(MalformedFrames, ALivePeerDropsAndCountsThemByCauseAndTrainsOn) {
     foreign.send(not_neighbour);
     foreign.send(not_neighbour);
   }
-  const std::int64_t iteration_when_sent = peers[0]->progress()->iteration;
-
-  for (int i = 0; i < e.peers; ++i) {
-    const auto status = peers[i]->wait(Seconds(120));
-    ASSERT_TRUE(status.has_value()) << "peer " << i << " hangs:\n" << peers[i]->output();
-    EXPECT_TRUE(status->ok()) << peers[i]->output();
-  }
-  ASSERT_LT(iteration_when_sent, e.iterations) << "the frames were sent after the run";
+  ASSERT_NO_FATAL_FAILURE(expect_all_finish_after_sending(peers, e));
   const auto summary = read_json(peer_dir(run, 0) / "summary.json");
   EXPECT_EQ(summary.value("finished", false), true);
   EXPECT_EQ(summary.value("iterations", 0), e.iterations);
@@ -105,13 +111,7 @@ TEST(MalformedFrames, BadSharedModelReferencesAreDroppedAndCounted) {
     foreign.send(shared({0, 1, kFloats + 1}));                   // not this run's model size
     foreign.send(shared({0, std::uint64_t{1} << 60, kFloats}));  // never published
   }
-  const std::int64_t iteration_when_sent = peers[0]->progress()->iteration;
-  for (int i = 0; i < e.peers; ++i) {
-    const auto status = peers[i]->wait(Seconds(120));
-    ASSERT_TRUE(status.has_value()) << "peer " << i << " hangs:\n" << peers[i]->output();
-    EXPECT_TRUE(status->ok()) << peers[i]->output();
-  }
-  ASSERT_LT(iteration_when_sent, e.iterations) << "the frames were sent after the run";
+  ASSERT_NO_FATAL_FAILURE(expect_all_finish_after_sending(peers, e));
   EXPECT_EQ(std::filesystem::file_size(peer_dir(run, 0) / "model-final.f32"),
             kFloats * sizeof(float));
   const auto summary = read_json(peer_dir(run, 0) / "summary.json");
