@@ -5,6 +5,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "consensus/mix_step.h"
 
@@ -218,6 +219,13 @@ std::vector<float> PeerProtocol::hand_over_gradient(double now_s, std::vector<fl
   if (keep) std::swap(gradient_, gradient);
   on_gradient_done(now_s, keep ? std::span<const float>(gradient_) : gradient, stats, out);
   return gradient;
+}
+
+std::vector<float> PeerProtocol::release_gradient() {
+  // Only combine-then-adapt keeps the gradient (in gradient_) until the update; after it,
+  // with no gradient outstanding, nothing reads it again.
+  if (coded_ || config_.order != UpdateOrder::kCombineThenAdapt || gradient_ready_) return {};
+  return std::exchange(gradient_, {});
 }
 
 void PeerProtocol::on_coded_gradient(double now_s, PeerId from, std::int64_t tag, CodedPart coded,

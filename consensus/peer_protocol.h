@@ -78,6 +78,10 @@ class PeerProtocol {
   // the next gradient (one the protocol no longer needs).
   std::vector<float> hand_over_gradient(double now_s, std::vector<float> gradient,
                                         const GradientStats& stats, Actions& out);
+  // The gradient vector kept for an update that is done (empty while it is still needed, or
+  // when none is kept), so that a runtime computes the next gradient into the same memory:
+  // one gradient buffer per peer instead of two taking turns.
+  std::vector<float> release_gradient();
   void on_timer(double now_s, Actions& out);
   void on_neighbour_left(double now_s, PeerId peer, Actions& out);
 

@@ -39,6 +39,7 @@ std::optional<ComputedGradient> ComputeThread::poll() {
 }
 
 void ComputeThread::recycle(std::vector<float> buffer) {
+  if (buffer.capacity() == 0) return;  // nothing to reuse: keep the spare there is
   std::lock_guard lock(mutex_);
   spare_ = std::move(buffer);
 }

@@ -45,7 +45,7 @@ class ComputeThread {
   // The finished gradient, if any; never blocks.
   std::optional<ComputedGradient> poll();
   // Hands back a gradient vector the caller is done with, to be written by the next
-  // gradient instead of a freshly allocated one.
+  // gradient instead of a freshly allocated one. An empty vector changes nothing.
   void recycle(std::vector<float> buffer);
   bool busy() const;
 

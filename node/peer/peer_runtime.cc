@@ -406,6 +406,7 @@ class Peer {
              wire::encode_coded_gradient(static_cast<wire::PeerId>(options_.peer), coded->tag,
                                          covers, role, part.compute_s, part.gradient->values()));
       } else if (const auto* g = std::get_if<consensus::StartGradient>(&action)) {
+        compute_->recycle(protocol_->release_gradient());  // into the last gradient's memory
         compute_->submit(*g);
       } else if (const auto* t = std::get_if<consensus::ArmTimer>(&action)) {
         timers_.push(t->at_s);
