@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "node/wire/coded_payload.h"
+#include "node/wire/model_slot_payload.h"
 #include "tests/fuzz/wire_fuzz.h"
 
 namespace {
@@ -51,6 +52,7 @@ std::vector<Seed> seeds() {
       {"model", to_frames(encode_model(7, 12, params, *params))},
       {"bye", to_frames(encode_bye(1, 600))},
       {"coded_gradient", coded_gradient(1, 4)},
+      {"shared_model", to_frames(encode_shared_model(1, 3, {2, 17, 4}, nullptr))},
   };
   Frames truncated = s[2].frames;
   truncated[0].resize(13);
@@ -152,7 +154,7 @@ int main(int argc, char** argv) {
   int accepted = 0;
   std::mt19937_64 rng(kSeed);
   const std::vector<Seed> all = seeds();
-  const std::vector<Seed> valid(all.begin(), all.begin() + 5);  // the well-formed ones
+  const std::vector<Seed> valid(all.begin(), all.begin() + 6);  // the well-formed ones
   for (int i = 0; i < kMutations; ++i) {
     Frames frames = valid[i % valid.size()].frames;
     const int edits = 1 + static_cast<int>(rng() % 3);

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "node/wire/coded_payload.h"
+#include "node/wire/model_slot_payload.h"
 #include "node/wire/rejection_counter.h"
 
 namespace fastk::testing {
@@ -21,6 +22,9 @@ EncodedMessage reencode(const DecodedMessage& m, std::vector<float>& params) {
   if (m.type == MessageType::kCodedGradient) {
     const CodedPayload c = read_coded_payload(m.payload);
     return encode_coded_gradient(m.sender, m.iteration, c.covers, c.role, c.compute_s, c.gradient);
+  }
+  if (m.type == MessageType::kSharedModel) {
+    return encode_shared_model(m.sender, m.iteration, read_model_slot(m.payload), nullptr);
   }
   if (m.type == MessageType::kBye) return encode_bye(m.sender, m.iteration);
   if (m.type != MessageType::kModel) return encode_hello(m.type, m.sender, m.iteration, m.hello);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "node/wire/coded_payload.h"
+#include "node/wire/model_slot_payload.h"
 #include "node/wire/rejection_counter.h"
 #include "tests/support/wire_frames.h"
 
@@ -253,13 +254,16 @@ Frames coded_frames() {
   return to_frames(encode_coded_gradient(1, 9, covers, role, 0.25, gradient));
 }
 
-// The coded message with `payload` as its payload frame, length field and checksum updated.
-Frames with_payload(std::vector<std::byte> payload) {
-  Frames f = coded_frames();
+// Message `f` with `payload` as its payload frame, length field and checksum updated.
+Frames replace_payload(Frames f, std::vector<std::byte> payload) {
   f[1] = std::move(payload);
   store_le<std::uint32_t>(&f[0][kPayloadBytesOffset], static_cast<std::uint32_t>(f[1].size()));
   reseal(f);
   return f;
+}
+
+Frames with_payload(std::vector<std::byte> payload) {
+  return replace_payload(coded_frames(), std::move(payload));
 }
 
 std::vector<std::byte> coded_payload(std::uint32_t covers, std::uint32_t role, double compute_s,
@@ -338,6 +342,98 @@ TEST(WireCoded, MalformedPayloadsAreBadPayloadLength) {
   Frames kind = coded_frames();
   kind[0][kKindOffset] = std::byte{2};
   EXPECT_EQ(cause_of(kind), WireError::kBadPayloadKind);
+}
+
+// SHARED_MODEL (type 6, payload kind 4; node/WIRE.md): u32 slot, u32 reserved (0),
+// u64 generation (> 0), u64 float count; 24 bytes, little-endian.
+const ModelSlotRef kSlotRef{5, 0x0102030405060708u, 101770};
+
+Frames shared_model_frames() { return to_frames(encode_shared_model(7, 11, kSlotRef, nullptr)); }
+
+Frames shared_model_with(std::vector<std::byte> payload) {
+  return replace_payload(shared_model_frames(), std::move(payload));
+}
+
+TEST(WireSharedModel, RoundTripKeepsSlotGenerationAndFloatCount) {
+  const Frames f = shared_model_frames();
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(std::to_integer<int>(f[0][kTypeOffset]), 6);
+  EXPECT_EQ(std::to_integer<int>(f[0][kKindOffset]), 4);
+  EXPECT_EQ(load_le<std::uint32_t>(&f[0][kPayloadBytesOffset]), 24u);
+  // The documented layout, byte by byte.
+  ASSERT_EQ(f[1].size(), kModelSlotBytes);
+  ASSERT_EQ(kModelSlotBytes, 24u);
+  const std::vector<int> expected = {5,    0,    0,    0, 0, 0, 0, 0,   // slot, reserved
+                                     8,    7,    6,    5, 4, 3, 2, 1,   // generation
+                                     0x8A, 0x8D, 0x01, 0, 0, 0, 0, 0};  // 101770 floats
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(std::to_integer<int>(f[1][i]), expected[i]) << "payload byte " << i;
+  }
+
+  const DecodedMessage d = ok(decode_frames(f, kPeers));
+  EXPECT_EQ(d.type, MessageType::kSharedModel);
+  EXPECT_EQ(d.sender, 7u);
+  EXPECT_EQ(d.iteration, 11);
+  ASSERT_TRUE(model_slot_fits(d.payload));
+  EXPECT_EQ(read_model_slot(d.payload), kSlotRef);
+
+  // The largest values survive too.
+  const ModelSlotRef extreme{0xFFFFFFFFu, 0xFFFFFFFFFFFFFFFFu, 0xFFFFFFFFFFFFFFFFu};
+  const Frames big = to_frames(encode_shared_model(1, 0, extreme, nullptr));
+  EXPECT_EQ(read_model_slot(ok(decode_frames(big, kPeers)).payload), extreme);
+}
+
+TEST(WireSharedModel, KeepAliveIsHeldByTheEncodedMessage) {
+  auto owner = std::make_shared<int>(0);
+  std::weak_ptr<int> watch = owner;
+  {
+    EncodedMessage m = encode_shared_model(1, 0, kSlotRef, std::move(owner));
+    EXPECT_FALSE(watch.expired()) << "the slot must stay held while the message is queued";
+  }
+  EXPECT_TRUE(watch.expired()) << "the message must let go of the slot once dropped";
+}
+
+TEST(WireSharedModel, MalformedPayloadsAreBadPayloadLength) {
+  ASSERT_TRUE(std::holds_alternative<DecodedMessage>(
+      decode_frames(shared_model_with(shared_model_frames()[1]), kPeers)))
+      << "the helper must keep a valid payload valid";
+  std::vector<std::byte> longer = shared_model_frames()[1];
+  longer.push_back(std::byte{0});
+  EXPECT_EQ(cause_of(shared_model_with(longer)), WireError::kBadPayloadLength) << "25 bytes";
+  std::vector<std::byte> shorter = shared_model_frames()[1];
+  shorter.pop_back();
+  EXPECT_EQ(cause_of(shared_model_with(shorter)), WireError::kBadPayloadLength) << "23 bytes";
+  EXPECT_EQ(cause_of(shared_model_with({})), WireError::kBadPayloadLength) << "empty";
+  for (std::size_t byte = 4; byte < 8; ++byte) {
+    std::vector<std::byte> reserved = shared_model_frames()[1];
+    reserved[byte] = std::byte{1};
+    EXPECT_EQ(cause_of(shared_model_with(reserved)), WireError::kBadPayloadLength)
+        << "reserved byte " << byte << " set";
+  }
+  std::vector<std::byte> generation_zero = shared_model_frames()[1];
+  store_le<std::uint64_t>(&generation_zero[8], 0);
+  EXPECT_EQ(cause_of(shared_model_with(generation_zero)), WireError::kBadPayloadLength);
+  EXPECT_FALSE(model_slot_fits(generation_zero));
+  // A generation with only its top byte set is not zero.
+  std::vector<std::byte> high = generation_zero;
+  high[15] = std::byte{0x80};
+  EXPECT_TRUE(
+      std::holds_alternative<DecodedMessage>(decode_frames(shared_model_with(high), kPeers)));
+}
+
+TEST(WireSharedModel, OtherPayloadKindsAndFrameCountsAreRejected) {
+  for (int kind : {0, 1, 2, 3, 5}) {  // SHARED_MODEL carries a model slot (4) only
+    Frames f = shared_model_frames();
+    f[0][kKindOffset] = static_cast<std::byte>(kind);
+    reseal(f);
+    EXPECT_EQ(cause_of(f), WireError::kBadPayloadKind) << kind;
+  }
+  Frames header_only = shared_model_frames();
+  header_only.pop_back();
+  EXPECT_EQ(cause_of(header_only), WireError::kBadFrameCount);
+  Frames corrupted = shared_model_frames();
+  corrupted[1][17] ^= std::byte{0x04};  // the float count, checksummed like any payload
+  EXPECT_EQ(cause_of(corrupted), WireError::kBadChecksum);
 }
 
 TEST(RejectionCounter, CountsEveryCauseAndLogsEachOnce) {
