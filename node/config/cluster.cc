@@ -107,6 +107,27 @@ void check_cluster_fits(const ClusterConfig& cluster, int peer_count, ConfigErro
   }
 }
 
+HostShare host_share(const ClusterConfig& cluster, int peer_count, int peer) {
+  if (!cluster.endpoints.empty()) {
+    const auto host_of = [&](int i) {
+      const auto e = parse_tcp_endpoint(cluster.endpoints[static_cast<std::size_t>(i)]);
+      return e ? e->host : std::string();
+    };
+    const std::string mine = host_of(peer);
+    HostShare share{0, 0};
+    for (int i = 0; i < peer_count; ++i) {
+      if (host_of(i) != mine) continue;
+      if (i < peer) ++share.local_index;
+      ++share.local_count;
+    }
+    return share;
+  }
+  const int hosts = static_cast<int>(hosts_or_default(cluster).size());
+  const Placement p = place(peer, peer_count, hosts);
+  const int small = peer_count / hosts;
+  return {p.local_index, p.host < peer_count % hosts ? small + 1 : small};
+}
+
 PeerEndpoints peer_endpoints(const ClusterConfig& cluster, int peer_count, int peer) {
   ConfigErrors errors;
   check_cluster_fits(cluster, peer_count, errors);

@@ -24,6 +24,9 @@ struct ClusterConfig {
   // "ipc" (models over the Unix-domain sockets too) or "tcp" (loopback TCP). Ignored for
   // LAN hosts and endpoints.
   std::string local_transport = "shm";
+  // Each peer binds itself (and the threads it starts) to its share of the CPUs it may use:
+  // the peers of one host split them in blocks, in peer order (see cpu_binding.h).
+  bool bind_cpus = true;
 };
 
 // Where local peers' Unix-domain sockets live: ipc:///tmp/fastk-<host>-<port>.sock, named
@@ -48,6 +51,14 @@ void check_cluster_fits(const ClusterConfig& cluster, int peer_count, ConfigErro
 // The endpoints of `peer` (0-based). Throws ConfigError when the cluster does not fit
 // `peer_count` peers (see check_cluster_fits) or `peer` is out of range.
 PeerEndpoints peer_endpoints(const ClusterConfig& cluster, int peer_count, int peer);
+
+// Which of the peers on its host `peer` is: its index among them in peer order, and how
+// many there are (peers sharing a host name or address; every peer of a local run).
+struct HostShare {
+  int local_index = 0;
+  int local_count = 1;
+};
+HostShare host_share(const ClusterConfig& cluster, int peer_count, int peer);
 
 // "tcp://host:port" with a host name or IPv4 address and a port in 1..65535.
 struct TcpEndpoint {

@@ -48,6 +48,7 @@ void read_cluster_table(TableReader& t, ClusterConfig& cluster, int peer_count) 
   t.read("peer_timeout_ms", cluster.peer_timeout_ms, 1);
   t.read("startup_timeout_ms", cluster.startup_timeout_ms, 1);
   t.read("local_transport", cluster.local_transport);
+  t.read("bind_cpus", cluster.bind_cpus);
   t.finish();
   if (cluster.local_transport != "shm" && cluster.local_transport != "ipc" &&
       cluster.local_transport != "tcp") {

@@ -16,6 +16,7 @@
 #include "consensus/peer_protocol.h"
 #include "node/config/cluster.h"
 #include "node/peer/compute_thread.h"
+#include "node/peer/cpu_binding.h"
 #include "node/stragglers/delay_model.h"
 #include "node/training/peer_trainer.h"
 #include "node/transport/shared_models.h"
@@ -547,8 +548,20 @@ std::atomic<bool>& stop_requested() {
 
 PeerReport run_peer(const ExperimentConfig& config, const PeerOptions& options,
                     const PeerHooks& hooks) {
-  // Before any thread exists, so every thread (ZeroMQ's included) inherits the mask.
+  // Before any thread exists, so every thread (ZeroMQ's included) inherits the mask and
+  // the CPU binding.
   BlockStopSignals blocked;
+  if (config.cluster.bind_cpus) {
+    const HostShare share = host_share(config.cluster, config.topology.peers, options.peer);
+    try {
+      const auto cpus = bind_to_cpu_share(share.local_index, share.local_count);
+      std::cerr << "peer " << options.peer << ": bound to CPU " << describe_cpus(cpus) << " (peer "
+                << share.local_index + 1 << " of " << share.local_count
+                << " on this host; [cluster] bind_cpus)" << std::endl;
+    } catch (const std::runtime_error& e) {
+      std::cerr << "peer " << options.peer << ": not bound to CPUs: " << e.what() << std::endl;
+    }
+  }
   Peer peer(config, options, hooks);
   return peer.run();
 }

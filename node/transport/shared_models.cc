@@ -174,7 +174,7 @@ std::shared_ptr<consensus::MutableParamBuffer> OwnModelSlots::acquire() {
   std::vector<Slot*> order;
   for (auto& slot : slots_) order.push_back(slot.get());
   std::sort(order.begin(), order.end(),
-            [](const Slot* a, const Slot* b) { return a->published_ > b->published_; });
+            [](const Slot* a, const Slot* b) { return a->published_ < b->published_; });
   for (Slot* slot : order) {
     const std::size_t s = slot->index_;
     if (slots_[s].use_count() != 1 || region_->any_hold(s)) continue;

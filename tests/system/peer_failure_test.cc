@@ -2,8 +2,10 @@
 // the survivors finish, nobody hangs, and the failure is reported with names.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 
+#include "node/peer/cpu_binding.h"
 #include "tests/system/system_support.h"
 
 namespace fastk::systest {
@@ -53,6 +55,18 @@ TEST(PeerFailure, DeadlinePeersFinishWithoutAKilledNeighbourAndTheRunNamesIt) {
   ASSERT_TRUE(every_peer_iterates()) << launcher.output();
   const pid_t victim = find_peer_pid(config, 2);
   ASSERT_GT(victim, 0);
+  // [cluster] bind_cpus (on by default): peer 2 of 5 runs on its block of the CPUs.
+  cpu_set_t mine;
+  ASSERT_EQ(sched_getaffinity(0, sizeof mine, &mine), 0);
+  std::vector<int> allowed;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &mine)) allowed.push_back(cpu);
+  cpu_set_t theirs;
+  ASSERT_EQ(sched_getaffinity(victim, sizeof theirs, &theirs), 0);
+  std::vector<int> bound;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &theirs)) bound.push_back(cpu);
+  EXPECT_EQ(bound, node::peer::cpu_share(allowed, 2, e.peers));
   // Its models live in shared memory (local_transport "shm"), which it cannot remove when
   // killed: the launcher does.
   const auto victim_models =

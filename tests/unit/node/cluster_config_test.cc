@@ -21,6 +21,8 @@ TEST(ClusterConfig, DefaultsPutEveryPeerOnLoopbackFromPort47000) {
   EXPECT_EQ(c.cluster.peer_timeout_ms, 10000);
   EXPECT_EQ(c.cluster.startup_timeout_ms, 30000);
   EXPECT_EQ(c.cluster.local_transport, "shm");
+  EXPECT_TRUE(c.cluster.bind_cpus);
+  EXPECT_FALSE(parse("[cluster]\nbind_cpus = false\n").cluster.bind_cpus);
   // Every peer on this machine: Unix-domain sockets named after the TCP endpoint, models in
   // shared memory named the same way.
   PeerEndpoints e = peer_endpoints(c.cluster, 8, 5);
