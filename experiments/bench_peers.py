@@ -12,8 +12,11 @@ the time one process needs to compute the same 8 x 600 = 4,800 gradients on 2 th
   /usr/bin/python3 experiments/bench_peers.py [--repeats 3] [--build build]
 
 Training phase = max over peers of their elapsed_s (first iteration to last update, start-up
-handshake and final evaluation excluded); wall = the whole `fastk run` (process start,
-data loading, handshake, training, mean-model evaluation; plots off). Peers evaluate only
+handshake and final evaluation excluded); also shown on the peers' shared monotonic clock:
+from the first peer's first iteration to the last peer's last update, and the part of it
+in which every peer had started (peers that start first wait for neighbours still
+loading). Wall = the whole `fastk run` (process start, data loading, handshake, training,
+mean-model evaluation; plots off). Peers evaluate only
 at the end (--eval-every 600) so that mid-run checks do not stall the I/O threads.
 Target: training phase <= 2x the 2-thread gradient time (aim 1.5x). On a shared machine
 both times grow with the load, so the script also prints the load average and the CPU
@@ -88,8 +91,14 @@ def run_peers(fastk, config, run_dir):
         summary = json.load(f)
     peers = summary["per_peer"]
     elapsed = [p["elapsed_s"] for p in peers]
+    began = [p["first_iteration_monotonic_s"] for p in peers]
+    ended = [p["last_update_monotonic_s"] for p in peers]
     return {
         "train_s": max(elapsed),
+        # On the shared monotonic clock: the first peer's first iteration to the last
+        # peer's last update, and the part of it in which every peer had started.
+        "span_s": max(ended) - min(began),
+        "all_s": max(ended) - max(began),
         "wall_s": wall_s,
         "cpu_s": cpu_s,
         "startup_s": max(p["startup_s"] for p in peers),
@@ -140,7 +149,8 @@ def main():
         ratios.append(p["train_s"] / g)
         rss = p["rss_mib"]
         load = os.getloadavg()[0]
-        print(f"run {r + 1}: training phase {p['train_s']:.2f} s (wall {p['wall_s']:.2f} s, "
+        print(f"run {r + 1}: training phase {p['train_s']:.2f} s (first to last peer "
+              f"{p['span_s']:.2f} s, all peers {p['all_s']:.2f} s; wall {p['wall_s']:.2f} s, "
               f"start-up {p['startup_s']:.2f} s) | 4800 gradients on 2 threads {g:.2f} s | "
               f"ratio {p['train_s'] / g:.2f}x (wall {p['wall_s'] / g:.2f}x) | "
               f"{p['bytes_per_iteration'] / 1e3:.1f} kB sent on sockets and "

@@ -84,6 +84,8 @@ void run_node(const NodeOptions& o) {
   summary["stopped"] = r.stopped;
   summary["startup_s"] = r.startup_s;
   summary["elapsed_s"] = r.elapsed_s;
+  summary["first_iteration_monotonic_s"] = r.first_iteration_monotonic_s;
+  summary["last_update_monotonic_s"] = r.last_update_monotonic_s;
   summary["waiting_s"] = r.waiting_s;
   summary["compute_s"] = r.compute_s;
   summary["injected_s"] = r.injected_s;

@@ -219,6 +219,9 @@ class Peer {
     report_.stopped = !protocol_->finished();
     report_.finished = protocol_->finished();
     report_.elapsed_s = last_update_s_ - began_s;
+    const double origin_s = std::chrono::duration<double>(start_.time_since_epoch()).count();
+    report_.first_iteration_monotonic_s = origin_s + began_s;
+    report_.last_update_monotonic_s = origin_s + last_update_s_;
     print_progress(true);
     say_goodbye();
     return finish_report();

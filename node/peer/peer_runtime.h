@@ -56,10 +56,14 @@ struct PeerReport {
   bool finished = false;        // ran all configured iterations
   bool stopped = false;         // stopped by a signal or stdin end of file
   double elapsed_s = 0;         // from the first iteration to the last update
-  double startup_s = 0;         // handshake
-  double waiting_s = 0;         // sum over iterations of update time - gradient done
-  double compute_s = 0;         // gradient computation
-  double injected_s = 0;        // injected straggler sleeps
+  // The same two moments on the machine's monotonic clock (CLOCK_MONOTONIC, shared by all
+  // processes of a host), so that the peers of one host can be put on one time line.
+  double first_iteration_monotonic_s = 0;
+  double last_update_monotonic_s = 0;
+  double startup_s = 0;   // handshake
+  double waiting_s = 0;   // sum over iterations of update time - gradient done
+  double compute_s = 0;   // gradient computation
+  double injected_s = 0;  // injected straggler sleeps
   double mean_backups = 0;
   std::uint64_t messages_sent = 0;
   std::uint64_t sends_refused = 0;         // neighbour's queue full: kept and retried
