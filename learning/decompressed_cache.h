@@ -7,10 +7,12 @@
 // path>.raw, holding a header (magic, format version, source size, source mtime in ns, payload
 // length, in this machine's byte order) and then the decompressed bytes. An entry is used only
 // if the source's size and mtime and the entry's own length match its header; otherwise the
-// source is decompressed again and the entry rewritten. Entries are published with rename(2)
-// from a temporary file named after the writer's pid, so concurrent readers never see half of
-// one. The cache is best effort: when it cannot be created, read or written, the source is
-// simply decompressed, and errors of the source itself (corrupt gzip) are never masked.
+// source is decompressed again and the entry rewritten. A source modified less than 2 s before
+// its entry would be written is not cached (a rewrite within the same file-system clock tick
+// could keep its mtime and size). Entries are published with rename(2) from a temporary file
+// named after the writer's pid, so concurrent readers never see half of one. The cache is
+// best effort: when it cannot be created, read or written, the source is simply decompressed,
+// and errors of the source itself (corrupt gzip) are never masked.
 #pragma once
 
 #include <cstdint>
