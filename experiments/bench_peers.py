@@ -6,7 +6,10 @@ Unix-domain sockets carrying references to models in shared memory, [cluster]
 local_transport = "shm") on a ring, MLP 784-128-10, batch 32,
 600 iterations, policy `full`, no injected delays, Fashion-MNIST; compared with
 the time one process needs to compute the same 8 x 600 = 4,800 gradients on 2 threads
-(build/benchmarks/gradient_throughput, the peers' own gradient code, no communication).
+(build/benchmarks/gradient_throughput, the peers' own gradient code, no communication): two
+trainers, each thread training half the data with its own model, and, as a second
+reference, the run's own gradients (one trainer per peer, its shard and its model, the two
+threads taking four each in turns).
 
   scripts/build.sh build -DFASTK_BUILD_BENCHMARKS=ON
   /usr/bin/python3 experiments/bench_peers.py [--repeats 3] [--build build]
@@ -113,11 +116,15 @@ def run_peers(fastk, config, run_dir):
     }
 
 
-def gradient_baseline(binary, config):
-    """Seconds for the 4,800 gradients on 2 threads, and the CPU time of the whole program."""
+def gradient_baseline(binary, config, trainers=2):
+    """Seconds for the 4,800 gradients on 2 threads, and the CPU time of the whole program.
+
+    trainers=2: each thread trains one half of the data set with its own model (the
+    baseline of the target). trainers=8: the run's own gradients, one shard and one model
+    per peer, the two threads taking their four trainers in turns."""
     cpu_before = children_cpu_s()
-    out = subprocess.run([binary, config, str(PEERS * ITERATIONS), "2"], check=True,
-                         stdout=subprocess.PIPE, text=True).stdout
+    out = subprocess.run([binary, config, str(PEERS * ITERATIONS), "2", str(trainers)],
+                         check=True, stdout=subprocess.PIPE, text=True).stdout
     seconds = float(re.search(r"seconds=([0-9.eE+-]+)", out).group(1))
     return seconds, children_cpu_s() - cpu_before
 
@@ -142,17 +149,21 @@ def main():
                               base_port=free_base_port(PEERS), transport=args.transport))
     run_dir = os.path.join(work, "bench")
     print(f"config: {config}")
-    ratios = []
+    ratios, ratios8 = [], []
     for r in range(args.repeats):
         p = run_peers(fastk, config, run_dir)
         g, g_cpu = gradient_baseline(baseline, config)
+        g8, _ = gradient_baseline(baseline, config, trainers=PEERS)
         ratios.append(p["train_s"] / g)
+        ratios8.append(p["train_s"] / g8)
         rss = p["rss_mib"]
         load = os.getloadavg()[0]
         print(f"run {r + 1}: training phase {p['train_s']:.2f} s (first to last peer "
               f"{p['span_s']:.2f} s, all peers {p['all_s']:.2f} s; wall {p['wall_s']:.2f} s, "
               f"start-up {p['startup_s']:.2f} s) | 4800 gradients on 2 threads {g:.2f} s | "
-              f"ratio {p['train_s'] / g:.2f}x (wall {p['wall_s'] / g:.2f}x) | "
+              f"ratio {p['train_s'] / g:.2f}x (wall {p['wall_s'] / g:.2f}x) | the run's own "
+              f"gradients (8 shards and models) on 2 threads {g8:.2f} s, ratio "
+              f"{p['train_s'] / g8:.2f}x | "
               f"{p['bytes_per_iteration'] / 1e3:.1f} kB sent on sockets and "
               f"{p['shared_per_iteration'] / 1e3:.0f} kB shared in memory per peer-iteration | "
               f"waiting {100 * p['wait_share']:.0f}%, computing {100 * p['compute_share']:.0f}% "
@@ -162,9 +173,10 @@ def main():
               f"(both with data loading) | load average {load:.1f}",
               flush=True)
     if len(ratios) > 1:
-        ratios.sort()
-        print(f"ratio over {len(ratios)} runs: median {ratios[len(ratios) // 2]:.2f}x, "
-              f"range {ratios[0]:.2f}-{ratios[-1]:.2f}x")
+        for name, values in (("2 trainers", ratios), ("8 trainers", ratios8)):
+            values.sort()
+            print(f"ratio to the {name} baseline over {len(values)} runs: median "
+                  f"{values[len(values) // 2]:.2f}x, range {values[0]:.2f}-{values[-1]:.2f}x")
 
 
 if __name__ == "__main__":
