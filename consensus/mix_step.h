@@ -17,6 +17,9 @@ struct MixTerm {
 };
 
 // `gradient` empty: no step (adapt-then-combine mixes models that already stepped).
+// Every span has next.size() values, and `next` overlaps none of the inputs (the
+// implementation tells the vectoriser so; the protocol always writes into a buffer nobody
+// else holds).
 void mix_and_step(std::span<float> next, float self_weight, std::span<const float> own,
                   const std::vector<MixTerm>& terms, float lr, std::span<const float> gradient);
 

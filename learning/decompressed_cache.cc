@@ -117,9 +117,18 @@ std::optional<std::vector<std::uint8_t>> read_entry(const fs::path& entry,
 // too fresh to be told apart from a quick rewrite (see kRacyWindowNs). Failures leave no file.
 void write_entry(const fs::path& entry, const SourceStamp& source,
                  const std::vector<std::uint8_t>& payload) {
-  const fs::path temporary = entry.string() + ".tmp." + std::to_string(::getpid());
-  std::FILE* file = std::fopen(temporary.c_str(), "wb");
-  if (!file) return;
+  // A name no other writer can have (mkstemp), even one with the same pid on another host
+  // sharing the cache directory: two writers of one file would interleave their bytes.
+  std::string name = entry.string() + ".tmp.XXXXXX";
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) return;
+  const fs::path temporary = name;
+  std::FILE* file = ::fdopen(fd, "wb");
+  if (!file) {
+    ::close(fd);
+    ::unlink(temporary.c_str());
+    return;
+  }
   EntryHeader header{};
   std::memcpy(header.magic, kMagic, sizeof kMagic);
   header.format_version = kFormatVersion;
@@ -129,7 +138,10 @@ void write_entry(const fs::path& entry, const SourceStamp& source,
   struct stat written {};
   bool ok = std::fwrite(&header, sizeof header, 1, file) == 1 &&
             std::fwrite(payload.data(), 1, payload.size(), file) == payload.size() &&
-            std::fflush(file) == 0 && ::fstat(::fileno(file), &written) == 0;
+            std::fflush(file) == 0 && ::fsync(::fileno(file)) == 0 &&
+            ::fstat(::fileno(file), &written) == 0;
+  // fsync before the rename: after a crash the entry is whole or absent, never a right-sized
+  // file of zeroed pages.
   ok = std::fclose(file) == 0 && ok;
   // The temporary file's mtime is the file system's "now": no clock needed.
   ok = ok && mtime_ns(written) - source.mtime_ns >= kRacyWindowNs;

@@ -53,7 +53,8 @@ void check_cluster_fits(const ClusterConfig& cluster, int peer_count, ConfigErro
 PeerEndpoints peer_endpoints(const ClusterConfig& cluster, int peer_count, int peer);
 
 // Which of the peers on its host `peer` is: its index among them in peer order, and how
-// many there are (peers sharing a host name or address; every peer of a local run).
+// many there are (peers sharing a host name or address, "localhost" being 127.0.0.1; every
+// peer of a local run). {0, 1} for a peer out of range.
 struct HostShare {
   int local_index = 0;
   int local_count = 1;

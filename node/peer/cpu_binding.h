@@ -22,8 +22,8 @@ namespace fastk::node::peer {
 std::vector<int> cpu_share(std::span<const int> allowed, int local_index, int local_count);
 
 // Binds the calling thread, and every thread it starts afterwards, to its cpu_share() of
-// the CPUs it may run on now. Returns the CPUs, or throws std::runtime_error saying why
-// the kernel refused.
+// the CPUs it may run on now (the runtime skips this for ranks of mpirun or srun). Returns the
+// CPUs, or throws std::runtime_error saying why the kernel refused.
 std::vector<int> bind_to_cpu_share(int local_index, int local_count);
 
 std::string describe_cpus(std::span<const int> cpus);  // "0-3", "1", "0,2"

@@ -69,8 +69,8 @@ struct PeerReport {
   std::uint64_t sends_refused = 0;         // neighbour's queue full: kept and retried
   std::uint64_t models_superseded = 0;     // refused models replaced by a newer one, never sent
   std::uint64_t bytes_sent = 0;            // over the sockets
-  std::uint64_t shared_models_sent = 0;    // SHARED_MODEL messages: models left in shared memory
-  std::uint64_t shared_bytes = 0;          // model bytes neighbours read from shared memory
+  std::uint64_t shared_models_sent = 0;    // SHARED_MODEL messages (models left in shared memory)
+  std::uint64_t shared_bytes = 0;          // model bytes those messages offered neighbours
   std::uint64_t shared_models_lapped = 0;  // received ones whose slot was already rewritten
   std::map<std::string, std::uint64_t> rejected;  // bad frames by cause
   std::vector<Departure> departures;

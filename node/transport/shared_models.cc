@@ -65,7 +65,7 @@ std::string system_error(const std::string& what, int error) {
 }  // namespace
 
 std::size_t shared_model_slots(std::size_t readers) {
-  return std::min(kMaxSlots, 2 + 3 * std::max<std::size_t>(readers, 1));
+  return std::min(kMaxSlots, 3 + 4 * std::max<std::size_t>(readers, 1));
 }
 
 // A mapping of a whole region; unmapped when the last buffer pointing into it is gone.
@@ -186,8 +186,9 @@ std::shared_ptr<consensus::MutableParamBuffer> OwnModelSlots::acquire() {
       generation.store(before);
       continue;
     }
-    // Released on this thread or, for a buffer a send kept alive, ZeroMQ's: pairs with the
-    // release in that reference count's decrement.
+    // The last other reference may have been dropped on another thread (the compute
+    // thread's job holds the model it computes on): pairs with the release in that
+    // reference count's decrement.
     std::atomic_thread_fence(std::memory_order_acquire);
     slot->published_ = 0;
     return slots_[s];
@@ -294,9 +295,13 @@ NeighbourModels::Taken NeighbourModels::take(PeerId from, const std::string& nam
     found = mapped_.emplace(from, std::move(mapped)).first;
   }
   SharedRegion& region = *found->second->region;
-  if (ref.slot >= region.layout().slot_count || ref.floats != floats_) {
-    return invalid(where + ": slot " + std::to_string(ref.slot) + " of " +
-                   std::to_string(ref.floats) + " values does not exist");
+  if (ref.slot >= region.layout().slot_count) {
+    return invalid(where + ": no slot " + std::to_string(ref.slot) + " (it has " +
+                   std::to_string(region.layout().slot_count) + ")");
+  }
+  if (ref.floats != floats_) {
+    return invalid(where + ": the reference is to a model of " + std::to_string(ref.floats) +
+                   " values, this run's has " + std::to_string(floats_));
   }
   const std::size_t reader = found->second->reader;
   // Dekker with the writer (see the header): hold, then check the slot still has this model.

@@ -100,12 +100,14 @@ ZmqTransport::ZmqTransport(wire::WirePeers peers, const std::string& bind_endpoi
   receiver_.set(zmq::sockopt::rcvhwm, options_.receive_high_water_mark);
   receiver_.set(zmq::sockopt::maxmsgsize, options_.max_frame_bytes);
   if (ipc_path_in_use(bind_endpoint)) {
+    ::close(wake_fd_);  // no destructor runs after a throwing constructor
     throw std::runtime_error("cannot bind the receive socket to '" + bind_endpoint +
                              "': Address already in use");
   }
   try {
     receiver_.bind(bind_endpoint);
   } catch (const zmq::error_t& e) {
+    ::close(wake_fd_);
     throw std::runtime_error("cannot bind the receive socket to '" + bind_endpoint +
                              "': " + e.what());
   }

@@ -25,8 +25,9 @@ bool model_slot_fits(std::span<const std::byte> payload);
 // Reads a payload for which model_slot_fits() holds.
 ModelSlotRef read_model_slot(std::span<const std::byte> payload);
 
-// `keep_alive` (may be null) is held while the message is queued in this process, so the
-// slot is not rewritten before the message has left.
+// `keep_alive` (may be null) is held while the message waits in the runtime's queue of
+// refused sends, so the slot is not rewritten before it is handed to ZeroMQ. (ZeroMQ copies
+// the 24 bytes; a slot rewritten after that is seen by the reader as lapped.)
 EncodedMessage encode_shared_model(PeerId sender, std::int64_t iteration, const ModelSlotRef& ref,
                                    std::shared_ptr<const void> keep_alive);
 

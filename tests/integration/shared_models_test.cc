@@ -100,13 +100,13 @@ class SharedModels : public ::testing::Test {
   std::vector<std::string> names_;
 };
 
-TEST(SharedModelSlots, EightForTwoReadersCappedAtThirtyTwo) {
-  EXPECT_EQ(shared_model_slots(2), 8u);
-  EXPECT_EQ(shared_model_slots(1), 5u);
-  EXPECT_EQ(shared_model_slots(0), 5u);  // as for one reader
-  EXPECT_EQ(shared_model_slots(4), 14u);
-  EXPECT_EQ(shared_model_slots(10), 32u);
-  EXPECT_EQ(shared_model_slots(11), 32u);
+TEST(SharedModelSlots, ElevenForTwoReadersCappedAtThirtyTwo) {
+  EXPECT_EQ(shared_model_slots(2), 11u);
+  EXPECT_EQ(shared_model_slots(1), 7u);
+  EXPECT_EQ(shared_model_slots(0), 7u);  // as for one reader
+  EXPECT_EQ(shared_model_slots(4), 19u);
+  EXPECT_EQ(shared_model_slots(7), 31u);
+  EXPECT_EQ(shared_model_slots(8), 32u);
   EXPECT_EQ(shared_model_slots(1000), 32u);
 }
 
@@ -336,7 +336,7 @@ TEST_F(InvalidReferences, SlotIndexOutOfRange) {
   wire::ModelSlotRef ref = ref_;
   ref.slot = 4;
   EXPECT_THAT(take(kWriter, name_, ref).problem,
-              AllOf(HasSubstr(name_), HasSubstr("slot 4"), HasSubstr("does not exist")));
+              AllOf(HasSubstr(name_), HasSubstr("no slot 4"), HasSubstr("it has")));
   ref.slot = 0xFFFFFFFFu;
   EXPECT_THAT(take(kWriter, name_, ref).problem, HasSubstr("slot 4294967295"));
 }
@@ -345,7 +345,7 @@ TEST_F(InvalidReferences, WrongFloatCountInTheReference) {
   wire::ModelSlotRef ref = ref_;
   ref.floats = kFloats + 1;
   EXPECT_THAT(take(kWriter, name_, ref).problem,
-              AllOf(HasSubstr("1501 values"), HasSubstr("does not exist")));
+              AllOf(HasSubstr("a model of 1501 values"), HasSubstr("this run's has 1500")));
   ref.floats = 0;
   EXPECT_THAT(take(kWriter, name_, ref).problem, HasSubstr("0 values"));
 }

@@ -61,6 +61,14 @@ TEST(HostShare, PeersOnOneHostInPeerOrder) {
   EXPECT_EQ(host_share(endpoints, 4, 2).local_index, 1);
   EXPECT_EQ(host_share(endpoints, 4, 2).local_count, 3);
   EXPECT_EQ(host_share(endpoints, 4, 1).local_count, 1);
+  // One machine, two spellings.
+  endpoints.endpoints = {"tcp://localhost:5000", "tcp://127.0.0.1:5001"};
+  EXPECT_EQ(host_share(endpoints, 2, 1).local_index, 1);
+  EXPECT_EQ(host_share(endpoints, 2, 1).local_count, 2);
+  // A peer count of 0 (an edge list without `peers`, before the graph is read) or a peer
+  // out of range is no division by zero: the peer is alone.
+  EXPECT_EQ(host_share(local, 0, 0).local_count, 1);
+  EXPECT_EQ(host_share(three, 8, 9).local_count, 1);
 }
 
 }  // namespace
