@@ -108,10 +108,13 @@ void check_cluster_fits(const ClusterConfig& cluster, int peer_count, ConfigErro
 }
 
 HostShare host_share(const ClusterConfig& cluster, int peer_count, int peer) {
+  if (peer_count <= 0 || peer < 0 || peer >= peer_count) return {0, 1};
   if (!cluster.endpoints.empty()) {
+    // One machine under two spellings is one host.
     const auto host_of = [&](int i) {
       const auto e = parse_tcp_endpoint(cluster.endpoints[static_cast<std::size_t>(i)]);
-      return e ? e->host : std::string();
+      if (!e) return std::string();
+      return e->host == "localhost" ? kDefaultHost : e->host;
     };
     const std::string mine = host_of(peer);
     HostShare share{0, 0};

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <deque>
 #include <iostream>
 #include <queue>
@@ -17,6 +18,7 @@
 #include "node/config/cluster.h"
 #include "node/peer/compute_thread.h"
 #include "node/peer/cpu_binding.h"
+#include "node/peer_id.h"
 #include "node/stragglers/delay_model.h"
 #include "node/training/peer_trainer.h"
 #include "node/transport/shared_models.h"
@@ -118,6 +120,9 @@ class Peer {
       throw std::runtime_error("peer id " + std::to_string(options.peer) + " is not in 0.." +
                                std::to_string(n - 1));
     }
+    // Before any thread starts (ZeroMQ's I/O thread, the compute thread), so that all of
+    // them inherit the binding; the data are loaded on the bound CPUs too.
+    if (config.cluster.bind_cpus) bind_cpus(n);
     consensus::ProtocolConfig protocol = config.consensus.protocol;
     protocol.iterations = config.run.iterations;
     protocol.learning_rate = config.optimizer.lr;
@@ -159,6 +164,29 @@ class Peer {
         std::make_unique<StopWatcher>(transport_->make_waker(), options.stop_on_stdin_eof);
   }
 
+  // [cluster] bind_cpus: this peer's block of the host's CPUs (cpu_binding.h). A process
+  // started by mpirun or srun keeps the CPUs its launcher chose: that is the launcher's job,
+  // and narrowing a per-rank mask by the host-wide index would leave CPUs idle.
+  void bind_cpus(int peers) {
+    const std::string who = "peer " + std::to_string(options_.peer) + ": ";
+    for (const char* rank : kRankVariables) {
+      if (std::getenv(rank)) {
+        std::cerr << who << "kept the CPUs its launcher gave it (" << rank
+                  << " is set; [cluster] bind_cpus)" << std::endl;
+        return;
+      }
+    }
+    const HostShare share = host_share(config_.cluster, peers, options_.peer);
+    try {
+      const auto cpus = bind_to_cpu_share(share.local_index, share.local_count);
+      std::cerr << who << "bound to CPU " << describe_cpus(cpus) << " (peer "
+                << share.local_index + 1 << " of " << share.local_count
+                << " on this host; [cluster] bind_cpus)" << std::endl;
+    } catch (const std::runtime_error& e) {
+      std::cerr << who << "not bound to CPUs: " << e.what() << std::endl;
+    }
+  }
+
   // local_transport = "shm": the protocol writes its models into slots neighbours read in
   // place (node/transport/shared_models.h). Created after binding the socket, whose
   // endpoint the name is derived from, so no live peer owns the name.
@@ -185,9 +213,11 @@ class Peer {
   consensus::Params shared_model(int from, std::span<const std::byte> payload) {
     const wire::ModelSlotRef ref = wire::read_model_slot(payload);
     transport::NeighbourModels::Taken taken;
-    if (neighbour_models_) {
-      taken =
-          neighbour_models_->take(static_cast<wire::PeerId>(from), shared_model_names_[from], ref);
+    const auto name = shared_model_names_.find(from);
+    if (name == shared_model_names_.end()) {
+      taken.problem = "peer " + std::to_string(from) + " is not a neighbour";
+    } else if (neighbour_models_) {
+      taken = neighbour_models_->take(static_cast<wire::PeerId>(from), name->second, ref);
     } else {
       taken.problem = "this peer does not use shared memory ([cluster] local_transport)";
     }
@@ -551,20 +581,8 @@ std::atomic<bool>& stop_requested() {
 
 PeerReport run_peer(const ExperimentConfig& config, const PeerOptions& options,
                     const PeerHooks& hooks) {
-  // Before any thread exists, so every thread (ZeroMQ's included) inherits the mask and
-  // the CPU binding.
+  // Before any thread exists, so every thread (ZeroMQ's included) inherits the mask.
   BlockStopSignals blocked;
-  if (config.cluster.bind_cpus) {
-    const HostShare share = host_share(config.cluster, config.topology.peers, options.peer);
-    try {
-      const auto cpus = bind_to_cpu_share(share.local_index, share.local_count);
-      std::cerr << "peer " << options.peer << ": bound to CPU " << describe_cpus(cpus) << " (peer "
-                << share.local_index + 1 << " of " << share.local_count
-                << " on this host; [cluster] bind_cpus)" << std::endl;
-    } catch (const std::runtime_error& e) {
-      std::cerr << "peer " << options.peer << ": not bound to CPUs: " << e.what() << std::endl;
-    }
-  }
   Peer peer(config, options, hooks);
   return peer.run();
 }

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <bit>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -250,13 +251,15 @@ TEST_F(SharedModels, AHeldSlotNeverChangesWhileAWriterThreadRewritesSlots) {
   } latest;
   std::atomic<bool> done{false};
   std::atomic<int> held{0};
-  // At least kModels models, and on until the reader held kHeld of them (bounded, so a
-  // reader that never gets one fails instead of hanging).
+  // At least kModels models, and on until the reader held kHeld of them: bounded in time
+  // (not in models, which a loaded machine can write before the reader thread runs at all),
+  // so a reader that never gets one fails instead of hanging.
   constexpr int kModels = 20000, kHeld = 200;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
 
   std::thread writing([&] {
     std::shared_ptr<consensus::MutableParamBuffer> current;  // the writer's own model
-    for (int m = 1; m <= kModels || (held < kHeld && m <= 100 * kModels);) {
+    for (int m = 1; m <= kModels || (held < kHeld && std::chrono::steady_clock::now() < give_up);) {
       auto slot = writer.acquire();
       if (!slot) {
         std::this_thread::yield();
