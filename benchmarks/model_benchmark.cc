@@ -5,11 +5,11 @@
 // and input gradients of every layer but the first); element-wise work is not counted.
 #include <benchmark/benchmark.h>
 
-#include <Eigen/Core>
 #include <numeric>
 
 #include "learning/model.h"
 #include "learning/random.h"
+#include "third_party/eigen.h"
 
 namespace fastk::learning {
 namespace {

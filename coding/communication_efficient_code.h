@@ -6,12 +6,12 @@
 // codes cancel terms and suffer from parameter disagreement in gossip (coding.md 7.2).
 #pragma once
 
-#include <Eigen/Dense>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "coding/decoding.h"
+#include "third_party/eigen.h"
 
 namespace fastk::coding {
 

@@ -2,8 +2,9 @@
 // how far their combination is from the exact sum of all partitions (coding.md sections 0, 5).
 #pragma once
 
-#include <Eigen/Dense>
 #include <vector>
+
+#include "third_party/eigen.h"
 
 namespace fastk::coding {
 

@@ -3,12 +3,12 @@
 // aggregator turns an arrival set into decoding coefficients.
 #pragma once
 
-#include <Eigen/Dense>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "coding/decoding.h"
+#include "third_party/eigen.h"
 
 namespace fastk::coding {
 

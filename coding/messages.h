@@ -5,11 +5,11 @@
 // the runtime's buffers instead, with coefficients from the same decode_least_squares.
 #pragma once
 
-#include <Eigen/Dense>
 #include <vector>
 
 #include "coding/decoding.h"
 #include "coding/gradient_code.h"
+#include "third_party/eigen.h"
 
 namespace fastk::coding {
 

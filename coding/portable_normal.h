@@ -3,9 +3,10 @@
 // random code from (construction, seed) instead of receiving the matrix.
 #pragma once
 
-#include <Eigen/Dense>
 #include <cstdint>
 #include <random>
+
+#include "third_party/eigen.h"
 
 namespace fastk::coding {
 

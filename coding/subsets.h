@@ -2,11 +2,12 @@
 // size, so construction (seed selection) and tests check all of them when that is affordable.
 #pragma once
 
-#include <Eigen/Dense>
 #include <cstdint>
 #include <functional>
 #include <span>
 #include <vector>
+
+#include "third_party/eigen.h"
 
 namespace fastk::coding {
 

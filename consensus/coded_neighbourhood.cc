@@ -1,12 +1,12 @@
 #include "consensus/coded_neighbourhood.h"
 
-#include <Eigen/Dense>
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
 #include "coding/cluster_assignment.h"
 #include "coding/decoding.h"
+#include "third_party/eigen.h"
 
 namespace fastk::consensus {
 namespace {

@@ -1,11 +1,12 @@
 #include "learning/sgd.h"
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
 #include <string>
+
+#include "third_party/eigen.h"
 
 namespace fastk::learning {
 

@@ -1,11 +1,11 @@
 // Mixing (gossip) weight matrices W for a graph, and their validation.
 #pragma once
 
-#include <Eigen/Dense>
 #include <istream>
 #include <string>
 #include <vector>
 
+#include "third_party/eigen.h"
 #include "topology/graph.h"
 
 namespace fastk::topology {

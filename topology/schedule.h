@@ -3,10 +3,10 @@
 // The consensus protocol asks only this interface, so both kinds run on the same machine.
 #pragma once
 
-#include <Eigen/Dense>
 #include <cstdint>
 #include <vector>
 
+#include "third_party/eigen.h"
 #include "topology/graph.h"
 
 namespace fastk::topology {

@@ -1,11 +1,12 @@
 // Spectral facts of a mixing matrix: how fast gossip averaging contracts disagreement.
 #pragma once
 
-#include <Eigen/Dense>
 #include <complex>
 #include <cstdint>
 #include <optional>
 #include <vector>
+
+#include "third_party/eigen.h"
 
 namespace fastk::topology {
 

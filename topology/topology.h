@@ -3,13 +3,13 @@
 // [topology] table of an experiment config and the flags of `fastk topo` fill in.
 #pragma once
 
-#include <Eigen/Dense>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "third_party/eigen.h"
 #include "topology/graph.h"
 #include "topology/mixing.h"
 #include "topology/schedule.h"

@@ -7,12 +7,12 @@
 // gradient into the matching slice of the flat gradient.
 #pragma once
 
-#include <Eigen/Core>
 #include <cstddef>
 #include <memory>
 #include <span>
 
 #include "learning/random.h"
+#include "third_party/eigen.h"
 
 namespace fastk::learning {
 

@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <Eigen/Dense>
 #include <cmath>
 #include <random>
 #include <span>
@@ -14,6 +13,7 @@
 
 #include "coding/gradient_code.h"
 #include "coding/messages.h"
+#include "third_party/eigen.h"
 
 namespace fastk::coding::testing {
 

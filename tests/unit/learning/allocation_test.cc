@@ -3,7 +3,6 @@
 // between a warm-up call and the next ones.
 #include <gtest/gtest.h>
 
-#include <Eigen/Core>
 #include <cstdlib>
 #include <new>
 #include <numeric>
@@ -11,6 +10,7 @@
 #include "learning/model.h"
 #include "learning/sgd.h"
 #include "tests/unit/learning/test_data.h"
+#include "third_party/eigen.h"
 
 namespace {
 std::size_t allocations = 0;
