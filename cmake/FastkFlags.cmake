@@ -21,6 +21,16 @@ if(FASTK_NATIVE)
   # Eigen's kernels gain a lot from AVX2/FMA; binaries are then tied to this CPU family.
   target_compile_options(fastk_flags INTERFACE -march=native)
 endif()
+# GCC 12 miscompiles 256- and 512-bit constants whose high 64-bit words are zero once AVX-512
+# is on: its x86 back end stores them as a broadcast of the lowest word, so
+# std::vector<double>{1, 1, 1, 0} holds {1, 1, 1, 1} (Debian 12's GCC 12.2 with -march=native on
+# an AVX-512 CPU, or -march=x86-64-v4). It tries that broadcast only when moves from general to
+# vector registers are tuned as cheap; tuning them off keeps every constant whole and costs
+# nothing measurable (docs/build.md). tests/unit/toolchain/wide_constants_test.cc checks it.
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_GREATER_EQUAL 12
+   AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13 AND CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+  target_compile_options(fastk_flags INTERFACE -mtune-ctrl=^inter_unit_moves_to_vec)
+endif()
 if(FASTK_SANITIZE)
   string(REPLACE ";" "," _fastk_san "${FASTK_SANITIZE}")
   target_compile_options(fastk_flags INTERFACE -fsanitize=${_fastk_san} -fno-omit-frame-pointer
