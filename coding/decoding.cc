@@ -64,10 +64,13 @@ Decoding decode_least_squares_to(const Eigen::MatrixXd& b_s, const Eigen::Vector
   check_arguments(b_s, target, tolerance);
   if (b_s.rows() == 0) return evaluate_decoding_to(b_s, target, {}, tolerance);
   // The complete orthogonal decomposition gives the minimum-norm least-squares solution even
-  // when B_S is rank deficient (duplicated FRC rows, too few arrivals), which keeps the
-  // coefficients small: large coefficients amplify disagreement between members (7.2).
-  const Eigen::MatrixXd bt = b_s.transpose();
-  const Eigen::VectorXd a = bt.completeOrthogonalDecomposition().solve(target);
+  // when B_S is rank deficient. Its default rank threshold scales with the matrix size and
+  // machine epsilon, so a near-duplicate row could count as independent and get coefficients
+  // of 1e12; the explicit threshold makes the rank, and so a, a documented property.
+  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> qr(b_s.cols(), b_s.rows());
+  qr.setThreshold(kDecodingRankThreshold);
+  qr.compute(b_s.transpose());
+  const Eigen::VectorXd a = qr.solve(target);
   return evaluate_decoding_to(b_s, target, std::vector<double>(a.data(), a.data() + a.size()),
                               tolerance);
 }

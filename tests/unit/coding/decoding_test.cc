@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <stdexcept>
 
 #include "tests/unit/coding/coding_test_util.h"
@@ -84,6 +85,50 @@ TEST(CodingDecodingTest, RankDeficientRowsGetTheMinimumNormSolution) {
   EXPECT_NEAR(d.coefficients[0], 0.5, 1e-12);
   EXPECT_NEAR(d.coefficients[1], 0.5, 1e-12);
   EXPECT_NEAR(d.amplification, 1.0, 1e-12);
+}
+
+TEST(CodingDecodingTest, RankIsDecidedByTheDocumentedThreshold) {
+  // Partition 2 is held only with weight delta, by a row otherwise equal to row 0. Below the
+  // rank threshold the two rows are one: partition 2 is lost (alpha_2 = 0) and the coefficients
+  // stay at 1/2, instead of 1/delta = 1e13 "decoding" it by cancellation.
+  const auto decode_with_weight = [](double delta) {
+    Eigen::MatrixXd b(2, 3);
+    b << 1, 1, 0, 1, 1, delta;
+    return decode_least_squares(b);
+  };
+  const Decoding lost = decode_with_weight(kDecodingRankThreshold / 1000);
+  EXPECT_FALSE(lost.decodable);
+  EXPECT_NEAR(lost.coefficients[0], 0.5, 1e-9);
+  EXPECT_NEAR(lost.coefficients[1], 0.5, 1e-9);
+  EXPECT_NEAR(lost.alpha[2], 0.0, 1e-9);
+  // Well above the threshold the weight is a real, if expensive, way to reach partition 2.
+  const Decoding kept = decode_with_weight(1e-6);
+  EXPECT_TRUE(kept.decodable);
+  EXPECT_NEAR(kept.coefficients[1], 1e6, 1e-3);
+  EXPECT_NEAR(kept.coefficients[0], 1 - 1e6, 1e-3);
+}
+
+TEST(CodingDecodingTest, MinimumNormSolutionMatchesThePseudoInverse) {
+  // Rank-deficient B_S (rank 2 of up to 5 rows, 6 partitions): the decoder's a must be the
+  // pseudo-inverse solution, computed here by another algorithm (an SVD).
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> entry(-1.0, 1.0);
+  const auto random_matrix = [&](int rows_, int cols) {
+    Eigen::MatrixXd m(rows_, cols);
+    for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = entry(rng);
+    return m;
+  };
+  for (int members = 3; members <= 5; ++members) {
+    const Eigen::MatrixXd b = random_matrix(members, 2) * random_matrix(2, 6);
+    const Eigen::VectorXd ones = Eigen::VectorXd::Ones(6);
+    const Eigen::VectorXd reference =
+        b.transpose().jacobiSvd(Eigen::ComputeThinU | Eigen::ComputeThinV).solve(ones);
+    const Decoding d = decode_least_squares(b);
+    ASSERT_EQ(d.coefficients.size(), std::size_t(members));
+    for (int i = 0; i < members; ++i) {
+      EXPECT_NEAR(d.coefficients[i], reference(i), 1e-9) << members << " members, row " << i;
+    }
+  }
 }
 
 TEST(CodingDecodingTest, PartialCoverageReportsTheLeastSquaresError) {
