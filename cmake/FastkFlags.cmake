@@ -17,9 +17,11 @@ target_compile_definitions(fastk_flags INTERFACE EIGEN_DONT_PARALLELIZE
 if(FASTK_WERROR)
   target_compile_options(fastk_flags INTERFACE -Werror)
 endif()
-if(FASTK_NATIVE)
-  # Eigen's kernels gain a lot from AVX2/FMA; binaries are then tied to this CPU family.
-  target_compile_options(fastk_flags INTERFACE -march=native)
+if(FASTK_MARCH)
+  # Eigen's kernels gain a lot from AVX2/FMA, so the default is this CPU (native); binaries are
+  # then tied to its family. scripts/check-isa.sh compiles for other levels to keep every CPU
+  # Debian runs on building cleanly.
+  target_compile_options(fastk_flags INTERFACE -march=${FASTK_MARCH})
 endif()
 # GCC 12 miscompiles 256- and 512-bit constants whose high 64-bit words are zero once AVX-512
 # is on: its x86 back end stores them as a broadcast of the lowest word, so
