@@ -30,7 +30,8 @@ for level in "${levels[@]}"; do
   else
     failed+=("$level")
     echo "check-isa: -march=$level FAILED ($(grep -c 'error:' "$log") errors); the first:" >&2
-    grep -m 5 -B 3 'error:' "$log" >&2 || tail -20 "$log" >&2
+    { grep -m 3 '^FAILED: ' "$log" && grep -m 5 'error:' "$log"; } | cut -c 1-300 >&2 ||
+      tail -20 "$log" >&2
   fi
 done
 if ((${#failed[@]})); then
