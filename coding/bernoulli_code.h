@@ -1,7 +1,7 @@
-// Bernoulli gradient code (Charles et al., coding.md 5.1): B_ij ~ Bernoulli(d/k) independently,
-// a sparse random assignment with expected load d. The one-step decoder a_i = k/(|S| d) needs
-// no solve and is unbiased over the random assignment; the optimal (least-squares) decoder is
-// never worse for a given arrival set.
+// Bernoulli gradient code (Charles et al., docs/coding.md §5.2): B_ij ~ Bernoulli(d/k)
+// independently, a sparse random assignment with expected load d. The one-step decoder
+// a_i = k/(|S| d) needs no solve and is unbiased over the random assignment; the optimal
+// (least-squares) decoder is never worse for a given arrival set.
 #pragma once
 
 #include <cstdint>

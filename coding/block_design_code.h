@@ -1,5 +1,5 @@
-// Approximate code from a symmetric balanced incomplete block design (Kadhe et al., coding.md
-// 5.3): members are blocks, partitions are points, member i holds the w points of block i.
+// Approximate code from a symmetric balanced incomplete block design (Kadhe et al., docs/coding.md
+// §5.3): members are blocks, partitions are points, member i holds the w points of block i.
 // Any two blocks share exactly lambda points, so B_S B_S^T = (w - lambda) I + lambda J for
 // every arrival set S: the optimal decoder is a constant and the error depends only on |S|,
 // which leaves an adversarial straggler no better choice than a random one.

@@ -1,4 +1,4 @@
-// Dynamic roles in the manner of GC-DC (coding.md 4.4-4.5): every iteration, spread the
+// Dynamic roles in the manner of GC-DC (docs/coding.md §6.3-6.4): every iteration, spread the
 // workers predicted to straggle over the clusters so that no cluster gets more of them than
 // its code tolerates.
 #pragma once
@@ -8,7 +8,7 @@
 
 namespace fastk::coding {
 
-// Greedy assignment, heterogeneous variant of coding.md 4.5.
+// Greedy assignment, heterogeneous variant of docs/coding.md §6.4.
 // groups[g] = worker ids allowed to play position g (each group has at most `clusters`
 // workers); predicted[w] = predicted straggle probability of worker w (0/1 for the basic
 // algorithm). Groups go in decreasing order of expected stragglers (sum of predicted; ties:

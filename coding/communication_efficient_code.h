@@ -1,9 +1,9 @@
-// Communication-efficient gradient codes (Ye & Abbe; Kadhe et al., coding.md 2-3): every
+// Communication-efficient gradient codes (Ye & Abbe; Kadhe et al., docs/coding.md §4): every
 // partial gradient g_j is cut into m sub-vectors g_j^(u) and member i sends the single short
 // vector y_i = sum_{j,u} C[i, j, u] g_j^(u) of length ceil(l/m). The aggregator recovers the
 // m sub-sums sum_j g_j^(u) separately, so links carry 1/m of a gradient per message at the
 // price of s + m partitions of computation. Decoding inverts an MDS-like matrix, so these
-// codes cancel terms and suffer from parameter disagreement in gossip (coding.md 7.2).
+// codes cancel terms and suffer from parameter disagreement in gossip (docs/coding.md §7.2).
 #pragma once
 
 #include <span>

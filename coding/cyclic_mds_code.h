@@ -1,5 +1,5 @@
-// Communication-efficient code with cyclic placement and a generic MDS generator (coding.md
-// 3.3, generalising Ye & Abbe with a Gaussian instead of a Vandermonde matrix): member i holds
+// Communication-efficient code with cyclic placement and a generic MDS generator (docs/coding.md
+// §4.3, generalising Ye & Abbe with a Gaussian instead of a Vandermonde matrix): member i holds
 // partitions i..i+d-1 (mod n), d = s + m; G is (n - s) x n Gaussian, and the weights of
 // partition j's sub-block u are chosen so that the messages are y_i = G[:, i]^T c with the
 // first m entries of c equal to the m sub-sums. Any n - s messages determine c.

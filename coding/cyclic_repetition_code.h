@@ -1,7 +1,7 @@
-// Cyclic repetition code (Tandon et al., coding.md 1.2): member i holds partitions
+// Cyclic repetition code (Tandon et al., docs/coding.md §3.2): member i holds partitions
 // i, i+1, ..., i+s (mod n) and sends a random combination of them such that any n - s members
 // span the all-ones vector. Works for any n and s < n, but decoding cancels terms, so it is
-// exact only when every member evaluates at the same parameters (coding.md 7.2): a reference
+// exact only when every member evaluates at the same parameters (docs/coding.md §7.2): a reference
 // code and a test subject, not the gossip default.
 #pragma once
 

@@ -1,6 +1,6 @@
-// ErasureHead-style deadline decoding over a fractional repetition code (coding.md 5.5, 7.3):
-// when the aggregator must step before every group is covered, it sums one message per
-// covered group and drops the rest, a biased but bounded error instead of waiting.
+// ErasureHead-style deadline decoding over a fractional repetition code (docs/coding.md
+// §5.5, §7.5): when the aggregator must step before every group is covered, it sums one
+// message per covered group and drops the rest, a biased but bounded error instead of waiting.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,5 @@
 // What a decoder tells the aggregator: the coefficients it applies to the arrived messages and
-// how far their combination is from the exact sum of all partitions (coding.md sections 0, 5).
+// how far their combination is from the exact sum of all partitions (docs/coding.md §1.2-1.5).
 #pragma once
 
 #include <vector>
@@ -14,10 +14,10 @@ struct Decoding {
   std::vector<double> alpha;         // B_S^T a: one per partition (column)
   double residual = 0;               // max_j |alpha_j - 1|
   double error = 0;                  // err(S) = ||alpha - 1||^2
-  double amplification = 0;          // kappa(S) = sum_i |a_i| * ||b_i||_1 / k  (coding.md 7.2)
+  double amplification = 0;          // kappa(S) = sum_i |a_i| ||b_i||_1 / k (docs/coding.md §1.5)
 };
 
-// Generic decoder (docs/coding.md, "Decoding"): the minimum-norm least-squares a for
+// Generic decoder (docs/coding.md §2): the minimum-norm least-squares a for
 // B_S^T a = 1, computed in double. b_s: one row per arrived member, one column per partition.
 // An empty b_s is "not decodable" with residual 1 and error k. Never returns decodable=true for
 // a wrong sum: decodability is decided by the residual of the returned a, not by a rank test.

@@ -1,7 +1,7 @@
-// Fractional repetition code (Tandon et al., coding.md 1.1): members in groups; every member
+// Fractional repetition code (Tandon et al., docs/coding.md §3.1): members in groups; every member
 // of a group holds the home partitions of the whole group and sends their plain sum. Decoding
 // takes the first responder of each group, so it needs no solve and never cancels terms: it
-// stays exact when members evaluate gradients at different parameters (coding.md 7.2).
+// stays exact when members evaluate gradients at different parameters (docs/coding.md §7.2).
 #pragma once
 
 #include <span>

@@ -1,5 +1,5 @@
-// One interface for every gradient code over n members and k data partitions (coding.md
-// section 0): member i holds the partitions in supp(b_i) and sends f_i = sum_j B_ij g_j; the
+// One interface for every gradient code over n members and k data partitions (docs/coding.md
+// §1): member i holds the partitions in supp(b_i) and sends f_i = sum_j B_ij g_j; the
 // aggregator turns an arrival set into decoding coefficients.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Graph (expander) approximate code (Glasgow & Wootters, coding.md 5.4): data blocks are the
+// Graph (expander) approximate code (Glasgow & Wootters, docs/coding.md §5.4): data blocks are the
 // vertices of a graph and each member is an edge, holding its two endpoint blocks (load 2).
 // Under optimal decoding each surviving component recovers its blocks exactly when it is not
 // bipartite; bipartite components are off by the imbalance of their sides; isolated vertices

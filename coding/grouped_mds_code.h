@@ -1,4 +1,4 @@
-// Communication-efficient code in the grouped form (coding.md 3.2): members in groups of
+// Communication-efficient code in the grouped form (docs/coding.md §4.2): members in groups of
 // d = s + m that all hold the group's d partitions (as in FRC); member t of group c sends
 // sum_u Gamma[u, t] G_c^(u) where G_c is the group's gradient sum and Gamma is an m x d
 // Gaussian generator (MDS with probability 1). Any m members of a group recover G_c's m

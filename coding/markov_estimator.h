@@ -1,4 +1,4 @@
-// Online estimate of one worker's two-state Markov straggling chain (coding.md 4.3): state N
+// Online estimate of one worker's two-state Markov straggling chain (docs/coding.md §6.2): state N
 // (on time) or S (straggler), p_NS = P(N -> S), p_SN = P(S -> N). Stragglers are correlated in
 // time, so the last observed state predicts the next one better than a plain frequency.
 #pragma once

@@ -1,13 +1,13 @@
 // Fractional repetition coding inside every closed neighbourhood N[p] = {p} + N(p) of a
-// gossip graph (coding.md 7.1, 7.3, 7.4). Partition r is peer r's home shard. N[p] is cut
+// gossip graph (docs/coding.md §7.1, §7.4). Partition r is peer r's home shard. N[p] is cut
 // into blocks: block 0 is {p} (p always has its own gradient), then p's neighbours, sorted,
 // in blocks of s+1 (the last one may be smaller). Every member of a block holds the
 // block's partitions and sends p the plain sum of their gradients, so p rebuilds the
 // neighbourhood sum from any one member per block: no coefficient ever cancels another,
-// which keeps the sum exact when members hold different parameters (coding.md 7.2).
+// which keeps the sum exact when members hold different parameters (docs/coding.md §7.2).
 //
-// Static roles: a neighbour covers its own block. Dynamic roles (GC-DC, coding.md 4.4-4.5):
-// p re-assigns its neighbours to blocks every iteration; for that every neighbour of p
+// Static roles: a neighbour covers its own block. Dynamic roles (GC-DC, docs/coding.md §6.3-6.4
+// and §7.5): p re-assigns its neighbours to blocks every iteration; for that every neighbour of p
 // stores all of N(p)'s partitions, and the neighbours are split into positions (position g
 // = the g-th member of each block) so that each block gets one worker per position.
 #pragma once

@@ -1,7 +1,7 @@
 // Approximate codes with fixed, non-negative weights: member i sends sum_j c_ij g_j and the
 // aggregator simply adds whatever arrived by the deadline. The weights make that sum unbiased
 // under independent stragglers (E[alpha_j] = 1); non-negative weights never amplify
-// disagreement between members' parameters (coding.md 7.2), so they suit gossip.
+// disagreement between members' parameters (docs/coding.md §7.2), so they suit gossip.
 #pragma once
 
 #include <span>
@@ -14,7 +14,7 @@ namespace fastk::coding {
 
 class UnbiasedWeightCode : public GradientCode {
  public:
-  // Heterogeneous stragglers (coding.md 5.7): holdings[i] = partitions member i holds,
+  // Heterogeneous stragglers (docs/coding.md §5.7): holdings[i] = partitions member i holds,
   // straggle[i] = P(member i misses the deadline). Minimum-variance unbiased weights
   // c_ij = (1/p_i) / sum_{i' holding j} (1 - p_i')/p_i'; holders with p = 0 share the
   // partition equally and the others get 0. Throws std::invalid_argument (naming the
@@ -22,7 +22,7 @@ class UnbiasedWeightCode : public GradientCode {
   // probability is outside [0, 1].
   static UnbiasedWeightCode heterogeneous(const std::vector<std::vector<int>>& holdings,
                                           int partitions, std::span<const double> straggle);
-  // Stochastic gradient coding (coding.md 5.6): one straggle probability p < 1 for everyone,
+  // Stochastic gradient coding (docs/coding.md §5.6): one straggle probability p < 1 for everyone,
   // c_ij = 1 / (d_j (1 - p)) with d_j the number of holders of partition j.
   static UnbiasedWeightCode stochastic(const std::vector<std::vector<int>>& holdings,
                                        int partitions, double straggle);

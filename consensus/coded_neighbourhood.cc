@@ -136,7 +136,7 @@ double CodedNeighbourhood::typical_compute_s() const {
 CodedNeighbourhood::Decoded CodedNeighbourhood::decode(
     std::span<const float> own, std::span<const CodedGradient* const> arrived,
     std::span<float> gradient) const {
-  // One row per combined vector, one column per partition of N[self]: B_S of coding.md 0.
+  // One row per combined vector, one column per partition of N[self]: B_S of docs/coding.md §1.2.
   Eigen::MatrixXd b_s = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(arrived.size() + 1),
                                               static_cast<Eigen::Index>(columns_.size()));
   auto column = [&](PeerId r) {
@@ -172,7 +172,7 @@ CodedNeighbourhood::Decoded CodedNeighbourhood::decode(
 
 void CodedNeighbourhood::plan_roles() {
   if (!spec_.dynamic_roles || blocks_.size() < 3) return;  // one block: nothing to spread
-  // 0/1 predictions (coding.md 4.5's basic rule): small differences between estimates
+  // 0/1 predictions (docs/coding.md §6.4, §7.5): small differences between estimates
   // must not reshuffle roles, since every change leaves blocks uncovered until all members
   // have heard of it.
   std::vector<double> predicted(neighbours_.size());

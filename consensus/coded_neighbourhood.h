@@ -1,11 +1,11 @@
 // One peer's side of fractional repetition coding in its closed neighbourhood
-// (coding/neighbourhood_code.h; coding.md 7). As an encoder it knows which block of each
+// (coding/neighbourhood_code.h; docs/coding.md §7). As an encoder it knows which block of each
 // neighbour's neighbourhood it covers and turns its per-partition gradients into one sum
 // per neighbour; as a decoder it combines its own gradient with the coded gradients that
 // arrived, through coding's least-squares decoder, never trusting a sum that does not
 // decode. With dynamic roles it also predicts which neighbours will straggle (a two-state
-// Markov estimate per neighbour, coding.md 4.3) and re-assigns its neighbours to blocks so
-// that predicted stragglers are spread (GC-DC greedy, coding.md 4.5).
+// Markov estimate per neighbour, docs/coding.md §6.2) and re-assigns its neighbours to blocks so
+// that predicted stragglers are spread (GC-DC greedy, docs/coding.md §6.4 and §7.5).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Bernoulli gradient code (coding.md 5.1; properties 13 and 17 of section 8).
+// Bernoulli gradient code (docs/coding.md §5.2; properties 13 and 17).
 #include "coding/bernoulli_code.h"
 
 #include <gtest/gtest.h>

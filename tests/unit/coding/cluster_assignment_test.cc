@@ -1,4 +1,4 @@
-// GC-DC greedy assignment (coding.md 4.5; property 18 of section 8).
+// GC-DC greedy assignment (docs/coding.md §6.4; property 18).
 #include "coding/cluster_assignment.h"
 
 #include <gtest/gtest.h>
@@ -66,7 +66,7 @@ TEST(CodingClusterAssignmentTest, WorstClusterIsCeilOfStragglersOverClustersAndG
 }
 
 TEST(CodingClusterAssignmentTest, ExactPredictionsWithinToleranceLetEveryClusterDecode) {
-  // Clustered GC (coding.md 4.2): 24 workers, P = 4 clusters of 6, load r = 3, i.e. a cyclic
+  // Clustered GC (docs/coding.md §6.1): 24 workers, P = 4 clusters of 6, load r = 3, i.e. a cyclic
   // repetition code CRC(6, 2) inside each cluster. Group g = the 4 workers that may play
   // position g. When ceil(M/P) <= r - 1 = 2 and the prediction is exact, the greedy
   // assignment leaves at most 2 stragglers per cluster, so every cluster decodes.

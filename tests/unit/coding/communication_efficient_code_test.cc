@@ -1,5 +1,5 @@
-// Communication-efficient codes: grouped Gaussian MDS (coding.md 3.2) and cyclic placement with
-// a Gaussian generator (3.3); properties 9 and 11 of section 8.
+// Communication-efficient codes: grouped Gaussian MDS (docs/coding.md §4.2) and cyclic placement
+// with a Gaussian generator (§4.3); properties 9, 10 and 11.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -86,7 +86,7 @@ double worst_column_subset_condition(const Eigen::MatrixXd& g) {
 
 TEST(CodingCyclicMdsTest, GaussianGeneratorIsBetterConditionedThanVandermonde) {
   // Ye & Abbe's construction is the same with a real Vandermonde generator; even on
-  // Chebyshev nodes its conditioning grows exponentially in n (coding.md 2, property 10).
+  // Chebyshev nodes its conditioning grows exponentially in n (docs/coding.md §4.1, property 10).
   for (const int n : {16, 24}) {
     const int rows = n - 2;  // s = 2, m = 2
     Eigen::MatrixXd vandermonde(rows, n);
@@ -98,7 +98,7 @@ TEST(CodingCyclicMdsTest, GaussianGeneratorIsBetterConditionedThanVandermonde) {
     const double gaussian = worst_column_subset_condition(code.generator());
     const double chebyshev = worst_column_subset_condition(vandermonde);
     EXPECT_LT(gaussian, chebyshev) << "n=" << n;
-    // coding.md: 2.4e5 at n = 16 and 2.6e8 at n = 24 for the Vandermonde generator.
+    // docs/coding.md §4.1: 2.4e5 at n = 16 and 2.6e8 at n = 24 for the Vandermonde generator.
     EXPECT_NEAR(chebyshev, n == 16 ? 2.4e5 : 2.6e8, (n == 16 ? 2.4e5 : 2.6e8) * 0.1);
     std::printf("n=%d worst subset cond: Gaussian %.3g, Vandermonde(Chebyshev) %.3g\n", n, gaussian,
                 chebyshev);

@@ -1,4 +1,4 @@
-// Cyclic repetition code (coding.md 1.2; properties 4, 6 and 7 of section 8).
+// Cyclic repetition code (docs/coding.md §3.2; properties 4, 6 and 7).
 #include "coding/cyclic_repetition_code.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// ErasureHead-style deadline decoding over FRC (coding.md 5.5 and 7.3).
+// ErasureHead-style deadline decoding over FRC (docs/coding.md §5.5 and §7.5).
 #include "coding/deadline_decoder.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Generic least-squares decoder (coding.md section 0; properties 5 and 6 of section 8).
+// Generic least-squares decoder (docs/coding.md §2; properties 5, 6, 23 and 24).
 #include "coding/decoding.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Statistical sanity of dynamic clustering (coding.md 4.6; property 20 of section 8): with
+// Statistical sanity of dynamic clustering (docs/coding.md §6.5; property 20): with
 // time-correlated Markov stragglers, re-forming the clusters every iteration from the
 // estimators' predictions beats fixed clusters, which beat one code over all workers.
 #include <gtest/gtest.h>
@@ -39,7 +39,7 @@ double clustered_time(const std::vector<double>& time, const std::vector<int>& c
 TEST(CodingDynamicClusteringTest, DynamicBeatsStaticBeatsPlainGradientCoding) {
   const double p_ns = 0.05, p_sn = 0.3;
   std::mt19937_64 rng(2021);
-  // Group g = the workers that may play position g (coding.md 4.4); static clusters are the
+  // Group g = the workers that may play position g (docs/coding.md §6.3); static clusters are the
   // initial assignment, worker w in cluster w / 6.
   std::vector<std::vector<int>> groups(kClusterSize);
   std::vector<int> static_cluster(kWorkers);
@@ -70,7 +70,8 @@ TEST(CodingDynamicClusteringTest, DynamicBeatsStaticBeatsPlainGradientCoding) {
               fixed.mean(), dynamic.mean());
   EXPECT_LT(dynamic.mean() + 3 * dynamic.standard_error(), fixed.mean());
   EXPECT_LT(fixed.mean() + 3 * fixed.standard_error(), plain.mean());
-  // coding.md 4.6 (last-state prediction there, the estimators' here): 12.1 / 5.5 / 4.6.
+  // Reference values of docs/coding.md §6.5 (last-state prediction there, the estimators' here):
+  // 12.1 / 5.5 / 4.6.
   EXPECT_NEAR(plain.mean(), 12.1, 0.05 * 12.1);
   EXPECT_NEAR(fixed.mean(), 5.5, 0.05 * 5.5);
   EXPECT_NEAR(dynamic.mean(), 4.6, 0.05 * 4.6);

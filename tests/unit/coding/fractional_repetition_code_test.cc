@@ -1,4 +1,4 @@
-// Fractional repetition code (coding.md 1.1; properties 1, 2, 3 and 12 of section 8).
+// Fractional repetition code (docs/coding.md §3.1; properties 1, 2, 3 and 12).
 #include "coding/fractional_repetition_code.h"
 
 #include <gtest/gtest.h>
@@ -98,7 +98,7 @@ TEST(CodingFrcTest, RandomStragglersErrorMatchesTheClosedForm) {
 }
 
 TEST(CodingFrcTest, UnevenGroupsForANeighbourhood) {
-  // A ring neighbourhood (coding.md 7.4): the peer alone, its two neighbours as a pair.
+  // A ring neighbourhood (docs/coding.md §7.4): the peer alone, its two neighbours as a pair.
   const auto code = FractionalRepetitionCode::from_groups({{0}, {1, 2}});
   EXPECT_EQ(code.stragglers_tolerated(), 0);
   EXPECT_EQ(code.support(2), (std::vector<int>{1, 2}));

@@ -1,4 +1,4 @@
-// Graph (expander) code under optimal decoding (coding.md 5.4; property 15 of section 8).
+// Graph (expander) code under optimal decoding (docs/coding.md §5.4; property 15).
 #include "coding/graph_code.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Two-state Markov straggler estimator (coding.md 4.3; property 19 of section 8).
+// Two-state Markov straggler estimator (docs/coding.md §6.2; property 19).
 #include "coding/markov_estimator.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// FRC placement over a whole gossip graph (coding/neighbourhood_code.h; coding.md 7.4). The
+// FRC placement over a whole gossip graph (coding/neighbourhood_code.h; docs/coding.md §7.4). The
 // expected sets are written out by hand from the graphs, not computed by the code under test.
 #include "coding/neighbourhood_code.h"
 
@@ -42,7 +42,8 @@ TEST(CodingNeighbourhoodTest, RingBlocksAreSelfThenBothNeighbours) {
   EXPECT_EQ(placement.blocks[7], (std::vector<Block>{{7}, {0, 6}}));
 }
 
-// coding.md 7.4: on a ring with s = 1 peer q holds D_q, D_{q-2}, D_{q+2} and computes them all.
+// docs/coding.md §7.4: on a ring with s = 1, peer q holds D_q, D_{q-2}, D_{q+2} and computes
+// them all.
 TEST(CodingNeighbourhoodTest, RingPeersStoreThePartitionsTwoHopsAway) {
   const Placement placement = place_frc(ring(8), 1, false);
   EXPECT_EQ(placement.stored[0], (std::vector<int>{0, 2, 6}));
@@ -68,7 +69,7 @@ TEST(CodingNeighbourhoodTest, NoStragglersMeansNoReplication) {
 }
 
 // Blocks chunk the *sorted* neighbour ids, so on the torus N[5] = {5}, {1, 4}, {6, 9}: the
-// north neighbour is paired with the west one, not with the south one as in coding.md 7.4.
+// north neighbour is paired with the west one, not with the south one (docs/coding.md §7.4).
 // Each peer then stores its own partition plus one per neighbour's block partner: 4 or 5.
 TEST(CodingNeighbourhoodTest, TorusBlocksChunkTheSortedNeighbours) {
   const Placement placement = place_frc(torus4x4(), 1, false);

@@ -1,4 +1,4 @@
-// Unbiased fixed-weight approximate codes (coding.md 5.6, 5.7; properties 13 and 16).
+// Unbiased fixed-weight approximate codes (docs/coding.md §5.6, §5.7; properties 13 and 16).
 #include "coding/unbiased_weight_code.h"
 
 #include <gtest/gtest.h>

@@ -78,7 +78,7 @@ std::unique_ptr<PeerProtocol> started_ring_peer0(std::int64_t iterations, Action
 const std::vector<float> kThreePartitions = {1, 1, 1, 2, 2, 2, 3, 3, 3};
 
 // Equal speeds, identical starting models: every coded gradient is evaluated at x(0), so the
-// decoded gradient is exactly the mean of N[p]'s partition gradients (coding.md 8, item 22).
+// decoded gradient is exactly the mean of N[p]'s partition gradients (docs/coding.md, property 22).
 TEST(CodedProtocol, DecodedGradientIsTheNeighbourhoodMean) {
   for (const auto& [kind, peers] :
        {std::pair{TopologyKind::kRing, 8}, std::pair{TopologyKind::kTorus, 16}}) {
