@@ -1,5 +1,5 @@
-// DBW-C (dbw.md §3.5): choose the awaited count that maximises estimated progress per unit
-// time. The rule and its parameters are documented in backup_policy.h.
+// DBW-C (docs/protocol.md §5.5): choose the awaited count that maximises estimated progress
+// per unit time. The rule and its parameters are documented in backup_policy.h.
 #pragma once
 
 #include <deque>

@@ -1,8 +1,8 @@
-// The timing history DBW-C learns from (dbw.md §3.5): for each of the last W iterations of
-// one peer, when it started, how long its own gradient took, and for every neighbour it
-// listened to, the delay A_j = (arrival of the first message from j with tag >= k) - t(k).
-// A neighbour whose message has not arrived yet counts with the elapsed time as a lower
-// bound, which grows until the message arrives, so the bias corrects itself.
+// The timing history DBW-C learns from (docs/protocol.md §5.5.3): for each of the last W
+// iterations of one peer, when it started, how long its own gradient took, and for every
+// neighbour it listened to, the delay A_j = (arrival of the first message from j with
+// tag >= k) - t(k). A neighbour whose message has not arrived yet counts with the elapsed
+// time as a lower bound, which grows until the message arrives, so the bias corrects itself.
 #pragma once
 
 #include <cstdint>

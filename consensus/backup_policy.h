@@ -1,4 +1,4 @@
-// How many neighbours a peer waits for at each iteration (dbw.md §3.5). All policies sit
+// How many neighbours a peer waits for at each iteration (docs/protocol.md §5). All policies sit
 // behind BackupPolicy; the protocol asks decide() when an iteration begins and relax_at()
 // when its own gradient is done. Each policy's rule and parameters:
 //

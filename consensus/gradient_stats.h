@@ -1,4 +1,4 @@
-// Gradient-noise estimates for DBW-C (dbw.md §2.3, §3.5): from r >= 2 micro-batch
+// Gradient-noise estimates for DBW-C (docs/protocol.md §5.5.4): from r >= 2 micro-batch
 // gradients g_1..g_r of a peer's own mini-batch,
 //   g_bar = mean g_m,   S = (1/(r(r-1))) sum ||g_m - g_bar||^2   (variance of g_bar),
 //   G = max(||g_bar||^2 - S, 0)                                    (unbiased before the clip).

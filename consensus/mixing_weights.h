@@ -1,5 +1,5 @@
 // Weights of one mixing row when peer i combines only the subset S of its neighbours that
-// it actually used (dbw.md §3.4). Every rule gives a row that sums to one.
+// it actually used (docs/protocol.md §4). Every rule gives a row that sums to one.
 #pragma once
 
 #include <span>
@@ -9,9 +9,9 @@
 namespace fastk::consensus {
 
 enum class Renormalisation {
-  kReturnToSelf,  // (W-b) w_ij = W_ij on S, w_ii = 1 - sum_S W_ij: using all gives W exactly
-  kUniform,       // (W-a) w_ij = 1 / (|S| + 1) on S and i
-  kProportional,  // (W-c) w_ij = W_ij / (W_ii + sum_S W_il) on S and i
+  kReturnToSelf,  // w_ij = W_ij on S, w_ii = 1 - sum_S W_ij: using all gives W exactly
+  kUniform,       // w_ij = 1 / (|S| + 1) on S and i
+  kProportional,  // w_ij = W_ij / (W_ii + sum_S W_il) on S and i
 };
 
 // "return_to_self", "uniform", "proportional"; throws std::invalid_argument otherwise.

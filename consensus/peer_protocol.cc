@@ -116,8 +116,8 @@ void PeerProtocol::catch_up(double now_s) {
   // A coded peer that fell behind every neighbour still there would send them only stale
   // coded gradients, and since coding lets them go on without it, it would stay behind for
   // good. Like a straggler in synchronous gradient coding, it skips to the slowest
-  // neighbour's iteration (dbw.md 1.2, skipping iterations): every neighbour has sent that
-  // tag, so nothing it then waits for is missing.
+  // neighbour's iteration (docs/protocol.md §2.5): every neighbour has sent that tag, so
+  // nothing it then waits for is missing.
   std::optional<std::int64_t> slowest;
   for (std::size_t s = 0; s < slots_.size(); ++s) {
     if (gone(slots_[s], now_s)) continue;

@@ -1,7 +1,7 @@
 // One peer of decentralized SGD with backup workers, as a state machine without I/O
-// (DESIGN.md "The protocol"; dbw.md §3.3-3.5, §3.8). Events go in with the current time
-// `now_s` (virtual or real); actions come out (actions.h). The simulator, the ZeroMQ
-// runtime and the tests all drive this one class.
+// (docs/design.md "The protocol and its two runtimes"; docs/protocol.md §2, §3 and §6).
+// Events go in with the current time `now_s` (virtual or real); actions come out
+// (actions.h). The simulator, the ZeroMQ runtime and the tests all drive this one class.
 //
 // Iteration k, combine-then-adapt (default):
 //   begin:          send (tag k, x(k)) to round(k).send_to; m = policy.decide(); gradient at x(k)

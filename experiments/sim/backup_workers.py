@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Backup-worker experiments of issue 4 (dbw.md E8 and E12) with `fastk sim`.
+"""Backup-worker experiments of issue 4 (docs/protocol.md, experiments E8 and E12) with
+`fastk sim`.
 
 E8:  16 peers, 4x4 torus and ring, logistic regression on Fashion-MNIST, bimodal stragglers
      (x10 with probability 0.1 per iteration), link delay 0.1. Virtual time to the target

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The dependency rule of DESIGN.md: the pure libraries (topology, learning, consensus, coding)
-# include no ZeroMQ, Asio, TOML++, threads, sockets or clocks, and include nothing from node/.
+# The dependency rule (docs/design.md, "Layout and the dependency rule"): the pure libraries
+# (topology, learning, consensus, coding) include no ZeroMQ, Asio, TOML++, threads, sockets or
+# clocks, and include nothing from node/.
 # Also checks the CMake side: pure targets do not link the I/O libraries.
 set -uo pipefail
 root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}

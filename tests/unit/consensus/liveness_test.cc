@@ -1,5 +1,6 @@
-// Liveness (dbw.md E7): no deadlock for any delays, including a peer 1000x slower than the
-// rest; the optional gap bound; time-varying topologies on the same machine.
+// Liveness (docs/protocol.md, experiment E7; the argument is §6.1): no deadlock for any
+// delays, including a peer 1000x slower than the rest; the optional gap bound (§6.3);
+// time-varying topologies on the same machine.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
