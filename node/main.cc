@@ -3,6 +3,8 @@
 //   fastk topo torus --rows 4 --cols 4     graph and mixing-matrix facts
 //   fastk train CONFIG                     centralized training baseline
 //   fastk sim CONFIG                       every peer in virtual time (backup workers)
+//   fastk run CONFIG                       every peer as a real process, then the report
+//   fastk node CONFIG --id I               one real peer (what `run`, mpirun or srun start)
 //   fastk <command> --help                 flags of each command
 #include <CLI/CLI.hpp>
 #include <iostream>

@@ -1,9 +1,11 @@
-// The metrics files every run writes into its output folder, for simulated and real runs
-// alike (times are virtual in `fastk sim`, wall-clock in real runs):
+// The metrics files `fastk sim` writes into its output folder (times are virtual):
 //   iterations.csv    one row per peer and iteration (consensus::IterationRecord + loss)
 //   evaluations.csv   periodic evaluation of the mean model, consensus distance, peer spread
 //   peer_accuracy.csv each peer's own model at each evaluation (optional)
-//   summary.json      written by write_summary
+//   summary.json      written with write_json by node/sim/simulation.cc
+// Real runs write their own files (node/cli/node_command.cc per peer, node/launch/ for the
+// run; the mean-model file there is evaluation.csv): see docs/design.md, "Configuration, CLI
+// and run outputs".
 #pragma once
 
 #include <cstdint>

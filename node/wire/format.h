@@ -25,7 +25,7 @@ inline constexpr std::size_t kReservedOffset = 7;       // u8, zero in version 1
 inline constexpr std::size_t kSenderOffset = 8;         // u32 peer id
 inline constexpr std::size_t kPayloadBytesOffset = 12;  // u32 payload frame length
 inline constexpr std::size_t kIterationOffset = 16;     // i64 iteration tag, >= 0
-inline constexpr std::size_t kChecksumOffset = 24;      // u32 CRC-32 of bytes 0..23 + payload
+inline constexpr std::size_t kChecksumOffset = 24;      // u32 CRC-32C of bytes 0..23 + payload
 inline constexpr std::size_t kHeaderBytes = 28;
 
 enum class MessageType : std::uint8_t {
@@ -48,7 +48,7 @@ enum class PayloadKind : std::uint8_t {
 // What a HELLO / HELLO_ACK carries so that a peer of another run (or of the same run with
 // another config) is recognised and rejected instead of being mixed with.
 struct HelloInfo {
-  std::uint64_t run_id = 0;      // fingerprint of the resolved experiment config
+  std::uint64_t run_id = 0;      // FNV-1a hash of the config file's bytes
   std::uint32_t peer_count = 0;  // number of peers in the sender's config
   bool operator==(const HelloInfo&) const = default;
 };
