@@ -1,13 +1,27 @@
 #!/usr/bin/env bash
-# Configures and builds fastk. Usage: scripts/build.sh [BUILD_DIR] [extra cmake -D options...]
-# Default BUILD_DIR is build/. Installs missing Debian packages first.
+# Configures and builds fastk. Installs missing Debian packages first.
+# Usage: scripts/build.sh [BUILD_DIR] [--target NAME]... [extra cmake -D options...]
+# Default BUILD_DIR is build/; without --target every target is built (tests included when
+# FASTK_BUILD_TESTS is on); `--target fastk` builds only the binary and what it links.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
 
 build_dir=${1:-$root/build}
 shift || true
+targets=()
+cmake_options=()
+while (($#)); do
+  if [[ "$1" == "--target" ]]; then
+    [[ $# -ge 2 ]] || { echo "scripts/build.sh: --target needs a target name" >&2; exit 2; }
+    targets+=(--target "$2")
+    shift 2
+  else
+    cmake_options+=("$1")
+    shift
+  fi
+done
 jobs=${FASTK_JOBS:-2}
 
-cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
-cmake --build "$build_dir" -j "$jobs"
+cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${cmake_options[@]}" >/dev/null
+cmake --build "$build_dir" -j "$jobs" "${targets[@]}"

@@ -15,7 +15,7 @@
 // A neighbour that sends BYE, or is silent for peer_timeout_ms, stops being awaited (the
 // protocol's departure and silence rules); the report lists such departures.
 //
-// Why no Boost.Asio: one zmq poll over the receive socket plus a waker socket covers
+// Why no Boost.Asio: one zmq poll over the receive socket plus the waker's eventfd covers
 // messages, gradient completions and stop requests, and protocol timers are the poll
 // timeout. A second event loop would add the ZMQ_FD edge-trigger pitfalls and nothing else.
 #pragma once
