@@ -26,8 +26,9 @@ struct Decoding {
 // Rank-deficient systems (duplicated rows, a partition no arrival holds, too few arrivals) have
 // many least-squares solutions; the decoder returns the one of minimum norm, with the numerical
 // rank decided explicitly: a column-pivoted QR of B_S^T takes every pivot at or below
-// kDecodingRankThreshold times the largest as zero. Rows that differ by less than that are one
-// row, which keeps the coefficients small (large ones amplify the members' disagreement). The
+// kDecodingRankThreshold times the largest as zero: a row whose part independent of the others
+// is that small relative to the matrix counts as dependent, which keeps the coefficients small
+// (large ones amplify the members' disagreement). The
 // entries of the codes' matrices are far from the threshold on both sides, so every CPU finds
 // the same rank and the same a up to rounding.
 inline constexpr double kDecodingRankThreshold = 1e-10;

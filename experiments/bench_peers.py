@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The peers benchmark of issue 5 (documented, not run in CI).
+"""The peers benchmark (docs/benchmarks.md §3; documented, not run in CI).
 
 8 real peers (`fastk run`, one process each, ZeroMQ over the default transport of local runs:
 Unix-domain sockets carrying references to models in shared memory, [cluster]

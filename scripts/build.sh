@@ -7,8 +7,11 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
 
-build_dir=${1:-$root/build}
-shift || true
+build_dir=$root/build
+if [[ $# -gt 0 && $1 != -* ]]; then
+  build_dir=$1
+  shift
+fi
 targets=()
 cmake_options=()
 while (($#)); do

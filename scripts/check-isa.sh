@@ -1,19 +1,43 @@
 #!/usr/bin/env bash
 # Compiles the whole tree (libraries, fastk, tests, benchmarks) with warnings as errors for
-# instruction sets other than this machine's, so that a machine without AVX-512 can tell the
-# tree would break on one, and the other way round. Compiling is enough: the binaries are not
-# run (they may not run here). CI runs it after scripts/test.sh (docs/build.md).
-# Usage: scripts/check-isa.sh [LEVEL...]   (default: x86-64-v4 x86-64, AVX-512 and baseline)
+# the instruction sets this machine does not have among AVX-512 (x86-64-v4), AVX2
+# (x86-64-v3) and the baseline (x86-64), so that with scripts/test.sh (which builds for this
+# machine) all three are compiled everywhere: a machine without AVX-512 can tell the tree
+# would break on one, and the other way round. Compiling is enough: nothing built is run
+# (test discovery waits until the tests run), since it may not run here. CI runs it after
+# scripts/test.sh (docs/build.md).
+# Usage: scripts/check-isa.sh [LEVEL...]   (default: the two levels described above)
 # Build folders: build-isa/<LEVEL>/ (kept, so a second run only rebuilds what changed).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-levels=("$@")
-((${#levels[@]})) || levels=(x86-64-v4 x86-64)
 "$root/scripts/install-deps.sh"
+cxx=${CXX:-c++}
+
+# The level -march=native falls in: whether GCC enables AVX-512F or AVX2 for this CPU.
+native_level() {
+  local macros
+  macros=$("$cxx" -march=native -dM -E -x c++ /dev/null)
+  if grep -q '__AVX512F__' <<<"$macros"; then
+    echo x86-64-v4
+  elif grep -q '__AVX2__' <<<"$macros"; then
+    echo x86-64-v3
+  else
+    echo x86-64
+  fi
+}
+
+levels=("$@")
+if ((${#levels[@]} == 0)); then
+  native=$(native_level)
+  for level in x86-64-v4 x86-64-v3 x86-64; do
+    [[ $level == "$native" ]] || levels+=("$level")
+  done
+  echo "check-isa: this machine builds as $native (scripts/test.sh); checking ${levels[*]}"
+fi
 
 failed=()
 for level in "${levels[@]}"; do
-  if ! g++ -march="$level" -x c++ -c /dev/null -o /dev/null 2>/dev/null; then
+  if ! "$cxx" -march="$level" -x c++ -c /dev/null -o /dev/null 2>/dev/null; then
     echo "check-isa: the compiler does not know -march=$level" >&2
     exit 2
   fi
@@ -24,7 +48,8 @@ for level in "${levels[@]}"; do
   echo "check-isa: compiling for -march=$level with warnings as errors (log: $log)"
   if cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DFASTK_MARCH="$level" -DFASTK_WERROR=ON -DFASTK_BUILD_TESTS=ON \
-    -DFASTK_BUILD_BENCHMARKS=ON >"$log" 2>&1 &&
+    -DFASTK_BUILD_BENCHMARKS=ON -DCMAKE_GTEST_DISCOVER_TESTS_DISCOVERY_MODE=PRE_TEST \
+    >"$log" 2>&1 &&
     cmake --build "$build_dir" -j "${FASTK_JOBS:-2}" >>"$log" 2>&1; then
     echo "check-isa: -march=$level clean ($((SECONDS - start)) s)"
   else

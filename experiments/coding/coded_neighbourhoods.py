@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Gradient coding inside neighbourhoods (issue 6) with `fastk sim`.
+"""Gradient coding inside neighbourhoods (docs/coding.md §7) with `fastk sim`.
 
 16 peers on a 4x4 torus (each peer's four neighbours, sorted by id, form two blocks of two;
 one late member tolerated per block), logistic regression on Fashion-MNIST, Markov

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Backup-worker experiments of issue 4 (docs/protocol.md, experiments E8 and E12) with
+"""Backup-worker experiments (docs/protocol.md, experiments E8 and E12) with
 `fastk sim`.
 
 E8:  16 peers, 4x4 torus and ring, logistic regression on Fashion-MNIST, bimodal stragglers

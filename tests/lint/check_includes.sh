@@ -6,9 +6,17 @@
 set -uo pipefail
 root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$root" || exit 2
-hits=$(grep -rnE '#[[:space:]]*include[[:space:]]*<Eigen/' \
-  --include='*.h' --include='*.cc' --exclude-dir=build --exclude-dir='build-*' . |
-  grep -vE '^\./(third_party/eigen\.h|tests/lint/warning_scope_probe\.cc):' || true)
+mapfile -t files < <(git ls-files --cached --others --exclude-standard -- \
+  '*.h' '*.hpp' '*.cc' '*.cpp' '*.inl' 2>/dev/null || true)
+if ((${#files[@]} == 0)); then  # not a git checkout: every C++ file under the root
+  mapfile -t files < <(find . -path ./build -prune -o -path './build-*' -prune -o -type f \
+    \( -name '*.h' -o -name '*.hpp' -o -name '*.cc' -o -name '*.cpp' -o -name '*.inl' \) -print)
+fi
+hits=""
+if ((${#files[@]})); then
+  hits=$(grep -nHE '#[[:space:]]*include[[:space:]]*[<"](unsupported/)?Eigen/' "${files[@]}" |
+    sed 's|^\./||' | grep -vE '^(third_party/eigen\.h|tests/lint/warning_scope_probe\.cc):' || true)
+fi
 if [[ -n "$hits" ]]; then
   echo "include Eigen through \"third_party/eigen.h\", not directly:"
   echo "$hits"

@@ -29,6 +29,12 @@ if ! grep -qE "^$probe:[0-9]+:[0-9]+: warning: .*maybe_set.*-Wmaybe-uninitialize
 fi
 direct=$(compile -DFASTK_PROBE_DIRECT_EIGEN)
 foreign=$(grep -E 'warning:' <<<"$direct" | grep -vc "^$probe:")
+version=$("$cxx" -dumpversion 2>/dev/null || echo 0)
+if ((foreign == 0 && ${version%%.*} <= 12)); then
+  echo "FAIL: without the wrapper GCC $version reported no warning from its headers, so this" \
+    "probe no longer exercises third_party/eigen.h; make it trigger them again"
+  status=1
+fi
 if ((status == 0)); then
   echo "warning scope: only our own warning through third_party/eigen.h" \
     "($foreign foreign warnings without it, with $("$cxx" -dumpfullversion 2>/dev/null || echo this compiler))"
