@@ -1,5 +1,5 @@
-// Gradient coding over real peers (docs/coding.md §7): `fastk run` with FRC in every neighbourhood and
-// one persistently slow peer completes and reaches the accuracy of the uncoded run.
+// Gradient coding over real peers (docs/coding.md §7): `fastk run` with FRC in every neighbourhood
+// and one persistently slow peer completes and reaches the accuracy of the uncoded run.
 #include <gtest/gtest.h>
 
 #include <fstream>
