@@ -15,9 +15,10 @@ class NetworkModel final : public Model {
   void initialize(std::span<float> params, std::uint64_t seed) const override {
     network_.initialize(params, seed);
   }
+  using Model::loss_and_gradient;
   double loss_and_gradient(std::span<const float> params, const BatchView& batch,
-                           std::span<float> grad) override {
-    return network_.loss_and_gradient(params, batch, grad);
+                           std::span<float> grad, GradientNoise* noise) override {
+    return network_.loss_and_gradient(params, batch, grad, noise);
   }
   void predict(std::span<const float> params, const BatchView& batch,
                std::span<std::int32_t> out) override {

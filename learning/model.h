@@ -10,6 +10,7 @@
 #include <string>
 
 #include "learning/dataset.h"
+#include "learning/gradient_noise.h"
 #include "learning/specs.h"
 
 namespace fastk::learning {
@@ -28,9 +29,17 @@ class Model {
   // Seeded initialisation (He/Glorot-style scaled normal weights, zero biases).
   virtual void initialize(std::span<float> params, std::uint64_t seed) const = 0;
   // Mean loss over the batch plus l2/2 * ||params||^2; `grad` (num_parameters) is
-  // overwritten with its gradient.
+  // overwritten with its gradient. When `noise` is not null it receives the batch's
+  // gradient-noise estimates (learning/gradient_noise.h: S and G, valid for batches of two
+  // samples or more), computed in the same backward pass for a few percent more time; the
+  // gradient is the same, bit for bit, with or without. Derived classes override this one
+  // and bring the three-argument form into scope (`using Model::loss_and_gradient;`).
   virtual double loss_and_gradient(std::span<const float> params, const BatchView& batch,
-                                   std::span<float> grad) = 0;
+                                   std::span<float> grad, GradientNoise* noise) = 0;
+  double loss_and_gradient(std::span<const float> params, const BatchView& batch,
+                           std::span<float> grad) {
+    return loss_and_gradient(params, batch, grad, nullptr);
+  }
   // Predicted class (regression: 0) of each row of the batch, written into `out`.
   virtual void predict(std::span<const float> params, const BatchView& batch,
                        std::span<std::int32_t> out) = 0;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "learning/layers/conv2d.h"
 #include "learning/layers/dense.h"
@@ -17,6 +18,37 @@ namespace {
 // See Network::aligned_params.
 bool is_max_aligned(const void* data) {
   return reinterpret_cast<std::uintptr_t>(data) % EIGEN_MAX_ALIGN_BYTES == 0;
+}
+
+// Copies n floats and returns their squared norm, in one pass: the multiply-adds cost next to
+// nothing while the values are in registers, where a second pass over a batch of MNIST
+// images would add 2% to a logistic regression's gradient. (The order of the sum is fixed
+// by n alone: no peeling to alignment.)
+double copy_with_squared_norm(const float* src, float* dst, Eigen::Index n) {
+  namespace ei = Eigen::internal;
+  using Packet = ei::packet_traits<float>::type;
+  constexpr Eigen::Index k = ei::packet_traits<float>::size;
+  Packet sum0 = ei::pset1<Packet>(0.0f), sum1 = sum0;
+  Eigen::Index i = 0;
+  for (; i + 2 * k <= n; i += 2 * k) {
+    const Packet v0 = ei::ploadu<Packet>(src + i), v1 = ei::ploadu<Packet>(src + i + k);
+    ei::pstoreu(dst + i, v0);
+    ei::pstoreu(dst + i + k, v1);
+    sum0 = ei::pmadd(v0, v0, sum0);
+    sum1 = ei::pmadd(v1, v1, sum1);
+  }
+  if (i + k <= n) {
+    const Packet v = ei::ploadu<Packet>(src + i);
+    ei::pstoreu(dst + i, v);
+    sum0 = ei::pmadd(v, v, sum0);
+    i += k;
+  }
+  double sum = double(ei::predux(ei::padd(sum0, sum1)));
+  for (; i < n; ++i) {
+    dst[i] = src[i];
+    sum += double(src[i]) * double(src[i]);
+  }
+  return sum;
 }
 
 }  // namespace
@@ -63,7 +95,7 @@ void Network<S>::initialize(std::span<S> params, std::uint64_t seed) const {
 }
 
 template <typename S>
-void Network<S>::gather(const BatchView& batch) {
+void Network<S>::gather(const BatchView& batch, double* input_norms) {
   const Dataset& data = *batch.data;
   if (data.dim != input_dim()) {
     throw std::invalid_argument("model expects " + std::to_string(input_dim()) +
@@ -74,13 +106,26 @@ void Network<S>::gather(const BatchView& batch) {
   x.resize(data.dim, batch.size());
   for (Eigen::Index b = 0; b < batch.size(); ++b) {
     const float* row = data.features.data() + batch.indices[b] * data.dim;
+    if constexpr (std::is_same_v<S, float>) {
+      if (input_norms) {
+        input_norms[b] = copy_with_squared_norm(row, x.col(b).data(), data.dim);
+        continue;
+      }
+    }
     x.col(b) = Eigen::Map<const Eigen::VectorXf>(row, data.dim).template cast<S>();
+    if (input_norms) input_norms[b] = double(x.col(b).squaredNorm());
   }
 }
 
 template <typename S>
 const Matrix<S>& Network<S>::forward(std::span<const S> params, const BatchView& batch) {
-  gather(batch);
+  return forward(params, batch, nullptr);
+}
+
+template <typename S>
+const Matrix<S>& Network<S>::forward(std::span<const S> params, const BatchView& batch,
+                                     double* input_norms) {
+  gather(batch, input_norms);
   params_ = aligned_params(params);
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     layers_[i]->forward(params_ + offsets_[i], values_[i], values_[i + 1]);
@@ -130,26 +175,44 @@ double Network<S>::head(const BatchView& batch, bool gradient) {
 
 template <typename S>
 double Network<S>::loss_and_gradient(std::span<const S> params, const BatchView& batch,
-                                     std::span<S> grad) {
+                                     std::span<S> grad, GradientNoise* noise) {
   if (params.size() != num_parameters() || grad.size() != num_parameters()) {
     throw std::invalid_argument("loss_and_gradient: parameter or gradient vector size is not " +
                                 std::to_string(num_parameters()));
   }
   if (batch.size() == 0) throw std::invalid_argument("loss_and_gradient: empty batch");
-  forward(params, batch);
+  // A single sample has no spread to measure: no norms then (gradient_noise says invalid).
+  GradientNorms* const norms = noise && batch.size() >= 2 ? &norms_ : nullptr;
+  if (norms) {
+    norms->per_sample.assign(std::size_t(batch.size()), 0.0);  // keeps its capacity
+    norms->total = 0;
+    input_norms_.resize(std::size_t(batch.size()));
+  }
+  forward(params, batch, norms ? input_norms_.data() : nullptr);
   double loss = head(batch, true) / double(batch.size());
   const bool in_place = is_max_aligned(grad.data());
   if (!in_place) grad_copy_.resize(Eigen::Index(grad.size()));
   S* const g = in_place ? grad.data() : grad_copy_.data();
+  const std::span<const double> inputs(input_norms_), unknown;
   for (std::size_t i = layers_.size(); i-- > 0;) {
+    if (norms) norms->input = i == 0 ? inputs : unknown;  // only the batch's are known
     layers_[i]->backward(params_ + offsets_[i], values_[i], values_[i + 1], grads_[i + 1],
-                         g + offsets_[i], i > 0 ? &grads_[i] : nullptr);
+                         g + offsets_[i], i > 0 ? &grads_[i] : nullptr, norms);
   }
   const Eigen::Index n = Eigen::Index(grad.size());
   if (l2_ > 0) {
     const ConstVectorMap<S> p(params_, n);
     VectorMap<S>(g, n) += S(l2_) * p;
     loss += 0.5 * l2_ * double(p.squaredNorm());
+  }
+  if (noise) {
+    double sum = 0;
+    double full = 0;
+    if (norms) {
+      for (double v : norms->per_sample) sum += v;
+      full = l2_ > 0 ? squared_norm(g, grad.size()) : norms->total;
+    }
+    *noise = gradient_noise(batch.size(), sum, norms ? norms->total : 0.0, full);
   }
   if (!in_place) VectorMap<S>(grad.data(), n) = grad_copy_;
   return loss;

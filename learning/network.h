@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "learning/dataset.h"
+#include "learning/gradient_noise.h"
 #include "learning/layers/layer.h"
 #include "learning/model.h"
 #include "learning/specs.h"
@@ -34,8 +35,12 @@ class Network {
   LossKind loss_kind() const { return loss_; }
   void initialize(std::span<S> params, std::uint64_t seed) const;
 
-  // Mean loss over the batch + l2/2 ||params||^2; grad overwritten.
-  double loss_and_gradient(std::span<const S> params, const BatchView& batch, std::span<S> grad);
+  // Mean loss over the batch + l2/2 ||params||^2; grad overwritten. When `noise` is not
+  // null, also the gradient-noise estimates of the batch (learning/gradient_noise.h), from
+  // per-sample gradient norms gathered in the same backward pass; the gradient is the same,
+  // bit for bit, with or without.
+  double loss_and_gradient(std::span<const S> params, const BatchView& batch, std::span<S> grad,
+                           GradientNoise* noise = nullptr);
   // The outputs (output_dim x batch) of the batch; valid until the next call.
   const Matrix<S>& forward(std::span<const S> params, const BatchView& batch);
   void predict(std::span<const S> params, const BatchView& batch, std::span<std::int32_t> out);
@@ -46,14 +51,18 @@ class Network {
   // Sum over the batch of the per-sample losses of the outputs; sets dLoss/doutputs
   // (of the mean) in grads_.back() when `gradient`.
   double head(const BatchView& batch, bool gradient);
-  void gather(const BatchView& batch);
+  // Also writes the squared norm of each input column to `input_norms` when not null.
+  const Matrix<S>& forward(std::span<const S> params, const BatchView& batch, double* input_norms);
+  void gather(const BatchView& batch, double* input_norms);
 
   std::vector<std::unique_ptr<Layer<S>>> layers_;
   std::vector<std::size_t> offsets_;  // layer i's parameters: [offsets_[i], offsets_[i+1])
   LossKind loss_;
   double l2_;
-  std::vector<Matrix<S>> values_;  // values_[0]: input batch; values_[i+1]: layer i's output
-  std::vector<Matrix<S>> grads_;   // grads_[i]: dLoss/dvalues_[i]
+  std::vector<Matrix<S>> values_;    // values_[0]: input batch; values_[i+1]: layer i's output
+  std::vector<Matrix<S>> grads_;     // grads_[i]: dLoss/dvalues_[i]
+  GradientNorms norms_;              // per-sample and total gradient norms, when estimating noise
+  std::vector<double> input_norms_;  // squared norms of the batch's inputs, when estimating noise
   // The caller's parameters and our gradient in buffers aligned the same way every time:
   // Eigen's vectorised sums peel to alignment, so a block's address would otherwise change
   // the summation order, and results would differ by an ulp between two callers (the

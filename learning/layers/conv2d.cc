@@ -97,7 +97,8 @@ void Conv2d<S>::forward(const S* params, const Matrix<S>& in, Matrix<S>& out) {
 
 template <typename S>
 void Conv2d<S>::backward(const S* params, const Matrix<S>& in, const Matrix<S>& /*out*/,
-                         const Matrix<S>& grad_out, S* grad_params, Matrix<S>* grad_in) {
+                         const Matrix<S>& grad_out, S* grad_params, Matrix<S>* grad_in,
+                         GradientNorms* norms) {
   const Eigen::Index batch = in.cols();
   ConstMatrixMap<S> kernels(params, patch_size(), filters_);
   MatrixMap<S> grad_kernels(grad_params, patch_size(), filters_);
@@ -106,17 +107,28 @@ void Conv2d<S>::backward(const S* params, const Matrix<S>& in, const Matrix<S>& 
   grad_bias.setZero();
   if (grad_in) grad_in->resize(in_.dim(), batch);
   grad_patches_.resize(positions(), patch_size());
+  sample_kernels_.resize(patch_size(), filters_);
+  sample_bias_.resize(filters_);
   for (Eigen::Index b = 0; b < batch; ++b) {
     ConstMatrixMap<S> p(patches_.data() + std::size_t(b) * positions() * patch_size(), positions(),
                         patch_size());
     ConstMatrixMap<S> g(grad_out.col(b).data(), positions(), filters_);
-    grad_kernels.noalias() += p.transpose() * g;
-    grad_bias += g.colwise().sum().transpose();
+    // Sample b's share of the gradient, formed on its own and then added (with or without
+    // norms, so that the gradient's bits do not depend on them).
+    sample_kernels_.noalias() = p.transpose() * g;
+    sample_bias_ = g.colwise().sum().transpose();
+    grad_kernels += sample_kernels_;
+    grad_bias += sample_bias_;
+    if (norms) {
+      norms->per_sample[std::size_t(b)] +=
+          double(sample_kernels_.squaredNorm()) + double(sample_bias_.squaredNorm());
+    }
     if (grad_in) {
       grad_patches_.noalias() = g * kernels.transpose();
       col2im(grad_patches_.data(), grad_in->col(b).data());
     }
   }
+  if (norms) norms->total += squared_norm(grad_params, num_parameters());
 }
 
 template class Conv2d<float>;

@@ -25,7 +25,8 @@ class Conv2d final : public Layer<S> {
   void initialize(std::span<S> params, Rng& rng) const override;
   void forward(const S* params, const Matrix<S>& in, Matrix<S>& out) override;
   void backward(const S* params, const Matrix<S>& in, const Matrix<S>& out,
-                const Matrix<S>& grad_out, S* grad_params, Matrix<S>* grad_in) override;
+                const Matrix<S>& grad_out, S* grad_params, Matrix<S>* grad_in,
+                GradientNorms* norms) override;
   double forward_flops() const override { return 2.0 * positions() * patch_size() * filters_; }
   double backward_flops(bool input_gradient) const override {
     return (input_gradient ? 2.0 : 1.0) * forward_flops();
@@ -44,8 +45,10 @@ class Conv2d final : public Layer<S> {
   int padding_;
   int out_height_;
   int out_width_;
-  Matrix<S> patches_;       // positions x (patch_size * batch): every sample's P
-  Matrix<S> grad_patches_;  // positions x patch_size
+  Matrix<S> patches_;         // positions x (patch_size * batch): every sample's P
+  Matrix<S> grad_patches_;    // positions x patch_size
+  Matrix<S> sample_kernels_;  // patch_size x filters: one sample's dK
+  Eigen::Matrix<S, Eigen::Dynamic, 1> sample_bias_;  // filters: one sample's dbias
 };
 
 }  // namespace fastk::learning

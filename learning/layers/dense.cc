@@ -27,11 +27,22 @@ void Dense<S>::forward(const S* params, const Matrix<S>& in, Matrix<S>& out) {
 
 template <typename S>
 void Dense<S>::backward(const S* params, const Matrix<S>& in, const Matrix<S>& /*out*/,
-                        const Matrix<S>& grad_out, S* grad_params, Matrix<S>* grad_in) {
+                        const Matrix<S>& grad_out, S* grad_params, Matrix<S>* grad_in,
+                        GradientNorms* norms) {
   MatrixMap<S> grad_w(grad_params, outputs_, inputs_);
   VectorMap<S> grad_b(grad_params + std::size_t(inputs_) * outputs_, outputs_);
   grad_w.noalias() = grad_out * in.transpose();
   grad_b = grad_out.rowwise().sum();
+  if (norms) {
+    // Sample b's share of the gradient is (delta_b a_b^T, delta_b), delta = grad_out (the
+    // mean loss's 1/n included), a = in: its squared norm is ||delta_b||^2 (||a_b||^2 + 1).
+    const bool known = norms->input.size() == std::size_t(in.cols());
+    for (Eigen::Index b = 0; b < in.cols(); ++b) {
+      const double input = known ? norms->input[std::size_t(b)] : double(in.col(b).squaredNorm());
+      norms->per_sample[std::size_t(b)] += double(grad_out.col(b).squaredNorm()) * (input + 1.0);
+    }
+    norms->total += squared_norm(grad_params, num_parameters());
+  }
   if (grad_in) {
     ConstMatrixMap<S> w(params, outputs_, inputs_);
     grad_in->resize(inputs_, grad_out.cols());

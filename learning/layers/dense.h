@@ -17,7 +17,8 @@ class Dense final : public Layer<S> {
   void initialize(std::span<S> params, Rng& rng) const override;
   void forward(const S* params, const Matrix<S>& in, Matrix<S>& out) override;
   void backward(const S* params, const Matrix<S>& in, const Matrix<S>& out,
-                const Matrix<S>& grad_out, S* grad_params, Matrix<S>* grad_in) override;
+                const Matrix<S>& grad_out, S* grad_params, Matrix<S>* grad_in,
+                GradientNorms* norms) override;
   double forward_flops() const override { return 2.0 * inputs_ * outputs_; }
   double backward_flops(bool input_gradient) const override {
     return (input_gradient ? 4.0 : 2.0) * inputs_ * outputs_;

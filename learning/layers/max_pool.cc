@@ -44,7 +44,8 @@ void MaxPool<S>::forward(const S* /*params*/, const Matrix<S>& in, Matrix<S>& ou
 
 template <typename S>
 void MaxPool<S>::backward(const S* /*params*/, const Matrix<S>& in, const Matrix<S>& /*out*/,
-                          const Matrix<S>& grad_out, S* /*grad_params*/, Matrix<S>* grad_in) {
+                          const Matrix<S>& grad_out, S* /*grad_params*/, Matrix<S>* grad_in,
+                          GradientNorms* /*norms*/) {
   if (!grad_in) return;
   grad_in->setZero(in.rows(), in.cols());
   const std::int32_t* arg = argmax_.data();

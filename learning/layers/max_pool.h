@@ -20,7 +20,8 @@ class MaxPool final : public Layer<S> {
   int output_dim() const override { return output_shape().dim(); }
   void forward(const S* params, const Matrix<S>& in, Matrix<S>& out) override;
   void backward(const S* params, const Matrix<S>& in, const Matrix<S>& out,
-                const Matrix<S>& grad_out, S* grad_params, Matrix<S>* grad_in) override;
+                const Matrix<S>& grad_out, S* grad_params, Matrix<S>* grad_in,
+                GradientNorms* norms) override;
   std::unique_ptr<Layer<S>> clone() const override { return std::make_unique<MaxPool>(*this); }
 
  private:

@@ -16,7 +16,8 @@ class Relu final : public Layer<S> {
     out = in.cwiseMax(S(0));
   }
   void backward(const S* /*params*/, const Matrix<S>& in, const Matrix<S>& /*out*/,
-                const Matrix<S>& grad_out, S* /*grad_params*/, Matrix<S>* grad_in) override {
+                const Matrix<S>& grad_out, S* /*grad_params*/, Matrix<S>* grad_in,
+                GradientNorms* /*norms*/) override {
     if (!grad_in) return;
     grad_in->resize(in.rows(), in.cols());
     *grad_in = (in.array() > S(0)).select(grad_out, S(0));

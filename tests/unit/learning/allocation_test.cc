@@ -37,28 +37,48 @@ void* realloc(void* p, std::size_t size) {
 namespace fastk::learning {
 namespace {
 
-std::size_t allocations_of_steady_state(const ModelSpec& spec, SampleShape shape) {
+// With `estimate`, the calls also ask for the gradient-noise estimates (the warm-up too),
+// and the steady state alternates calls with and without.
+std::size_t allocations_of_steady_state(const ModelSpec& spec, SampleShape shape,
+                                        bool estimate = false) {
   Dataset data = testing::random_dataset(shape, 10, 8, 1);
   auto model = make_model(spec, data);
   std::vector<float> params(model->num_parameters()), grad(params.size());
   model->initialize(params, 1);
   std::vector<std::int64_t> first = {0, 1, 2, 3}, second = {4, 5, 6, 7};
   Sgd sgd(OptimizerSpec{.momentum = 0.9}, params.size(), 10);
-  model->loss_and_gradient(params, {&data, first}, grad);  // warm-up: sizes the scratch
+  GradientNoise noise;
+  GradientNoise* const wanted = estimate ? &noise : nullptr;
+  model->loss_and_gradient(params, {&data, first}, grad, wanted);  // warm-up: sizes the scratch
   sgd.step(params, grad, 0);
   const std::size_t before = allocations;
-  model->loss_and_gradient(params, {&data, second}, grad);
+  model->loss_and_gradient(params, {&data, second}, grad, wanted);
   sgd.step(params, grad, 1);
   model->loss_and_gradient(params, {&data, first}, grad);
-  return allocations - before;
+  model->loss_and_gradient(params, {&data, second}, grad, wanted);
+  const std::size_t after = allocations;
+  if (estimate) {
+    EXPECT_TRUE(noise.valid);
+  }
+  return after - before;
 }
 
 TEST(Allocation, SteadyStateGradientsAndStepsAllocateNothing) {
-  EXPECT_EQ(allocations_of_steady_state({.kind = ModelKind::kLogisticRegression}, {1, 1, 20}), 0u);
-  EXPECT_EQ(allocations_of_steady_state({.kind = ModelKind::kMlp, .hidden = {16, 8}}, {1, 1, 20}),
-            0u);
-  EXPECT_EQ(allocations_of_steady_state({.kind = ModelKind::kLenet}, {1, 28, 28}), 0u);
-  EXPECT_EQ(allocations_of_steady_state({.kind = ModelKind::kCifarCnn}, {3, 32, 32}), 0u);
+  for (bool estimate : {false, true}) {
+    SCOPED_TRACE(estimate ? "with gradient-noise estimates" : "plain");
+    EXPECT_EQ(
+        allocations_of_steady_state({.kind = ModelKind::kLogisticRegression}, {1, 1, 20}, estimate),
+        0u);
+    EXPECT_EQ(allocations_of_steady_state({.kind = ModelKind::kLogisticRegression, .l2 = 0.1},
+                                          {1, 1, 20}, estimate),
+              0u);
+    EXPECT_EQ(allocations_of_steady_state({.kind = ModelKind::kMlp, .hidden = {16, 8}}, {1, 1, 20},
+                                          estimate),
+              0u);
+    EXPECT_EQ(allocations_of_steady_state({.kind = ModelKind::kLenet}, {1, 28, 28}, estimate), 0u);
+    EXPECT_EQ(allocations_of_steady_state({.kind = ModelKind::kCifarCnn}, {3, 32, 32}, estimate),
+              0u);
+  }
 }
 
 TEST(Allocation, TheCounterSeesAllocations) {

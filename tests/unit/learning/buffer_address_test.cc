@@ -1,7 +1,8 @@
 // The same parameters give bit-identical losses and gradients wherever the caller keeps
 // them: the simulator and real peers hold models at unrelated addresses, and their results
 // must match bit for bit. The network computes in place when a buffer is aligned like its
-// own copies and copies otherwise; both paths must agree.
+// own copies and copies otherwise; both paths must agree. So must the gradient-noise
+// estimates, which the backup-worker policy acts on.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -40,19 +41,30 @@ TEST(BufferAddress, LossAndGradientDoNotDependOnWhereBuffersLive) {
 
   std::vector<float> reference_grad;
   double reference_loss = 0;
+  GradientNoise reference_noise;
   for (std::size_t offset : {0, 4, 8, 16, 32, 60}) {
-    std::vector<float> param_storage(n + 32), grad_storage(n + 32);
+    std::vector<float> param_storage(n + 32), grad_storage(n + 32), estimated_storage(n + 32);
     auto params = at_offset(param_storage, offset, n);
     auto grad = at_offset(grad_storage, (64 - offset) % 64, n);
+    auto estimated = at_offset(estimated_storage, offset, n);
     std::copy(initial.begin(), initial.end(), params.begin());
     const double loss = model->loss_and_gradient(params, {&data, rows}, grad);
+    GradientNoise noise;
+    model->loss_and_gradient(params, {&data, rows}, estimated, &noise);
+    ASSERT_TRUE(noise.valid);
+    EXPECT_EQ(std::memcmp(grad.data(), estimated.data(), n * sizeof(float)), 0)
+        << "gradient with estimates, at offset " << offset;
     if (reference_grad.empty()) {
       reference_grad.assign(grad.begin(), grad.end());
       reference_loss = loss;
+      reference_noise = noise;
       continue;
     }
     EXPECT_EQ(loss, reference_loss) << "parameters at offset " << offset;
     EXPECT_EQ(std::memcmp(grad.data(), reference_grad.data(), n * sizeof(float)), 0)
+        << "parameters at offset " << offset;
+    EXPECT_EQ(noise.variance, reference_noise.variance) << "parameters at offset " << offset;
+    EXPECT_EQ(noise.squared_norm, reference_noise.squared_norm)
         << "parameters at offset " << offset;
   }
 }

@@ -40,7 +40,7 @@ void check_layer(Layer<double>& layer, int batch, std::uint64_t seed) {
   };
   layer.forward(params.data(), in, out);
   std::vector<double> grad_params(params.size());
-  layer.backward(params.data(), in, out, weights, grad_params.data(), &grad_in);
+  layer.backward(params.data(), in, out, weights, grad_params.data(), &grad_in, nullptr);
   ASSERT_EQ(grad_in.rows(), in.rows());
   ASSERT_EQ(grad_in.cols(), in.cols());
 
