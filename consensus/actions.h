@@ -53,11 +53,14 @@ struct IterationRecord {
   std::int64_t iteration = 0;  // k: the update produced x(k+1)
   int neighbours = 0;          // d: receive_from of round k
   int awaitable = 0;           // neighbours not known to be gone when k began
-  int awaited = 0;             // m decided when k began
-  int required = 0;            // fresh count the update waited for (deadline relaxes m)
-  int decided_backups = 0;     // d - m
-  int backups = 0;             // b used: d - |S|
-  std::vector<PeerId> used;    // S, in receive_from order
+  // The three counts every output names the same way (docs/protocol.md §7.1):
+  //   awaited  m, how many fresh neighbours the policy decided to wait for;
+  //   used     |S|, how many neighbour models the update actually mixed (>= required);
+  //   backups  d - m, the neighbours the policy decided not to wait for.
+  int awaited = 0;
+  int required = 0;          // fresh count the update waited for (deadline relaxes m)
+  int backups = 0;           // d - awaited
+  std::vector<PeerId> used;  // S, in receive_from order
   std::vector<std::int64_t> used_tags;
   std::vector<double> used_weights;  // w_ij for j in S
   double self_weight = 1.0;          // w_ii

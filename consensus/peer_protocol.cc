@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "consensus/disagreement.h"
 #include "consensus/mix_step.h"
 
 namespace fastk::consensus {
@@ -440,21 +441,13 @@ void PeerProtocol::update(double now_s, const std::vector<int>& used, int requir
                static_cast<float>(config_.learning_rate), step);
 
   if (policy_->wants_disagreement() && !used.empty()) {
-    // nu2 = q/(q-1) ||own - z||^2, z the plain mean of the q combined models.
-    const double q = static_cast<double>(used.size() + 1);
-    accumulator_.assign(own.begin(), own.end());
+    std::vector<std::span<const float>> models;
     for (int u : used) {
-      const auto theirs =
+      models.push_back(
           mixed(slots_[static_cast<std::size_t>(round_slots_[static_cast<std::size_t>(u)])])
-              ->values();
-      for (std::size_t p = 0; p < parameters_; ++p) accumulator_[p] += theirs[p];
+              ->values());
     }
-    double squared = 0;
-    for (std::size_t p = 0; p < parameters_; ++p) {
-      const double diff = own[p] - accumulator_[p] / q;
-      squared += diff * diff;
-    }
-    policy_->observe_disagreement(q / (q - 1) * squared);
+    policy_->observe_disagreement(neighbourhood_disagreement(own, models));
   }
 
   record.peer = self_;
@@ -463,8 +456,7 @@ void PeerProtocol::update(double now_s, const std::vector<int>& used, int requir
   record.awaitable = awaitable_;
   record.awaited = decision_.awaited;
   record.required = required;
-  record.decided_backups = record.neighbours - decision_.awaited;
-  record.backups = record.neighbours - static_cast<int>(used.size());
+  record.backups = record.neighbours - decision_.awaited;
   record.start_s = start_s_;
   record.gradient_done_s = gradient_done_s_;
   record.update_s = now_s;

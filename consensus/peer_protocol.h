@@ -158,10 +158,9 @@ class PeerProtocol {
   std::optional<double> relax_at_;
   std::vector<float> gradient_;  // CTA: kept until the update
   std::unique_ptr<CodedNeighbourhood> coded_;
-  std::vector<PeerId> partitions_;   // computed this iteration (coded)
-  std::vector<float> decoded_;       // the decoded neighbourhood mean gradient
-  Params own_for_mix_;               // CTA: x(k); ATC: y(k)
-  std::vector<double> accumulator_;  // the disagreement estimate's mean
+  std::vector<PeerId> partitions_;  // computed this iteration (coded)
+  std::vector<float> decoded_;      // the decoded neighbourhood mean gradient
+  Params own_for_mix_;              // CTA: x(k); ATC: y(k)
   static constexpr std::size_t kMaxSpareBuffers = 4;
   std::vector<std::shared_ptr<VectorParams>> spare_buffers_;
   BufferSource buffer_source_;

@@ -1,22 +1,56 @@
 #include "consensus/virtual_network.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
 namespace fastk::consensus {
+namespace {
+
+std::vector<double> pool_groups(const MachineCosts& costs) {
+  return costs.group_cores.empty() ? std::vector<double>{0.0} : costs.group_cores;
+}
+
+void check_costs(const MachineCosts& costs, std::size_t peers) {
+  for (double c : {costs.gradient_cpu_s, costs.receive_s, costs.send_s, costs.update_s,
+                   costs.update_per_term_s, costs.latency_s}) {
+    if (!(c >= 0)) throw std::invalid_argument("VirtualNetwork: machine costs must be >= 0");
+  }
+  if (costs.cpu_group.empty()) return;
+  if (costs.cpu_group.size() != peers) {
+    throw std::invalid_argument("VirtualNetwork: " + std::to_string(costs.cpu_group.size()) +
+                                " CPU groups given for " + std::to_string(peers) + " peers");
+  }
+  for (int g : costs.cpu_group) {
+    if (g < 0 || g >= static_cast<int>(costs.group_cores.size())) {
+      throw std::invalid_argument("VirtualNetwork: CPU group " + std::to_string(g) +
+                                  " does not exist");
+    }
+  }
+}
+
+}  // namespace
 
 VirtualNetwork::VirtualNetwork(std::vector<std::unique_ptr<PeerProtocol>> peers,
-                               DelaySource& delays, GradientSource& gradients)
+                               DelaySource& delays, GradientSource& gradients, MachineCosts costs)
     : peers_(std::move(peers)),
       removed_(peers_.size(), false),
       delays_(delays),
-      gradients_(gradients) {
+      gradients_(gradients),
+      costs_(std::move(costs)),
+      pool_(pool_groups(costs_)),
+      threads_(peers_.size()) {
   for (std::size_t i = 0; i < peers_.size(); ++i) {
     if (!peers_[i] || peers_[i]->id() != static_cast<PeerId>(i)) {
       throw std::invalid_argument("VirtualNetwork: peer " + std::to_string(i) +
                                   " missing or out of order");
     }
   }
+  check_costs(costs_, peers_.size());
+}
+
+int VirtualNetwork::group_of(PeerId peer) const {
+  return costs_.cpu_group.empty() ? 0 : costs_.cpu_group[static_cast<std::size_t>(peer)];
 }
 
 void VirtualNetwork::schedule(Event event) {
@@ -27,9 +61,9 @@ void VirtualNetwork::schedule(Event event) {
 void VirtualNetwork::start(double now_s) {
   now_s_ = now_s;
   for (auto& peer : peers_) {
-    scratch_.clear();
-    peer->start(now_s, scratch_);
-    execute(peer->id(), scratch_);
+    Actions actions;
+    peer->start(now_s, actions);
+    execute(peer->id(), actions);
   }
 }
 
@@ -41,14 +75,7 @@ void VirtualNetwork::execute(PeerId peer, Actions& actions) {
     } else if (auto* coded = std::get_if<SendCoded>(&action)) {
       send(peer, coded->to, coded->tag, nullptr, coded->coded);
     } else if (auto* grad = std::get_if<StartGradient>(&action)) {
-      gradients_.begin(peer, *grad);
-      Event e;
-      // Coded peers without split batches do `work` gradients' worth of compute.
-      e.at_s = now_s_ + grad->work * delays_.compute_time_s(peer, grad->iteration);
-      e.kind = Kind::kGradientDone;
-      e.peer = peer;
-      e.tag = grad->iteration;
-      schedule(std::move(e));
+      start_gradient(peer, *grad);
     } else if (auto* timer = std::get_if<ArmTimer>(&action)) {
       Event e;
       e.at_s = std::max(now_s_, timer->at_s);
@@ -63,10 +90,25 @@ void VirtualNetwork::execute(PeerId peer, Actions& actions) {
   }
 }
 
+void VirtualNetwork::start_gradient(PeerId peer, const StartGradient& request) {
+  gradients_.begin(peer, request);
+  // Coded peers without split batches do `work` gradients' worth of compute. Of the compute
+  // time, the machine's plain gradient is CPU work; the rest is the injected sleep.
+  const double total_s = request.work * delays_.compute_time_s(peer, request.iteration);
+  const double cpu_s =
+      costs_.gradient_cpu_s > 0 ? std::min(total_s, request.work * costs_.gradient_cpu_s) : total_s;
+  Job job;
+  job.peer = peer;
+  job.gradient = true;
+  job.iteration = request.iteration;
+  job.sleep_s = total_s - cpu_s;
+  run_job(std::move(job), cpu_s);
+}
+
 void VirtualNetwork::send(PeerId from, PeerId to, std::int64_t tag, const Params& params,
                           CodedPart coded) {
   Event e;
-  e.at_s = now_s_ + delays_.link_delay_s(from, to, tag);
+  e.at_s = now_s_ + (costs_.latency_s + delays_.link_delay_s(from, to, tag));
   e.kind = Kind::kMessage;
   e.peer = to;
   e.from = from;
@@ -77,29 +119,148 @@ void VirtualNetwork::send(PeerId from, PeerId to, std::int64_t tag, const Params
   ++messages_;
 }
 
+void VirtualNetwork::run_job(Job job, double work_s) {
+  const std::uint64_t id = next_job_++;
+  const int group = group_of(job.peer);
+  jobs_.emplace(id, std::move(job));
+  if (costs_.group_cores.empty() || costs_.group_cores[static_cast<std::size_t>(group)] <= 0) {
+    Event e;  // a core of its own: done after its work
+    e.at_s = now_s_ + work_s;
+    e.kind = Kind::kJobDone;
+    e.job = id;
+    schedule(std::move(e));
+    return;
+  }
+  pool_jobs_[pool_.start(group, work_s, now_s_)] = id;
+  schedule_pool_check();
+}
+
+void VirtualNetwork::schedule_pool_check() {
+  const auto next = pool_.next_finish();
+  if (!next) return;
+  Event e;
+  e.at_s = std::max(now_s_, next->at_s);
+  e.kind = Kind::kPoolCheck;
+  pool_check_ = sequence_;
+  schedule(std::move(e));
+}
+
+void VirtualNetwork::check_pool(std::uint64_t sequence) {
+  if (sequence != pool_check_) return;  // the pool changed since this check was scheduled
+  const auto next = pool_.next_finish();
+  if (!next) return;
+  pool_.finish({now_s_, next->job, next->group});
+  const auto it = pool_jobs_.find(next->job);
+  const std::uint64_t id = it->second;
+  pool_jobs_.erase(it);
+  job_done(id);
+  schedule_pool_check();
+}
+
+void VirtualNetwork::job_done(std::uint64_t id) {
+  const auto it = jobs_.find(id);
+  Job job = std::move(it->second);
+  jobs_.erase(it);
+  if (removed_[static_cast<std::size_t>(job.peer)]) return;
+  if (job.gradient) {
+    Event e;
+    e.kind = Kind::kGradientDone;
+    e.peer = job.peer;
+    e.tag = job.iteration;
+    if (job.sleep_s > 0) {
+      e.at_s = now_s_ + job.sleep_s;
+      schedule(std::move(e));
+    } else {
+      accept_input(e);
+    }
+    return;
+  }
+  threads_[static_cast<std::size_t>(job.peer)].io_busy = false;
+  execute(job.peer, job.actions);
+  drain_inputs(job.peer);
+}
+
 void VirtualNetwork::dispatch(const Event& event) {
-  if (removed_[static_cast<std::size_t>(event.peer)]) return;
-  PeerProtocol& peer = *peers_[static_cast<std::size_t>(event.peer)];
-  if (peer.finished()) return;
-  Actions actions;
   switch (event.kind) {
+    case Kind::kJobDone:
+      job_done(event.job);
+      return;
+    case Kind::kPoolCheck:
+      check_pool(event.sequence);
+      return;
+    default:
+      accept_input(event);
+  }
+}
+
+void VirtualNetwork::accept_input(const Event& event) {
+  const auto peer = static_cast<std::size_t>(event.peer);
+  if (removed_[peer] || peers_[peer]->finished()) return;
+  threads_[peer].inputs.push_back(event);
+  drain_inputs(event.peer);
+}
+
+void VirtualNetwork::drain_inputs(PeerId id) {
+  PeerThreads& threads = threads_[static_cast<std::size_t>(id)];
+  PeerProtocol& peer = *peers_[static_cast<std::size_t>(id)];
+  while (!threads.io_busy && !threads.inputs.empty()) {
+    if (removed_[static_cast<std::size_t>(id)] || peer.finished()) {
+      threads.inputs.clear();
+      return;
+    }
+    const Event input = std::move(threads.inputs.front());
+    threads.inputs.pop_front();
+    Actions actions;
+    handle_input(peer, input, actions);
+    const double cost_s = io_cost_s(input, actions);
+    if (cost_s <= 0) {
+      execute(id, actions);
+      continue;
+    }
+    threads.io_busy = true;
+    Job job;
+    job.peer = id;
+    job.actions = std::move(actions);
+    run_job(std::move(job), cost_s);
+  }
+}
+
+void VirtualNetwork::handle_input(PeerProtocol& peer, const Event& input, Actions& actions) {
+  switch (input.kind) {
     case Kind::kMessage:
-      if (event.coded) {
-        peer.on_coded_gradient(now_s_, event.from, event.tag, event.coded, actions);
+      if (input.coded) {
+        peer.on_coded_gradient(now_s_, input.from, input.tag, input.coded, actions);
       } else {
-        peer.on_message(now_s_, event.from, event.tag, event.params, actions);
+        peer.on_message(now_s_, input.from, input.tag, input.params, actions);
       }
       break;
     case Kind::kGradientDone: {
-      GradientResult result = gradients_.collect(event.peer, event.tag);
+      GradientResult result = gradients_.collect(input.peer, input.tag);
       peer.on_gradient_done(now_s_, result.gradient, result.stats, actions);
       break;
     }
     case Kind::kTimer:
       peer.on_timer(now_s_, actions);
       break;
+    default:
+      break;
   }
-  execute(event.peer, actions);
+}
+
+double VirtualNetwork::io_cost_s(const Event& input, const Actions& actions) const {
+  if (!costs_.charges_io()) return 0;
+  double cost = input.kind == Kind::kMessage ? costs_.receive_s : 0.0;
+  for (const auto& action : actions) {
+    if (const auto* params = std::get_if<SendParams>(&action)) {
+      cost += costs_.send_s * static_cast<double>(params->to.size());
+    } else if (std::holds_alternative<SendCoded>(action)) {
+      cost += costs_.send_s;
+    } else if (const auto* done = std::get_if<IterationCompleted>(&action)) {
+      cost += costs_.update_s +
+              costs_.update_per_term_s * static_cast<double>(done->record.used.size());
+    }
+  }
+  return cost;
 }
 
 bool VirtualNetwork::run_until(double until_s) {
@@ -127,6 +288,7 @@ void VirtualNetwork::run() {
 void VirtualNetwork::remove_peer(PeerId peer, double now_s) {
   if (removed_[static_cast<std::size_t>(peer)]) return;
   removed_[static_cast<std::size_t>(peer)] = true;
+  threads_[static_cast<std::size_t>(peer)].inputs.clear();
   now_s_ = std::max(now_s_, now_s);
   for (PeerId j : peers_[static_cast<std::size_t>(peer)]->known_neighbours()) {
     if (removed_[static_cast<std::size_t>(j)] || peers_[static_cast<std::size_t>(j)]->finished()) {

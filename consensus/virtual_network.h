@@ -3,16 +3,28 @@
 // GradientSource, so the same loop serves the unit tests (toy models, hand-made delays)
 // and the simulator (real models, seeded delay models, gradients on worker threads).
 // Deterministic: events at equal times run in the order they were scheduled.
+//
+// With MachineCosts (machine_costs.h), the loop also charges what a real peer's threads
+// pay: a gradient is CPU work followed by the injected sleep, and every message, update and
+// send is CPU work of the peer's I/O thread, which handles its inputs one at a time; all of
+// it runs on the peer's cores, shared with the peers bound to the same cores (CpuPool). The
+// protocol sees an input when the I/O thread takes it, and its actions happen when the I/O
+// thread has done the work they cost, as in node/peer/. Without costs every step is
+// instantaneous and compute times are plain delays.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <queue>
 #include <vector>
 
 #include "consensus/actions.h"
+#include "consensus/cpu_pool.h"
 #include "consensus/gradient_stats.h"
+#include "consensus/machine_costs.h"
 #include "consensus/peer_protocol.h"
 
 namespace fastk::consensus {
@@ -20,7 +32,8 @@ namespace fastk::consensus {
 class DelaySource {
  public:
   virtual ~DelaySource() = default;
-  // Duration of peer's gradient at iteration k.
+  // Duration of peer's gradient at iteration k (with MachineCosts: its CPU work, the base,
+  // and beyond it a sleep).
   virtual double compute_time_s(PeerId peer, std::int64_t k) = 0;
   // Travel time of the tag-k message from `from` to `to`.
   virtual double link_delay_s(PeerId from, PeerId to, std::int64_t k) = 0;
@@ -43,9 +56,10 @@ class GradientSource {
 
 class VirtualNetwork {
  public:
-  // Peers must have ids 0..n-1 in order.
+  // Peers must have ids 0..n-1 in order. Throws std::invalid_argument for costs that do not
+  // fit the peers (a group per peer, non-negative costs).
   VirtualNetwork(std::vector<std::unique_ptr<PeerProtocol>> peers, DelaySource& delays,
-                 GradientSource& gradients);
+                 GradientSource& gradients, MachineCosts costs = {});
 
   // Called for every finished iteration, in event order.
   std::function<void(const IterationRecord&)> on_record;
@@ -68,7 +82,10 @@ class VirtualNetwork {
   double next_event_s() const { return queue_.empty() ? -1.0 : queue_.top().at_s; }
 
  private:
-  enum class Kind { kMessage, kGradientDone, kTimer };
+  // kMessage, kGradientDone and kTimer are inputs for a peer's I/O thread; kJobDone ends a
+  // job on an unlimited group of cores; kPoolCheck wakes the loop when the CpuPool's next
+  // job may be done (stale when the pool changed since: `sequence` differs).
+  enum class Kind { kMessage, kGradientDone, kTimer, kJobDone, kPoolCheck };
   struct Event {
     double at_s = 0;
     std::uint64_t sequence = 0;
@@ -78,28 +95,58 @@ class VirtualNetwork {
     std::int64_t tag = 0;
     Params params;
     CodedPart coded;
+    std::uint64_t job = 0;  // kJobDone, kPoolCheck
   };
   struct Later {
     bool operator()(const Event& a, const Event& b) const {
       return a.at_s != b.at_s ? a.at_s > b.at_s : a.sequence > b.sequence;
     }
   };
+  // What happens when a job is done: a gradient's CPU work (then its sleep), or the I/O
+  // thread's work for `actions` (then they are carried out).
+  struct Job {
+    PeerId peer = 0;
+    bool gradient = false;
+    std::int64_t iteration = 0;
+    double sleep_s = 0;
+    Actions actions;
+  };
+  struct PeerThreads {
+    std::deque<Event> inputs;  // waiting for the I/O thread
+    bool io_busy = false;
+  };
   void schedule(Event event);
   void send(PeerId from, PeerId to, std::int64_t tag, const Params& params, CodedPart coded);
   void execute(PeerId peer, Actions& actions);
+  void start_gradient(PeerId peer, const StartGradient& request);
   void dispatch(const Event& event);
+  void accept_input(const Event& event);
+  void drain_inputs(PeerId peer);
+  void handle_input(PeerProtocol& peer, const Event& input, Actions& actions);
+  double io_cost_s(const Event& input, const Actions& actions) const;
+  void run_job(Job job, double work_s);
+  void job_done(std::uint64_t id);
+  void check_pool(std::uint64_t sequence);
+  void schedule_pool_check();
+  int group_of(PeerId peer) const;
 
   std::vector<std::unique_ptr<PeerProtocol>> peers_;
   std::vector<bool> removed_;
   DelaySource& delays_;
   GradientSource& gradients_;
+  MachineCosts costs_;
+  CpuPool pool_;
+  std::vector<PeerThreads> threads_;
+  std::map<std::uint64_t, Job> jobs_;  // in progress, by job id
+  std::uint64_t next_job_ = 0;
+  std::uint64_t pool_check_ = 0;                       // sequence of the live kPoolCheck event
+  std::map<CpuPool::JobId, std::uint64_t> pool_jobs_;  // pool job -> job id
   std::priority_queue<Event, std::vector<Event>, Later> queue_;
   std::uint64_t sequence_ = 0;
   double now_s_ = 0;
   int finished_ = 0;
   std::int64_t events_ = 0;
   std::int64_t messages_ = 0;
-  Actions scratch_;
 };
 
 }  // namespace fastk::consensus

@@ -76,8 +76,9 @@ TEST_F(Hand, DeadlineGoesWithWhoeverIsFreshWhenTheGradientIsDone) {
   peer->on_gradient_done(1.0, zero_, {}, out_);
   ASSERT_NE(completed(), nullptr);
   EXPECT_EQ(completed()->used, (std::vector<PeerId>{1, 2}));
-  EXPECT_EQ(completed()->backups, 2);
-  EXPECT_EQ(completed()->required, 1);
+  EXPECT_EQ(completed()->awaited, 4);  // it decided to wait for all four...
+  EXPECT_EQ(completed()->backups, 0);
+  EXPECT_EQ(completed()->required, 1);  // ...and its deadline relaxed that to m_min
 }
 
 TEST_F(Hand, DeadlineWaitsForTheMMinthWhenNobodyIsFresh) {

@@ -1,0 +1,35 @@
+// What running the peers costs on real machines, for the simulator: CPU seconds of the work a
+// real peer does besides waiting, and which peers share which cores. Measured on a machine by
+// `fastk calibrate` (node/calibration/); the default (all zero, unlimited cores) is the
+// abstract simulator, where only the delay model's compute and link times pass.
+//
+// A simulated peer, like a real one, has a compute thread (its gradients) and an I/O thread
+// (messages in and out, and the update). Both run on the peer's group of cores, shared with
+// the other peers bound to it by processor sharing (consensus/cpu_pool.h).
+#pragma once
+
+#include <vector>
+
+namespace fastk::consensus {
+
+struct MachineCosts {
+  // CPU seconds of one plain gradient (the base an injected slowdown multiplies). The rest of
+  // a straggling gradient's compute time is a sleep that uses no CPU, as in real peers. 0:
+  // the whole compute time is CPU work.
+  double gradient_cpu_s = 0;
+  double receive_s = 0;          // I/O thread, per message received
+  double send_s = 0;             // I/O thread, per message sent (per destination)
+  double update_s = 0;           // I/O thread, per update: mixing and the step...
+  double update_per_term_s = 0;  // ... plus this per neighbour model mixed
+  double latency_s = 0;          // added to every link delay: the machine's own
+  // cpu_group[peer]: the group of cores the peer is bound to; group_cores[g]: its cores
+  // (0: unlimited). Empty: every peer on one unlimited group.
+  std::vector<int> cpu_group;
+  std::vector<double> group_cores;
+
+  bool charges_io() const {
+    return receive_s > 0 || send_s > 0 || update_s > 0 || update_per_term_s > 0;
+  }
+};
+
+}  // namespace fastk::consensus

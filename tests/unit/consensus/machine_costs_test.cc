@@ -1,0 +1,115 @@
+// The simulated machine (consensus/machine_costs.h): peers that share cores take turns, an
+// injected straggle sleeps without using a core, and the I/O thread's work delays what it
+// sends. Hand-checkable timelines on two peers joined by one edge.
+#include "consensus/machine_costs.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "tests/unit/consensus/toy_runtime.h"
+
+namespace fastk::consensus {
+namespace {
+
+using testing::LambdaDelays;
+using testing::LeastSquares;
+
+// Update times by (peer, iteration) of a two-peer path run with these settings.
+std::map<std::pair<PeerId, std::int64_t>, double> update_times(const ProtocolConfig& config,
+                                                               LambdaDelays& delays,
+                                                               MachineCosts costs) {
+  const auto topo = testing::make_topology(topology::TopologyKind::kPath, 2);
+  LeastSquares model(2, 20, 1, 2);
+  VirtualNetwork net(testing::make_peers(topo.schedule, config, {0.5f, -0.5f}), delays, model,
+                     std::move(costs));
+  std::map<std::pair<PeerId, std::int64_t>, double> at;
+  net.on_record = [&](const IterationRecord& r) { at[{r.peer, r.iteration}] = r.update_s; };
+  net.start();
+  net.run();
+  EXPECT_TRUE(net.all_finished());
+  return at;
+}
+
+MachineCosts one_shared_core() {
+  MachineCosts costs;
+  costs.gradient_cpu_s = 1.0;
+  costs.cpu_group = {0, 0};
+  costs.group_cores = {1.0};
+  return costs;
+}
+
+TEST(MachineCostsTest, PeersOnOneCoreComputeAtHalfSpeed) {
+  ProtocolConfig config;
+  config.iterations = 5;
+  LambdaDelays delays;
+  delays.compute = [](PeerId, std::int64_t) { return 1.0; };
+  delays.link = [](PeerId, PeerId, std::int64_t) { return 0.0; };
+  const auto alone = update_times(config, delays, {});
+  const auto shared = update_times(config, delays, one_shared_core());
+  EXPECT_DOUBLE_EQ(alone.at({0, 4}), 5.0);
+  EXPECT_DOUBLE_EQ(shared.at({0, 4}), 10.0);
+  EXPECT_DOUBLE_EQ(shared.at({1, 4}), 10.0);
+}
+
+TEST(MachineCostsTest, AnInjectedStraggleSleepsWithoutTheCore) {
+  // Peer 0 is 5x slow: 1 s of CPU, then 4 s asleep. Peer 1 never waits (m = 0), so while
+  // peer 0 sleeps it has the core to itself: one iteration per second.
+  ProtocolConfig config;
+  config.iterations = 5;
+  config.m_min = 0;
+  config.policy.kind = PolicyKind::kStatic;
+  config.policy.backups = 1;
+  LambdaDelays delays;
+  delays.compute = [](PeerId i, std::int64_t) { return i == 0 ? 5.0 : 1.0; };
+  delays.link = [](PeerId, PeerId, std::int64_t) { return 0.0; };
+  const auto at = update_times(config, delays, one_shared_core());
+  EXPECT_DOUBLE_EQ(at.at({1, 0}), 2.0);  // both compute at half speed first
+  EXPECT_DOUBLE_EQ(at.at({1, 4}), 6.0);  // then 2, 3, 4, 5, 6: alone
+  EXPECT_DOUBLE_EQ(at.at({0, 0}), 6.0);  // 2 s of shared CPU, then 4 s asleep
+}
+
+TEST(MachineCostsTest, TheIoThreadsWorkDelaysWhatItSends) {
+  // Each update costs 0.3 + 0.05 per model mixed, each send 0.2, each receive 0.1, on cores
+  // of their own: a peer's next iteration starts 0.55 s after its update.
+  ProtocolConfig config;
+  config.iterations = 4;
+  LambdaDelays delays;
+  delays.compute = [](PeerId, std::int64_t) { return 1.0; };
+  delays.link = [](PeerId, PeerId, std::int64_t) { return 0.0; };
+  MachineCosts costs;
+  costs.receive_s = 0.1;
+  costs.send_s = 0.2;
+  costs.update_s = 0.3;
+  costs.update_per_term_s = 0.05;
+  const auto at = update_times(config, delays, costs);
+  EXPECT_DOUBLE_EQ(at.at({0, 0}), 1.0);
+  EXPECT_NEAR(at.at({0, 3}), 1.0 + 3 * 1.55, 1e-12);
+  EXPECT_NEAR(at.at({1, 3}), 1.0 + 3 * 1.55, 1e-12);
+}
+
+TEST(MachineCostsTest, CostsThatDoNotFitThePeersAreRejected) {
+  const auto topo = testing::make_topology(topology::TopologyKind::kPath, 2);
+  LambdaDelays delays;
+  LeastSquares model(2, 20, 1, 2);
+  MachineCosts wrong_count;
+  wrong_count.cpu_group = {0};
+  wrong_count.group_cores = {1.0};
+  EXPECT_THROW(VirtualNetwork(testing::make_peers(topo.schedule, {}, {0.5f, -0.5f}), delays, model,
+                              wrong_count),
+               std::invalid_argument);
+  MachineCosts no_group;
+  no_group.cpu_group = {0, 1};
+  no_group.group_cores = {1.0};
+  EXPECT_THROW(VirtualNetwork(testing::make_peers(topo.schedule, {}, {0.5f, -0.5f}), delays, model,
+                              no_group),
+               std::invalid_argument);
+  MachineCosts negative;
+  negative.send_s = -1;
+  EXPECT_THROW(VirtualNetwork(testing::make_peers(topo.schedule, {}, {0.5f, -0.5f}), delays, model,
+                              negative),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace fastk::consensus
