@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""Plots of a fastk run folder (from `fastk run`).
+"""Plots of a fastk run folder (from `fastk run` or `fastk sim`: the files are the same).
 
 Usage: python3 experiments/plot_run.py RUN_DIR
 
-Reads RUN_DIR/iterations.csv (one row per peer and iteration) and RUN_DIR/evaluation.csv
-(the mean model at snapshot iterations) and writes into RUN_DIR:
-  accuracy_loss.png   test accuracy and loss of the mean model against wall time and iterations
-  backups.png         backup workers b used by each peer over time
+Reads RUN_DIR/evaluation.csv (the mean model over time) and RUN_DIR/iterations.csv (one row
+per peer and iteration) and writes into RUN_DIR:
+  accuracy_loss.png   test accuracy and loss of the mean model against time and iterations
+  backups.png         per peer: backups (neighbours the policy decided not to wait for) and
+                      used (neighbour models actually mixed), moving averages over time
   waiting.png         share of time each peer spent waiting for neighbours
+Times are seconds since the training started (virtual in `fastk sim`); in iterations.csv
+of a real run each peer counts from its own start.
 """
 import csv
 import os
@@ -25,60 +28,59 @@ def read_csv(path):
         return list(csv.DictReader(f))
 
 
-def main(run_dir):
-    iterations = read_csv(os.path.join(run_dir, "iterations.csv"))
-    if not iterations:
-        sys.exit(f"plot_run: {run_dir}/iterations.csv has no rows")
-    by_peer = defaultdict(list)
-    for row in iterations:
-        by_peer[int(row["peer"])].append(row)
-    t0 = min(float(r["start_s"]) for r in iterations)
+def moving_average(values, window):
+    out, total = [], 0.0
+    for i, v in enumerate(values):
+        total += v
+        if i >= window:
+            total -= values[i - window]
+        out.append(total / min(i + 1, window))
+    return out
 
-    # Wall time of iteration k: when the mean over peers of their k-th update happened.
-    update_at = defaultdict(list)
-    for row in iterations:
-        update_at[int(row["iteration"]) + 1].append(float(row["update_s"]) - t0)
 
-    eval_path = os.path.join(run_dir, "evaluation.csv")
-    evaluation = read_csv(eval_path) if os.path.exists(eval_path) else []
-    written = []
-    if evaluation:
-        ks = [int(r["iteration"]) for r in evaluation]
-        ts = [sum(update_at[k]) / len(update_at[k]) if update_at[k] else float("nan") for k in ks]
-        acc = [100 * float(r["test_accuracy"]) for r in evaluation]
-        loss = [float(r["test_loss"]) for r in evaluation]
-        fig, axes = plt.subplots(2, 2, figsize=(11, 7))
-        for col, (xs, label) in enumerate([(ts, "wall time (s)"), (ks, "iteration")]):
-            axes[0][col].plot(xs, acc, marker="o")
-            axes[0][col].set_ylabel("test accuracy of the mean model (%)")
-            axes[1][col].plot(xs, loss, marker="o", color="tab:red")
-            axes[1][col].set_ylabel("test loss of the mean model")
-            axes[1][col].set_xlabel(label)
-            for ax in (axes[0][col], axes[1][col]):
-                ax.grid(alpha=0.3)
-        fig.suptitle(os.path.basename(os.path.normpath(run_dir)))
-        fig.tight_layout()
-        fig.savefig(os.path.join(run_dir, "accuracy_loss.png"), dpi=110)
-        written.append("accuracy_loss.png")
+def plot_accuracy(run_dir, evaluation):
+    ts = [float(r["time_s"]) for r in evaluation]
+    ks = [float(r["mean_iteration"]) for r in evaluation]
+    acc = [100 * float(r["test_accuracy"]) for r in evaluation]
+    loss = [float(r["test_loss"]) for r in evaluation]
+    fig, axes = plt.subplots(2, 2, figsize=(11, 7))
+    for col, (xs, label) in enumerate([(ts, "time (s)"), (ks, "mean iteration of the peers")]):
+        axes[0][col].plot(xs, acc, marker="o", markersize=3)
+        axes[0][col].set_ylabel("test accuracy of the mean model (%)")
+        axes[1][col].plot(xs, loss, marker="o", markersize=3, color="tab:red")
+        axes[1][col].set_ylabel("test loss of the mean model")
+        axes[1][col].set_xlabel(label)
+        for ax in (axes[0][col], axes[1][col]):
+            ax.grid(alpha=0.3)
+    fig.suptitle(os.path.basename(os.path.normpath(run_dir)))
+    fig.tight_layout()
+    fig.savefig(os.path.join(run_dir, "accuracy_loss.png"), dpi=110)
+    plt.close(fig)
 
-    fig, ax = plt.subplots(figsize=(11, 4.5))
+
+def plot_backups(run_dir, by_peer):
+    fig, axes = plt.subplots(2, 1, figsize=(11, 7), sharex=True)
     longest = max(len(rows) for rows in by_peer.values())
-    window = max(1, longest // 40)  # b is 0/1/2... per iteration: show its moving average
+    window = max(1, longest // 40)  # per-iteration counts are small integers: smooth them
     for peer, rows in sorted(by_peer.items()):
-        b = [int(r["backups"]) for r in rows]
-        smooth = [sum(b[max(0, i - window + 1):i + 1]) / len(b[max(0, i - window + 1):i + 1])
-                  for i in range(len(b))]
-        ax.plot([float(r["update_s"]) - t0 for r in rows], smooth, label=f"peer {peer}",
-                alpha=0.8)
-    ax.set_xlabel("wall time (s)")
-    ax.set_ylabel(f"backup workers b (mean over {window} iterations)")
-    ax.grid(alpha=0.3)
+        t0 = float(rows[0]["start_s"])
+        ts = [float(r["update_s"]) - t0 for r in rows]
+        for ax, column in zip(axes, ("backups", "used")):
+            ax.plot(ts, moving_average([int(r[column]) for r in rows], window),
+                    label=f"peer {peer}", alpha=0.8)
+    axes[0].set_ylabel(f"backups (mean over {window} iterations)")
+    axes[1].set_ylabel(f"used (mean over {window} iterations)")
+    axes[1].set_xlabel("time since the peer's first iteration (s)")
+    for ax in axes:
+        ax.grid(alpha=0.3)
     if len(by_peer) <= 16:
-        ax.legend(ncol=4, fontsize=8)
+        axes[0].legend(ncol=4, fontsize=8)
     fig.tight_layout()
     fig.savefig(os.path.join(run_dir, "backups.png"), dpi=110)
-    written.append("backups.png")
+    plt.close(fig)
 
+
+def plot_waiting(run_dir, by_peer):
     fig, ax = plt.subplots(figsize=(11, 4.5))
     peers = sorted(by_peer)
     share = []
@@ -93,7 +95,27 @@ def main(run_dir):
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     fig.savefig(os.path.join(run_dir, "waiting.png"), dpi=110)
-    written.append("waiting.png")
+    plt.close(fig)
+
+
+def main(run_dir):
+    iterations = read_csv(os.path.join(run_dir, "iterations.csv"))
+    if not iterations:
+        sys.exit(f"plot_run: {run_dir}/iterations.csv has no rows")
+    by_peer = defaultdict(list)
+    for row in iterations:
+        by_peer[int(row["peer"])].append(row)
+    written = []
+    eval_path = os.path.join(run_dir, "evaluation.csv")
+    evaluation = read_csv(eval_path) if os.path.exists(eval_path) else []
+    if evaluation:
+        plot_accuracy(run_dir, evaluation)
+        written.append("accuracy_loss.png")
+    else:
+        print(f"plot_run: no {eval_path}: no accuracy plot", file=sys.stderr)
+    plot_backups(run_dir, by_peer)
+    plot_waiting(run_dir, by_peer)
+    written += ["backups.png", "waiting.png"]
     print("plots: " + ", ".join(os.path.join(run_dir, w) for w in written))
 
 

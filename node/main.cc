@@ -5,6 +5,7 @@
 //   fastk sim CONFIG                       every peer in virtual time (backup workers)
 //   fastk run CONFIG                       every peer as a real process, then the report
 //   fastk node CONFIG --id I               one real peer (what `run`, mpirun or srun start)
+//   fastk calibrate CONFIG                 this machine's costs, for sim --calibration
 //   fastk <command> --help                 flags of each command
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
   fastk::node::add_node_command(app);
   fastk::node::add_run_command(app);
   fastk::node::add_train_command(app);
+  fastk::node::add_calibrate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

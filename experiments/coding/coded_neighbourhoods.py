@@ -77,7 +77,7 @@ def run(fastk, out, name, seed, coding, args):
     config.write_text(BASE.format(name=name, seed=seed, iterations=args.iterations,
                                   out=out.resolve(), coding=coding, p_ns=args.p_ns,
                                   p_sn=args.p_sn))
-    subprocess.run([fastk, "sim", str(config)], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([fastk, "sim", "--no-plots", str(config)], check=True, stdout=subprocess.DEVNULL)
     folder = out / name
     with open(folder / "iterations.csv") as f:
         rows = list(csv.DictReader(f))

@@ -69,7 +69,7 @@ def run(fastk, out, name, seed, topology, consensus, stragglers, iterations, tar
                                out=out, topology=topology, consensus=consensus,
                                stragglers=stragglers, eval_interval=eval_interval,
                                target=target, stop="true" if stop else "false"))
-    subprocess.run([fastk, "sim", "--quiet", str(cfg)], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([fastk, "sim", "--quiet", "--no-plots", str(cfg)], check=True, stdout=subprocess.DEVNULL)
     folder = Path(out) / f"{name}_s{seed}"
     return folder, json.loads((folder / "summary.json").read_text())
 

@@ -5,17 +5,23 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <set>
 
+#include "node/calibration/calibration.h"
+#include "node/calibration/measure.h"
 #include "node/cli/commands.h"
+#include "node/cli/config_options.h"
 #include "node/config/cluster.h"
 #include "node/config/experiment_config.h"
 #include "node/launch/launcher.h"
 #include "node/launch/run_outputs.h"
+#include "node/launch/snapshots.h"
+#include "node/report/plots.h"
 #include "node/training/peer_trainer.h"
 #include "node/transport/shared_models.h"
 #include "topology/topology.h"
@@ -27,18 +33,23 @@ std::atomic<bool> g_interrupted{false};
 void on_interrupt(int) { g_interrupted = true; }
 
 struct RunOptions {
-  std::string config;
-  std::int64_t eval_every = 0;
+  ConfigOptions config;
   bool no_plots = false;
   std::string remote_fastk;
+  std::string calibration;
 };
+
+double unix_now_s() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 
 bool is_local(const std::string& host) {
   return host == "localhost" || host.starts_with("127.") || host == "::1";
 }
 
 void print_table(const nlohmann::ordered_json& summary) {
-  std::cout << "\n  peer  iterations  elapsed_s  waiting  mean_b  test_acc  peak_MiB\n";
+  std::cout << "\n  peer  iterations  elapsed_s  waiting  awaited  used  backups  test_acc  "
+               "peak_MiB\n";
   for (const auto& p : summary["per_peer"]) {
     if (!p.contains("iterations")) {
       std::cout << std::setw(6) << p["peer"].get<int>() << "  " << p["status"].get<std::string>()
@@ -46,81 +57,64 @@ void print_table(const nlohmann::ordered_json& summary) {
       continue;
     }
     const double elapsed = p["elapsed_s"].get<double>();
-    std::cout << std::fixed << std::setw(6) << p["peer"].get<int>() << std::setw(12)
-              << p["iterations"].get<std::int64_t>() << std::setw(11) << std::setprecision(2)
-              << elapsed << std::setw(8) << std::setprecision(0)
-              << (elapsed > 0 ? 100 * p["waiting_s"].get<double>() / elapsed : 0) << "%"
-              << std::setw(8) << std::setprecision(2) << p["mean_backups"].get<double>()
-              << std::setw(9) << std::setprecision(2) << 100 * p["test_accuracy"].get<double>()
-              << "%" << std::setw(10) << std::setprecision(0) << p["peak_rss_mib"].get<double>()
-              << "\n";
+    char line[200];
+    std::snprintf(line, sizeof line, "%6d %11lld %10.2f %7.0f%% %8.2f %5.2f %8.2f %8.2f%% %9.0f",
+                  p["peer"].get<int>(), static_cast<long long>(p["iterations"].get<std::int64_t>()),
+                  elapsed, elapsed > 0 ? 100 * p["waiting_s"].get<double>() / elapsed : 0.0,
+                  p.value("mean_awaited", 0.0), p.value("mean_used", 0.0),
+                  p.value("mean_backups", 0.0), 100 * p.value("test_accuracy", 0.0),
+                  p.value("peak_rss_mib", 0.0));
+    std::cout << line << "\n";
   }
-  std::cout.unsetf(std::ios::floatfield);
 }
 
-int run(const RunOptions& o) {
-  const auto started = std::chrono::steady_clock::now();
-  const std::filesystem::path config_path = std::filesystem::absolute(o.config);
-  const ExperimentConfig config = load_config(config_path);
-  training::check_optimizer(config.optimizer);  // before any peer starts
-  const int n = topology::build_topology(config.topology).graph.size();
-  const std::filesystem::path run_dir =
-      std::filesystem::absolute(std::filesystem::path(config.run.output) / config.run.name);
-  std::filesystem::remove_all(run_dir / "peers");  // results of an earlier run of this name
-  std::filesystem::create_directories(run_dir);
-  std::filesystem::copy_file(config_path, run_dir / "config.toml",
-                             std::filesystem::copy_options::overwrite_existing);
+// The base gradient time injected slowdowns multiply: from --calibration, else timed here
+// once for every peer (so peers starting together do not each time it on shared cores).
+double base_gradient_s(const RunOptions& o, const ExperimentConfig& config) {
+  if (!o.calibration.empty()) {
+    const calibration::Calibration c = calibration::read_calibration(o.calibration);
+    calibration::check_fits(c, config);
+    return calibration::base_gradient_s(c, config);
+  }
+  const auto times = calibration::measure_gradients(config, 30);
+  const bool adaptive = config.consensus.protocol.policy.kind == consensus::PolicyKind::kAdaptive;
+  return adaptive ? times.with_noise_s : times.plain_s;
+}
 
+std::vector<PeerLaunch> peer_launches(const RunOptions& o, const ExperimentConfig& config, int n,
+                                      const std::filesystem::path& config_path,
+                                      const std::filesystem::path& run_dir, double epoch_s,
+                                      double base_s) {
   const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-  const std::int64_t eval_every =
-      o.eval_every > 0 ? o.eval_every : std::max<std::int64_t>(1, config.run.iterations / 10);
   std::vector<PeerLaunch> peers;
-  std::set<std::string> remote_hosts;
   for (int i = 0; i < n; ++i) {
     const auto endpoint = parse_tcp_endpoint(peer_endpoints(config.cluster, n, i).connect);
     PeerLaunch p;
     p.peer = i;
     p.host = endpoint && !is_local(endpoint->host) ? endpoint->host : "";
-    p.argv = {p.host.empty() || o.remote_fastk.empty() ? self : o.remote_fastk,
-              "node",
-              config_path.string(),
-              "--id",
-              std::to_string(i),
-              "--output",
-              run_dir.string(),
-              "--eval-every",
-              std::to_string(eval_every)};
-    if (!p.host.empty()) {
-      p.argv.push_back("--stop-on-stdin-eof");
-      remote_hosts.insert(p.host);
+    p.argv = {p.host.empty() || o.remote_fastk.empty() ? self : o.remote_fastk, "node",
+              config_path.string()};
+    for (const auto& setting : o.config.overrides) {
+      p.argv.push_back("--set");
+      p.argv.push_back(setting);
     }
+    char epoch[64], base[64];
+    std::snprintf(epoch, sizeof epoch, "%.6f", epoch_s);
+    std::snprintf(base, sizeof base, "%.9g", base_s);
+    for (const std::string& a : {std::string("--id"), std::to_string(i), std::string("--output"),
+                                 run_dir.string(), std::string("--epoch"), std::string(epoch),
+                                 std::string("--base-gradient-s"), std::string(base)}) {
+      p.argv.push_back(a);
+    }
+    if (!p.host.empty()) p.argv.push_back("--stop-on-stdin-eof");
     peers.push_back(std::move(p));
   }
-  std::cout << "fastk run: " << n << " peers"
-            << (remote_hosts.empty() ? " on this machine"
-                                     : " on " + std::to_string(remote_hosts.size()) +
-                                           " remote host(s) and this machine")
-            << ", " << config.run.iterations << " iterations each; logs in "
-            << (run_dir / "logs").string() << std::endl;
+  return peers;
+}
 
-  LaunchOptions options;
-  options.log_dir = run_dir / "logs";
-  options.terminal = isatty(STDOUT_FILENO) != 0;
-  options.remote_dir = std::filesystem::current_path().string();
-  options.stop_grace_s = static_cast<double>(config.cluster.peer_timeout_ms) / 1000.0 + 5;
-  options.should_stop = [] { return g_interrupted.load(); };
-  struct sigaction action {};
-  action.sa_handler = on_interrupt;
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-  const LaunchResult result = launch_peers(peers, options, std::cout);
-  // A peer that was killed could not remove its shared-memory models ("shm"): do it here.
-  for (int i = 0; i < n; ++i) {
-    const std::string models = peer_endpoints(config.cluster, n, i).shared_models;
-    if (!models.empty()) transport::remove_shared_models(models);
-  }
-
-  // Peers on other hosts wrote into the same path there: fetch their folders.
+// Peers on other hosts wrote into the same path there: fetch their folders.
+void fetch_remote_outputs(const std::vector<PeerLaunch>& peers,
+                          const std::filesystem::path& run_dir) {
   for (const auto& p : peers) {
     if (p.host.empty()) continue;
     const std::string from =
@@ -132,34 +126,126 @@ int run(const RunOptions& o) {
       usleep(50'000);
     }
   }
+}
 
-  const auto evaluations = evaluate_mean_models(config, run_dir, n);
-  merge_peer_csv(run_dir, "iterations.csv", n);
-  const double wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  nlohmann::ordered_json summary = summarize_run(run_dir, n, evaluations, wall_s);
-  summary["ok"] = result.ok();
-  std::ofstream(run_dir / "summary.json") << summary.dump(2) << "\n";
+void print_outcome(const nlohmann::ordered_json& summary,
+                   const std::vector<metrics::Evaluation>& evaluations, const RunConfig& run) {
   print_table(summary);
   if (!evaluations.empty()) {
     const auto& e = evaluations.back();
-    std::cout << "\nmean model at iteration " << e.iteration << ": test accuracy "
-              << std::setprecision(4) << 100 * e.test_accuracy << "%, loss " << e.test_loss
-              << ", consensus distance " << e.consensus_distance << "\n";
+    std::cout << "\nmean model after " << std::fixed << std::setprecision(2) << e.time_s
+              << " s: test accuracy " << 100 * e.test_accuracy << "%, loss " << std::setprecision(4)
+              << e.test_loss << ", consensus distance " << std::setprecision(3) << std::scientific
+              << e.consensus_distance << "\n";
+    std::cout.unsetf(std::ios::floatfield);
   }
-  std::cout << "bytes sent per iteration per peer: "
+  if (run.has_target()) {
+    const auto& t = summary["time_to_target_s"];
+    std::cout << "time to target (" << (run.target_accuracy > 0 ? "accuracy " : "loss ")
+              << (run.target_accuracy > 0 ? run.target_accuracy : run.target_loss) << "): "
+              << (t.is_null() ? std::string("not reached") : std::to_string(t.get<double>()) + " s")
+              << "\n";
+  }
+  std::cout << "training phase " << std::setprecision(3)
+            << summary["training_phase_s"].get<double>() << " s; awaited "
+            << summary["mean_awaited"].get<double>() << ", used "
+            << summary["mean_used"].get<double>() << ", backups "
+            << summary["mean_backups"].get<double>() << " per iteration; waiting "
+            << 100 * summary["wait_fraction"].get<double>() << "% of the time; "
             << static_cast<std::int64_t>(summary["bytes_per_iteration"].get<double>())
-            << "; time waiting: " << std::setprecision(3)
-            << 100 * summary["wait_fraction"].get<double>() << "%\n";
+            << " bytes sent per peer-iteration\n";
+}
 
-  if (!o.no_plots) {
-    // Debian's interpreter has python3-matplotlib even when another python3 comes first.
-    const std::string python =
-        std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-    const std::string command =
-        python + " '" FASTK_SOURCE_DIR "/experiments/plot_run.py' '" + run_dir.string() + "'";
-    if (std::system(command.c_str()) != 0) std::cerr << "fastk run: plotting failed\n";
+int run(const RunOptions& o) {
+  const auto started = std::chrono::steady_clock::now();
+  signal(SIGPIPE, SIG_IGN);  // a remote peer's stdin may close while we write to it
+  const std::filesystem::path config_path = std::filesystem::absolute(o.config.config);
+  const ExperimentConfig config = load_config(o.config);
+  training::check_optimizer(config.optimizer);  // before any peer starts
+  const int n = topology::build_topology(config.topology).graph.size();
+  const std::filesystem::path run_dir = std::filesystem::absolute(run_folder(o.config, config));
+  std::filesystem::remove_all(run_dir / "peers");  // results of an earlier run of this name
+  std::filesystem::create_directories(run_dir);
+  std::filesystem::copy_file(config_path, run_dir / "config.toml",
+                             std::filesystem::copy_options::overwrite_existing);
+
+  const double base_s = base_gradient_s(o, config);
+  const double interval_s = config.run.evaluation_interval_s(1.0);
+  const double epoch_s = std::floor(unix_now_s());
+  std::vector<PeerLaunch> peers =
+      peer_launches(o, config, n, config_path, run_dir, epoch_s, base_s);
+  std::set<std::string> remote_hosts;
+  for (const auto& p : peers)
+    if (!p.host.empty()) remote_hosts.insert(p.host);
+  std::cout << "fastk run: " << n << " peers"
+            << (remote_hosts.empty() ? " on this machine"
+                                     : " on " + std::to_string(remote_hosts.size()) +
+                                           " remote host(s) and this machine")
+            << ", " << config.run.iterations << " iterations each"
+            << (config.run.duration_s > 0
+                    ? " at most, for " + std::to_string(config.run.duration_s) + " s"
+                    : std::string())
+            << "; base gradient " << std::setprecision(3) << 1000 * base_s << " ms; logs in "
+            << (run_dir / "logs").string() << std::endl;
+
+  // The mean model while the peers run: on the progress line, and to stop at the target.
+  MeanModelEvaluator evaluator(config, run_dir, n, epoch_s, interval_s);
+  std::vector<metrics::Evaluation> evaluations;
+  bool target_reached = false;
+  LaunchOptions options;
+  options.log_dir = run_dir / "logs";
+  options.terminal = isatty(STDOUT_FILENO) != 0;
+  options.remote_dir = std::filesystem::current_path().string();
+  options.stop_grace_s = static_cast<double>(config.cluster.peer_timeout_ms) / 1000.0 + 5;
+  options.should_stop = [] { return g_interrupted.load(); };
+  options.should_finish = [&] {
+    for (auto& e : evaluator.evaluate_new()) {
+      target_reached = target_reached || metrics::reaches_target(e, config.run);
+      evaluations.push_back(std::move(e));
+    }
+    return config.run.stop_at_target && target_reached;
+  };
+  options.status_extra = [&] {
+    if (evaluations.empty()) return std::string();
+    char text[64];
+    std::snprintf(text, sizeof text, " | mean model %.2f%%",
+                  100 * evaluations.back().test_accuracy);
+    return std::string(text);
+  };
+  struct sigaction action {};
+  action.sa_handler = on_interrupt;
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+  const LaunchResult result = launch_peers(peers, options, std::cout);
+  // A peer that was killed could not remove its shared-memory models ("shm"): do it here.
+  for (int i = 0; i < n; ++i) {
+    const std::string models = peer_endpoints(config.cluster, n, i).shared_models;
+    if (!models.empty()) transport::remove_shared_models(models);
   }
+  fetch_remote_outputs(peers, run_dir);
+
+  for (auto& e : evaluator.evaluate_new()) evaluations.push_back(std::move(e));
+  const PeerTimes times = read_peer_times(run_dir, n);
+  if (auto final_eval = evaluator.evaluate_final(times.training_end_unix_s)) {
+    evaluations.push_back(std::move(*final_eval));
+  }
+  evaluations = MeanModelEvaluator::with_times(std::move(evaluations), times.training_start_unix_s);
+  {
+    metrics::EvaluationCsv csv((run_dir / "evaluation.csv").string());
+    for (const auto& e : evaluations) csv.write(e);
+  }
+  merge_peer_csv(run_dir, "iterations.csv", n);
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  nlohmann::ordered_json summary = summarize_run(run_dir, n, evaluations, config.run, wall_s);
+  summary["ok"] = result.ok();
+  summary["policy"] = consensus::to_string(config.consensus.protocol.policy.kind);
+  summary["base_gradient_s"] = base_s;
+  summary["overrides"] = config.overrides;
+  write_json_file(run_dir / "summary.json", summary);
+  print_outcome(summary, evaluations, config.run);
+
+  if (!o.no_plots) make_plots(run_dir);
   std::cout << "outputs in " << run_dir.string() << std::endl;
   if (result.stopped) {
     std::cerr << "fastk run: stopped by a signal; partial results kept\n";
@@ -183,13 +269,14 @@ void add_run_command(CLI::App& app) {
       "Peers whose [cluster] host is not a loopback address are started with ssh (BatchMode:\n"
       "key-based login) in the same working directory, with the same binary path (or\n"
       "--remote-fastk) and data paths on every host; their outputs are fetched with scp.\n"
+      "The mean model is evaluated every run.eval_interval_s of wall time (evaluation.csv);\n"
+      "with run.stop_at_target the run ends once it reaches run.target_accuracy.\n"
       "Ctrl-C stops every peer; their metrics so far are kept.");
-  cmd->add_option("config", options->config, "Experiment config (TOML)")
-      ->required()
+  add_config_options(cmd, options->config);
+  cmd->add_option("--calibration", options->calibration,
+                  "A `fastk calibrate` file for this config: the base gradient time injected "
+                  "slowdowns multiply (default: timed here before the peers start)")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--eval-every", options->eval_every,
-                  "Iterations between model snapshots for the mean-model evaluation "
-                  "(default: iterations / 10)");
   cmd->add_flag("--no-plots", options->no_plots, "Skip the PNG plots");
   cmd->add_option("--remote-fastk", options->remote_fastk,
                   "Path of the fastk binary on remote hosts (default: this binary's path)");

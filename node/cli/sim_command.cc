@@ -5,8 +5,11 @@
 #include <iostream>
 #include <memory>
 
+#include "node/calibration/calibration.h"
 #include "node/cli/commands.h"
+#include "node/cli/config_options.h"
 #include "node/config/experiment_config.h"
+#include "node/report/plots.h"
 #include "node/report/progress_line.h"
 #include "node/sim/simulation.h"
 
@@ -14,9 +17,11 @@ namespace fastk::node {
 namespace {
 
 struct SimOptions {
-  std::string config;
+  ConfigOptions config;
   int threads = 0;
   bool quiet = false;
+  bool no_plots = false;
+  std::string calibration;  // overrides [sim] calibration
 };
 
 void print_summary(const sim::SimulationResult& r, const std::filesystem::path& folder,
@@ -26,26 +31,33 @@ void print_summary(const sim::SimulationResult& r, const std::filesystem::path& 
               static_cast<long long>(r.events));
   if (r.time_to_target_s) {
     std::printf("time to target: %.3f s (virtual)\n", *r.time_to_target_s);
-  } else {
+  } else if (r.summary["target_accuracy"].get<double>() > 0 ||
+             r.summary["target_loss"].get<double>() > 0) {
     std::printf("time to target: not reached\n");
   }
   std::printf("final mean model: accuracy %.4f, loss %.4f, consensus distance %.4g\n",
               r.last.test_accuracy, r.last.test_loss, r.last.consensus_distance);
-  std::printf("mean b: %.3f  mean m: %.3f  waiting: %.3f s per iteration (%.1f%% of time)\n",
-              r.totals.mean_backups(), r.totals.mean_awaited(), r.totals.mean_wait_s(),
-              100 * r.wait_fraction);
-  if (!r.finished) std::printf("warning: not every peer finished its iterations\n");
+  std::printf(
+      "per iteration: awaited %.3f, used %.3f, backups %.3f; waiting %.3f s (%.1f%% of time)\n",
+      r.totals.mean_awaited(), r.totals.mean_used(), r.totals.mean_backups(),
+      r.totals.mean_wait_s(), 100 * r.wait_fraction);
+  std::printf("ended by: %s\n", r.end.c_str());
+  if (!r.finished) std::printf("warning: the peers got stuck before any stop rule applied\n");
   std::printf("outputs: %s\n", folder.string().c_str());
 }
 
 void run_sim(const SimOptions& o) {
   const ExperimentConfig c = load_config(o.config);
-  sim::SimulationInputs in{c.run,       c.topology,  c.data,       c.model,
-                           c.optimizer, c.consensus, c.stragglers, c.sim};
+  sim::SimulationInputs in{c.run,       c.topology,   c.data, c.model,   c.optimizer,
+                           c.consensus, c.stragglers, c.sim,  c.cluster, std::nullopt};
   if (o.threads > 0) in.sim.threads = o.threads;
-  const std::filesystem::path folder = std::filesystem::path(c.run.output) / c.run.name;
+  if (!o.calibration.empty()) in.sim.calibration = o.calibration;
+  if (!in.sim.calibration.empty()) {
+    in.calibration = calibration::read_calibration(in.sim.calibration);
+  }
+  const std::filesystem::path folder = run_folder(o.config, c);
   std::filesystem::create_directories(folder);
-  std::filesystem::copy_file(o.config, folder / "config.toml",
+  std::filesystem::copy_file(o.config.config, folder / "config.toml",
                              std::filesystem::copy_options::overwrite_existing);
   const auto start = std::chrono::steady_clock::now();
   ProgressLine progress(std::cout, stdout_is_tty());
@@ -56,7 +68,7 @@ void run_sim(const SimOptions& o) {
       char line[256];
       std::snprintf(line, sizeof line,
                     "sim t=%.2f s  iteration %.1f  accuracy %.4f  loss %.4f  consensus %.3g  "
-                    "mean b %.2f",
+                    "backups %.2f",
                     e.time_s, e.mean_iteration, e.test_accuracy, e.test_loss, e.consensus_distance,
                     t.mean_backups());
       last_line = line;
@@ -68,6 +80,7 @@ void run_sim(const SimOptions& o) {
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   print_summary(r, folder, wall_s);
+  if (!o.no_plots) make_plots(folder);
 }
 
 }  // namespace
@@ -76,13 +89,16 @@ void add_sim_command(CLI::App& app) {
   auto options = std::make_shared<SimOptions>();
   CLI::App* cmd = app.add_subcommand(
       "sim", "Simulate every peer of a config in virtual time (real gradients, seeded delays)");
-  cmd->add_option("config", options->config, "experiment config (TOML)")
-      ->required()
+  add_config_options(cmd, options->config);
+  cmd->add_option("--calibration", options->calibration,
+                  "A `fastk calibrate` file: simulate that machine (its gradient, update and "
+                  "message costs, its cores); overrides sim.calibration")
       ->check(CLI::ExistingFile);
   cmd->add_option("--threads", options->threads,
                   "gradient threads (overrides sim.threads; outputs do not depend on it)")
       ->check(CLI::Range(1, 256));
   cmd->add_flag("--quiet", options->quiet, "no progress lines");
+  cmd->add_flag("--no-plots", options->no_plots, "skip the PNG plots");
   cmd->callback([options] { run_sim(*options); });
 }
 

@@ -12,6 +12,7 @@
 #include "learning/sampler.h"
 #include "learning/sgd.h"
 #include "node/cli/commands.h"
+#include "node/cli/config_options.h"
 #include "node/config/experiment_config.h"
 #include "node/report/progress_line.h"
 
@@ -19,7 +20,7 @@ namespace fastk::node {
 namespace {
 
 struct TrainOptions {
-  std::string config;
+  ConfigOptions config;
   double epochs = 0;  // 0: run.iterations
 };
 
@@ -47,7 +48,7 @@ void run_train(const TrainOptions& o) {
   try {
     model = learning::make_model(config.model, data.train);
   } catch (const std::invalid_argument& e) {
-    throw std::runtime_error(o.config + ": [model] does not fit [data]: " + e.what());
+    throw std::runtime_error(o.config.config + ": [model] does not fit [data]: " + e.what());
   }
   const learning::OptimizerSpec& opt = config.optimizer;
   const std::int64_t train_size = data.train.size();
@@ -128,9 +129,7 @@ void add_train_command(CLI::App& app) {
       "process, evaluates on the test set after every epoch and at the end.\n"
       "Example:\n"
       "  fastk train experiments/configs/train_mlp.toml");
-  cmd->add_option("config", options->config, "Experiment config (TOML)")
-      ->required()
-      ->check(CLI::ExistingFile);
+  add_config_options(cmd, options->config, /*writes_run_folder=*/false);
   cmd->add_option("--epochs", options->epochs,
                   "Train for this many passes over the training set instead of run.iterations")
       ->check(CLI::PositiveNumber);

@@ -24,7 +24,11 @@ void read_consensus_table(TableReader& t, ConsensusConfig& config) {
   t.read("staleness", p.staleness, 0, 1'000'000);
   t.read("max_gap", p.max_gap, 0, 1'000'000);
   t.read("silence_timeout_s", p.silence_timeout_s, 0.0);
-  t.read("micro_batches", config.micro_batches, 1, 1024);
+  if (t.has("micro_batches")) {
+    t.errors().add(t.path_of("micro_batches"),
+                   "is gone: the adaptive policy's noise estimates now come from per-example "
+                   "gradient norms of the one backward pass (docs/protocol.md §5.5.4)");
+  }
   t.finish();
 }
 

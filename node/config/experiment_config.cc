@@ -13,8 +13,54 @@ std::string resolve_path(const std::string& path, const std::filesystem::path& b
   return p.is_absolute() ? path : (base_dir / p).lexically_normal().string();
 }
 
+namespace {
+
+// "a.b.c=value" applied to `root`: intermediate tables are created, the last key replaced.
+void apply_override(toml::table& root, const std::string& setting, ConfigErrors& errors) {
+  const std::string where = "--set " + setting;
+  const auto equals = setting.find('=');
+  if (equals == std::string::npos || equals == 0) {
+    errors.add(where, "expected table.key=value");
+    return;
+  }
+  const std::string path = setting.substr(0, equals);
+  const std::string text = setting.substr(equals + 1);
+  toml::table parsed;
+  try {
+    parsed = toml::parse("value = " + text);
+  } catch (const toml::parse_error&) {
+    parsed.insert_or_assign("value", text);  // a bare word: a string
+  }
+  std::vector<std::string> keys;
+  for (std::size_t start = 0;;) {
+    const auto dot = path.find('.', start);
+    keys.push_back(path.substr(start, dot == std::string::npos ? dot : dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  toml::table* table = &root;
+  for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
+    if (keys[i].empty()) break;
+    toml::node* next = table->get(keys[i]);
+    if (next == nullptr) next = &table->insert_or_assign(keys[i], toml::table{}).first->second;
+    table = next->as_table();
+    if (table == nullptr) {
+      errors.add(where, "'" + keys[i] + "' is not a table");
+      return;
+    }
+  }
+  if (keys.back().empty() || path.find("..") != std::string::npos) {
+    errors.add(where, "'" + path + "' is not a key path (table.key)");
+    return;
+  }
+  table->insert_or_assign(keys.back(), std::move(*parsed.get("value")));
+}
+
+}  // namespace
+
 ExperimentConfig parse_config(std::string_view text, const std::string& source,
-                              const std::filesystem::path& base_dir) {
+                              const std::filesystem::path& base_dir,
+                              const std::vector<std::string>& overrides) {
   toml::table root;
   try {
     root = toml::parse(text, source);
@@ -26,7 +72,9 @@ ExperimentConfig parse_config(std::string_view text, const std::string& source,
   }
   ExperimentConfig config;
   config.source = source;
+  config.overrides = overrides;
   ConfigErrors errors;
+  for (const auto& setting : overrides) apply_override(root, setting, errors);
   TableReader top(&root, "", errors);
   TableReader run = top.table("run");
   read_run_table(run, config.run);
@@ -47,18 +95,33 @@ ExperimentConfig parse_config(std::string_view text, const std::string& source,
   TableReader stragglers = top.table("stragglers");
   read_stragglers_table(stragglers, config.stragglers, config.run.seed);
   TableReader sim = top.table("sim");
-  read_sim_table(sim, config.sim);
+  read_sim_table(sim, config.sim, base_dir);
   top.finish();
   errors.throw_if_any(source);
   return config;
 }
 
-ExperimentConfig load_config(const std::filesystem::path& path) {
+ExperimentConfig load_config(const std::filesystem::path& path,
+                             const std::vector<std::string>& overrides) {
   std::ifstream in(path);
   if (!in) throw ConfigError("cannot read config file '" + path.string() + "'");
   std::stringstream text;
   text << in.rdbuf();
-  return parse_config(text.str(), path.string(), path.parent_path());
+  return parse_config(text.str(), path.string(), path.parent_path(), overrides);
+}
+
+std::uint64_t run_fingerprint(const std::filesystem::path& path,
+                              const std::vector<std::string>& overrides) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  const auto mix = [&](const std::string& bytes) {
+    for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ULL;
+  };
+  mix(text.str());
+  for (const auto& setting : overrides) mix('\0' + setting);
+  return h;
 }
 
 }  // namespace fastk::node

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "consensus/peer_protocol.h"
 #include "learning/specs.h"
@@ -17,23 +18,34 @@
 
 namespace fastk::node {
 
-// [run]
+// [run]: what a run is, when it stops and what it reports (both runtimes alike). A peer
+// stops at the first of: `iterations` updates, `duration_s` seconds after its first
+// iteration, the mean model reaching the target (with stop_at_target).
 struct RunConfig {
   std::string name = "fastk";      // run name; the output folder is <output>/<name>
   std::uint64_t seed = 1;          // master seed; other seeds default to it
-  std::int64_t iterations = 1000;  // iterations per peer
+  std::int64_t iterations = 1000;  // iterations per peer (at most, with a duration)
+  double duration_s = 0;           // time budget per peer; 0: none
+  double eval_interval_s = 0;      // between mean-model evaluations; 0: automatic
+  double target_accuracy = 0;      // report the time the mean model reaches it; 0: none
+  double target_loss = 0;          // or gets its test loss below it; 0: none
+  bool stop_at_target = false;     // end the run once the target is reached
   std::string output = "runs";     // output folder (relative: to the working directory)
+
+  bool has_target() const { return target_accuracy > 0 || target_loss > 0; }
+  // eval_interval_s, or when automatic: a twentieth of the duration, else `fallback_s`.
+  double evaluation_interval_s(double fallback_s) const;
 };
 
 // [consensus]. protocol.iterations and protocol.learning_rate are filled in by the runtime
 // from [run] and the optimizer.
 struct ConsensusConfig {
   consensus::ProtocolConfig protocol;
-  int micro_batches = 4;  // gradient split for the adaptive policy's noise estimates
 };
 
 struct ExperimentConfig {
-  std::string source;  // file the config came from ("<string>" for text)
+  std::string source;                  // file the config came from ("<string>" for text)
+  std::vector<std::string> overrides;  // the --set table.key=value applied, in order
   RunConfig run;
   topology::TopologySpec topology;    // [topology]; relative paths resolved against the file
   learning::DataSpec data;            // [data]; seed defaults to run.seed
@@ -46,10 +58,21 @@ struct ExperimentConfig {
 };
 
 // Throws ConfigError listing every problem with its TOML path (syntax errors with line and
-// column), or when the file cannot be read.
-ExperimentConfig load_config(const std::filesystem::path& path);
+// column), or when the file cannot be read. `overrides` are command-line settings,
+// "table.key=value" each (value in TOML syntax; a bare word is a string, so
+// consensus.policy=full works), applied over the file's values before it is checked, so a
+// bad one is reported like a bad line of the file.
+ExperimentConfig load_config(const std::filesystem::path& path,
+                             const std::vector<std::string>& overrides = {});
 // `base_dir` resolves relative file paths inside the config.
 ExperimentConfig parse_config(std::string_view text, const std::string& source,
-                              const std::filesystem::path& base_dir);
+                              const std::filesystem::path& base_dir,
+                              const std::vector<std::string>& overrides = {});
+
+// The run's identity for peers to recognise each other (HELLO): the FNV-1a hash of the
+// config file's bytes and of the overrides, so peers started from different files or with
+// different --set settings refuse each other.
+std::uint64_t run_fingerprint(const std::filesystem::path& path,
+                              const std::vector<std::string>& overrides);
 
 }  // namespace fastk::node

@@ -1,13 +1,27 @@
-// [run]: name, seed, iterations, output folder.
+// [run]: name, seed, stop rules, evaluation and target, output folder.
 #include "node/config/tables.h"
 
 namespace fastk::node {
+
+double RunConfig::evaluation_interval_s(double fallback_s) const {
+  if (eval_interval_s > 0) return eval_interval_s;
+  return duration_s > 0 ? duration_s / 20 : fallback_s;
+}
 
 void read_run_table(TableReader& t, RunConfig& run) {
   t.read("name", run.name);
   t.read("seed", run.seed);
   t.read("iterations", run.iterations, 1);
+  t.read("duration_s", run.duration_s, 0.0);
+  t.read("eval_interval_s", run.eval_interval_s, 0.0);
+  t.read("target_accuracy", run.target_accuracy, 0.0, 1.0);
+  t.read("target_loss", run.target_loss, 0.0);
+  t.read("stop_at_target", run.stop_at_target);
   t.read("output", run.output);
+  if (run.stop_at_target && !run.has_target()) {
+    t.errors().add(t.path_of("stop_at_target"),
+                   "needs run.target_accuracy or run.target_loss to stop at");
+  }
   if (run.name.empty() || run.name.find('/') != std::string::npos) {
     t.errors().add(t.path_of("name"), "expected a non-empty name without '/'");
   }

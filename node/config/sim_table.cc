@@ -1,15 +1,24 @@
-// [sim]: evaluation and reporting of `fastk sim`.
+// [sim]: how `fastk sim` runs.
 #include "node/config/tables.h"
 
 namespace fastk::node {
 
-void read_sim_table(TableReader& t, sim::SimSettings& settings) {
+void read_sim_table(TableReader& t, sim::SimSettings& settings,
+                    const std::filesystem::path& base_dir) {
   t.read("threads", settings.threads, 1, 256);
-  t.read("eval_interval_s", settings.eval_interval_s, 1e-9);
-  t.read("target_accuracy", settings.target_accuracy, 0.0, 1.0);
-  t.read("target_loss", settings.target_loss, 0.0);
-  t.read("stop_at_target", settings.stop_at_target);
   t.read("per_peer_eval", settings.per_peer_eval);
+  t.read("calibration", settings.calibration);
+  if (!settings.calibration.empty()) {
+    settings.calibration = resolve_path(settings.calibration, base_dir);
+  }
+  // Stop rules and targets apply to real runs too since they moved to [run].
+  for (const char* moved :
+       {"eval_interval_s", "target_accuracy", "target_loss", "stop_at_target"}) {
+    if (t.has(moved)) {
+      t.errors().add(t.path_of(moved),
+                     std::string("moved to run.") + moved + " (it applies to real runs too)");
+    }
+  }
   t.finish();
 }
 

@@ -30,7 +30,9 @@ void read_model_table(TableReader& table, learning::ModelSpec& spec, std::uint64
 void read_optimizer_table(TableReader& table, learning::OptimizerSpec& spec,
                           std::uint64_t seed_default);
 
-void read_sim_table(TableReader& table, sim::SimSettings& settings);
+// `base_dir` resolves a relative calibration path.
+void read_sim_table(TableReader& table, sim::SimSettings& settings,
+                    const std::filesystem::path& base_dir);
 
 // A relative path in a config is relative to the config file's folder.
 std::string resolve_path(const std::string& path, const std::filesystem::path& base_dir);

@@ -118,6 +118,12 @@ std::optional<ExitStatus> ChildProcess::poll_exit() {
   return exit_;
 }
 
+bool ChildProcess::write_stdin(const std::string& text) {
+  if (stdin_fd_ < 0) return false;
+  const ssize_t written = write(stdin_fd_, text.data(), text.size());
+  return written == static_cast<ssize_t>(text.size());
+}
+
 void ChildProcess::close_stdin() {
   if (stdin_fd_ >= 0) close(stdin_fd_);
   stdin_fd_ = -1;

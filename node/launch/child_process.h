@@ -42,6 +42,8 @@ class ChildProcess {
   // Gives up on output still to come (a process the child left behind holds the pipe).
   void stop_reading();
   void close_stdin();
+  // Writes `text` to the stdin pipe (no-op without one). False if the child is gone.
+  bool write_stdin(const std::string& text);
 
  private:
   pid_t pid_ = -1;

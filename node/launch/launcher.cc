@@ -124,6 +124,16 @@ LaunchResult launch_peers(const std::vector<PeerLaunch>& peers, const LaunchOpti
         }
       }
     }
+    if (!result.finished && !stop_requested && options.should_finish()) {
+      result.finished = true;
+      for (auto& r : running) {
+        if (r.launch.host.empty()) {
+          r.process->send_signal(SIGUSR1);
+        } else {
+          r.process->write_stdin("f");
+        }
+      }
+    }
     if (stop_requested && !killed && seconds_since(*stop_requested) > options.stop_grace_s) {
       killed = true;
       for (auto& r : running) r.process->send_signal(SIGKILL);
@@ -133,7 +143,8 @@ LaunchResult launch_peers(const std::vector<PeerLaunch>& peers, const LaunchOpti
       last_summary = Clock::now();
       std::vector<std::optional<PeerProgress>> latest;
       for (auto& r : running) latest.push_back(r.progress);
-      std::string line = summarize_progress(latest, static_cast<int>(running.size() - exited));
+      std::string line = summarize_progress(latest, static_cast<int>(running.size() - exited)) +
+                         options.status_extra();
       if (options.terminal) {
         status << "\r\033[K" << line << std::flush;
       } else {

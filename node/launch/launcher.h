@@ -32,6 +32,12 @@ struct LaunchOptions {
   std::vector<std::string> ssh = {"ssh", "-o", "BatchMode=yes", "-T"};
   // Polled while peers run; true asks every peer to stop (the CLI wires Ctrl-C here).
   std::function<bool()> should_stop = [] { return false; };
+  // Polled likewise; true tells every peer the run is done (run.stop_at_target): they end
+  // cleanly, as at the end of their iterations. Local peers get SIGUSR1, remote ones an
+  // 'f' on stdin.
+  std::function<bool()> should_finish = [] { return false; };
+  // Appended to the progress line (the mean model's accuracy).
+  std::function<std::string()> status_extra = [] { return std::string(); };
 };
 
 struct PeerOutcome {
@@ -45,7 +51,8 @@ struct PeerOutcome {
 
 struct LaunchResult {
   std::vector<PeerOutcome> peers;
-  bool stopped = false;  // a stop was requested
+  bool stopped = false;   // a stop was requested
+  bool finished = false;  // should_finish() said the run is done
   bool ok() const;
 };
 

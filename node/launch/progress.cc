@@ -67,8 +67,8 @@ std::optional<PeerProgress> parse_progress(std::string_view line) {
 std::string summarize_progress(const std::vector<std::optional<PeerProgress>>& latest,
                                int peers_running) {
   std::int64_t slowest = -1, fastest = -1, planned = 0;
-  double loss_sum = 0, elapsed = 0, waiting = 0, iterations_sum = 0;
-  int loss_count = 0, heard = 0;
+  double loss_sum = 0, elapsed = 0, waiting = 0, iterations_sum = 0, backups_sum = 0;
+  int loss_count = 0, heard = 0, backups_count = 0;
   double accuracy = NAN;
   for (const auto& p : latest) {
     if (!p) continue;
@@ -77,6 +77,7 @@ std::string summarize_progress(const std::vector<std::optional<PeerProgress>>& l
     fastest = std::max(fastest, p->iteration);
     planned = std::max(planned, p->iterations);
     if (!std::isnan(p->loss)) loss_sum += p->loss, ++loss_count;
+    if (!std::isnan(p->mean_backup)) backups_sum += p->mean_backup, ++backups_count;
     if (!std::isnan(p->accuracy))
       accuracy = std::isnan(accuracy) ? p->accuracy : std::max(accuracy, p->accuracy);
     elapsed += p->elapsed_s;
@@ -94,6 +95,10 @@ std::string summarize_progress(const std::vector<std::optional<PeerProgress>>& l
   }
   if (!std::isnan(accuracy)) {
     std::snprintf(buffer, sizeof buffer, " | accuracy %.2f%%", 100 * accuracy);
+    out << buffer;
+  }
+  if (backups_count > 0) {
+    std::snprintf(buffer, sizeof buffer, " | backups %.2f", backups_sum / backups_count);
     out << buffer;
   }
   if (elapsed > 0) {

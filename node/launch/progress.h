@@ -26,7 +26,7 @@ struct PeerProgress {
   double accuracy = NAN;        // accuracy of the latest evaluation, NAN if none yet
   double elapsed_s = 0;         // since the peer started iterating
   double waiting_s = 0;         // time spent waiting for neighbours
-  double mean_backup = NAN;     // mean number of backup workers b so far
+  double mean_backup = NAN;     // mean backups so far (neighbours minus awaited)
 };
 
 std::string format_progress(const PeerProgress& p);
@@ -34,8 +34,8 @@ std::string format_progress(const PeerProgress& p);
 std::optional<PeerProgress> parse_progress(std::string_view line);
 
 // One line for the terminal: peers running, slowest..fastest iteration, loss, accuracy of
-// the last evaluation, iterations/s, share of time waiting. `latest` holds the newest
-// progress of each peer (nullopt: nothing heard yet).
+// the last evaluation a peer reported, backups, iterations/s, share of time waiting.
+// `latest` holds the newest progress of each peer (nullopt: nothing heard yet).
 std::string summarize_progress(const std::vector<std::optional<PeerProgress>>& latest,
                                int peers_running);
 

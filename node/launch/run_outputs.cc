@@ -1,33 +1,26 @@
 #include "node/launch/run_outputs.h"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
-#include <set>
-#include <sstream>
+#include <numeric>
 
 #include "learning/data_sources.h"
-#include "learning/model.h"
+#include "node/launch/snapshots.h"
 #include "node/metrics/mean_model.h"
 
 namespace fastk::node {
 namespace {
 
-std::filesystem::path peer_dir(const std::filesystem::path& run_dir, int peer) {
+std::filesystem::path peer_folder(const std::filesystem::path& run_dir, int peer) {
   return run_dir / "peers" / ("peer-" + std::to_string(peer));
 }
 
-std::optional<std::vector<float>> read_snapshot(const std::filesystem::path& path,
-                                                std::size_t parameters) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::vector<float> values(parameters);
-  in.read(reinterpret_cast<char*>(values.data()),
-          static_cast<std::streamsize>(parameters * sizeof(float)));
-  if (in.gcount() != static_cast<std::streamsize>(parameters * sizeof(float)) ||
-      in.peek() != std::char_traits<char>::eof()) {
-    return std::nullopt;  // truncated (a peer killed while writing) or of another model
-  }
-  return values;
+// A peer's summary.json; discarded (is_discarded()) when missing or unreadable.
+nlohmann::ordered_json read_summary(const std::filesystem::path& run_dir, int peer) {
+  std::ifstream in(peer_folder(run_dir, peer) / "summary.json");
+  if (!in) return nlohmann::ordered_json::parse("", nullptr, false);
+  return nlohmann::ordered_json::parse(in, nullptr, false);
 }
 
 }  // namespace
@@ -38,102 +31,160 @@ std::int64_t merge_peer_csv(const std::filesystem::path& run_dir, const std::str
   std::int64_t rows = 0;
   bool header_written = false;
   for (int i = 0; i < peers; ++i) {
-    std::ifstream in(peer_dir(run_dir, i) / name);
+    std::ifstream in(peer_folder(run_dir, i) / name);
     std::string line;
     if (!std::getline(in, line)) continue;  // a peer that never started writes nothing
     if (!header_written) out << line << '\n', header_written = true;
     while (std::getline(in, line)) out << line << '\n', ++rows;
   }
+  out.flush();
+  if (!out) throw std::runtime_error("cannot write '" + (run_dir / name).string() + "'");
   return rows;
 }
 
-std::vector<MeanModelEvaluation> evaluate_mean_models(const ExperimentConfig& config,
-                                                      const std::filesystem::path& run_dir,
-                                                      int peers) {
-  // Snapshot iterations present for each peer.
-  std::map<std::int64_t, std::set<int>> holders;
+PeerTimes read_peer_times(const std::filesystem::path& run_dir, int peers) {
+  PeerTimes times;
   for (int i = 0; i < peers; ++i) {
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(peer_dir(run_dir, i), ec)) {
-      const std::string file = entry.path().filename().string();
-      if (!file.starts_with("model-") || !file.ends_with(".f32") || file == "model-final.f32") {
-        continue;
-      }
-      try {
-        holders[std::stoll(file.substr(6))].insert(i);
-      } catch (const std::exception&) {
-      }
-    }
+    const auto s = read_summary(run_dir, i);
+    if (s.is_discarded() || !s.contains("first_iteration_unix_s")) continue;
+    const double first = s.value("first_iteration_unix_s", 0.0);
+    const double last = s.value("last_update_unix_s", first);
+    times.training_start_unix_s =
+        times.peers_reported ? std::max(times.training_start_unix_s, first) : first;
+    times.training_end_unix_s =
+        times.peers_reported ? std::max(times.training_end_unix_s, last) : last;
+    ++times.peers_reported;
   }
-  std::vector<MeanModelEvaluation> out;
-  if (holders.empty()) return out;
+  return times;
+}
+
+MeanModelEvaluator::MeanModelEvaluator(const ExperimentConfig& config,
+                                       std::filesystem::path run_dir, int peers, double epoch_s,
+                                       double interval_s)
+    : run_dir_(std::move(run_dir)), peers_(peers), epoch_s_(epoch_s), interval_s_(interval_s) {
   learning::TrainTest data = learning::load_data(config.data);
-  auto model = learning::make_model(config.model, data.train);
-  data.train = {};  // only the test set is needed from here on
-  const std::size_t p = model->num_parameters();
-  std::ofstream csv(run_dir / "evaluation.csv");
-  csv << "iteration,peers,test_loss,test_accuracy,consensus_distance\n";
-  for (const auto& [k, who] : holders) {
-    std::vector<std::vector<float>> models;
-    for (int i : who) {
-      if (auto m =
-              read_snapshot(peer_dir(run_dir, i) / ("model-" + std::to_string(k) + ".f32"), p)) {
-        models.push_back(std::move(*m));
+  model_ = learning::make_model(config.model, data.train);
+  test_ = std::move(data.test);  // the training set is freed here
+}
+
+std::filesystem::path MeanModelEvaluator::peer_dir(int peer) const {
+  return peer_folder(run_dir_, peer);
+}
+
+std::optional<metrics::Evaluation> MeanModelEvaluator::evaluate(
+    const std::vector<std::filesystem::path>& files, double mean_iteration, double unix_s) {
+  std::vector<std::vector<float>> models;
+  for (const auto& file : files) {
+    if (auto m = read_model(file, model_->num_parameters())) models.push_back(std::move(*m));
+  }
+  if (models.empty()) return std::nullopt;
+  const std::vector<std::span<const float>> views(models.begin(), models.end());
+  const metrics::MeanModel mean = metrics::mean_model(views);
+  const learning::Evaluation e = model_->evaluate(mean.mean, test_);
+  metrics::Evaluation out;
+  out.time_s = unix_s;
+  out.mean_iteration = mean_iteration;
+  out.peers = static_cast<int>(models.size());
+  out.test_loss = e.loss;
+  out.test_accuracy = e.accuracy;
+  out.consensus_distance = mean.consensus_distance;
+  return out;
+}
+
+std::vector<metrics::Evaluation> MeanModelEvaluator::evaluate_new() {
+  std::vector<std::map<std::int64_t, std::int64_t>> indexes;
+  for (int i = 0; i < peers_; ++i) indexes.push_back(read_snapshot_index(peer_dir(i)));
+  std::vector<metrics::Evaluation> out;
+  for (const auto& [instant, first_iteration] : indexes.front()) {
+    if (done_.count(instant)) continue;
+    std::vector<std::filesystem::path> files;
+    double iterations = 0;
+    bool complete = true;
+    for (int i = 0; i < peers_ && complete; ++i) {
+      const auto it = indexes[static_cast<std::size_t>(i)].find(instant);
+      complete = it != indexes[static_cast<std::size_t>(i)].end();
+      if (complete) {
+        files.push_back(snapshot_path(peer_dir(i), instant));
+        iterations += static_cast<double>(it->second);
       }
     }
-    if (models.empty()) continue;
-    const std::vector<std::span<const float>> views(models.begin(), models.end());
-    const metrics::MeanModel mean = metrics::mean_model(views);
-    const learning::Evaluation e = model->evaluate(mean.mean, data.test);
-    MeanModelEvaluation row{k, static_cast<int>(models.size()), e.loss, e.accuracy,
-                            mean.consensus_distance};
-    csv << row.iteration << ',' << row.peers << ',' << row.test_loss << ',' << row.test_accuracy
-        << ',' << row.consensus_distance << '\n';
-    out.push_back(row);
+    if (!complete) continue;
+    done_.insert(instant);
+    const double unix_s = epoch_s_ + static_cast<double>(instant) * interval_s_;
+    if (auto e = evaluate(files, iterations / peers_, unix_s)) out.push_back(std::move(*e));
+  }
+  return out;
+}
+
+std::optional<metrics::Evaluation> MeanModelEvaluator::evaluate_final(double unix_s) {
+  std::vector<std::filesystem::path> files;
+  double iterations = 0;
+  for (int i = 0; i < peers_; ++i) {
+    files.push_back(peer_dir(i) / "model-final.f32");
+    const auto s = read_summary(run_dir_, i);
+    if (!s.is_discarded()) iterations += s.value("iterations", 0.0);
+  }
+  return evaluate(files, iterations / peers_, unix_s);
+}
+
+std::vector<metrics::Evaluation> MeanModelEvaluator::with_times(
+    std::vector<metrics::Evaluation> evaluations, double training_start_unix_s) {
+  std::vector<metrics::Evaluation> out;
+  for (auto& e : evaluations) {
+    e.time_s -= training_start_unix_s;
+    if (e.time_s >= 0) out.push_back(std::move(e));
   }
   return out;
 }
 
 nlohmann::ordered_json summarize_run(const std::filesystem::path& run_dir, int peers,
-                                     const std::vector<MeanModelEvaluation>& evaluations,
-                                     double wall_s) {
+                                     const std::vector<metrics::Evaluation>& evaluations,
+                                     const RunConfig& run, double wall_s) {
   nlohmann::ordered_json s;
   s["peers"] = peers;
   s["wall_s"] = wall_s;
   auto& per_peer = s["per_peer"] = nlohmann::ordered_json::array();
-  double waiting = 0, elapsed = 0, rss = 0, backups = 0;
+  double waiting = 0, elapsed = 0, rss = 0, awaited = 0, used = 0, backups = 0;
   std::uint64_t bytes = 0, iterations = 0;
   int reported = 0;
   for (int i = 0; i < peers; ++i) {
-    std::ifstream in(peer_dir(run_dir, i) / "summary.json");
-    if (!in) {
-      per_peer.push_back({{"peer", i}, {"status", "no summary (the peer failed)"}});
-      continue;
-    }
-    nlohmann::ordered_json p = nlohmann::ordered_json::parse(in, nullptr, false);
+    nlohmann::ordered_json p = read_summary(run_dir, i);
     if (p.is_discarded()) {
-      per_peer.push_back({{"peer", i}, {"status", "unreadable summary"}});
+      const bool exists = std::filesystem::exists(peer_folder(run_dir, i) / "summary.json");
+      per_peer.push_back(
+          {{"peer", i},
+           {"status", exists ? "unreadable summary" : "no summary (the peer failed)"}});
       continue;
     }
     ++reported;
     waiting += p.value("waiting_s", 0.0);
     elapsed += p.value("elapsed_s", 0.0);
     rss += p.value("peak_rss_mib", 0.0);
+    awaited += p.value("mean_awaited", 0.0);
+    used += p.value("mean_used", 0.0);
     backups += p.value("mean_backups", 0.0);
     bytes += p.value("bytes_sent", std::uint64_t{0});
     iterations += p.value("iterations", std::uint64_t{0});
     per_peer.push_back(p);
   }
+  const PeerTimes times = read_peer_times(run_dir, peers);
   s["peers_reported"] = reported;
+  s["training_phase_s"] = times.training_end_unix_s - times.training_start_unix_s;
   s["wait_fraction"] = elapsed > 0 ? waiting / elapsed : 0.0;
+  s["mean_awaited"] = reported ? awaited / reported : 0.0;
+  s["mean_used"] = reported ? used / reported : 0.0;
   s["mean_backups"] = reported ? backups / reported : 0.0;
   s["bytes_sent"] = bytes;
   s["bytes_per_iteration"] =
       iterations ? static_cast<double>(bytes) / static_cast<double>(iterations) : 0.0;
   s["peak_rss_mib_total"] = rss;
+  s["target_accuracy"] = run.target_accuracy;
+  s["target_loss"] = run.target_loss;
+  const auto reached = metrics::time_to_target(evaluations, run);
+  s["time_to_target_s"] = reached ? nlohmann::ordered_json(*reached) : nullptr;
   if (!evaluations.empty()) {
     const auto& last = evaluations.back();
-    s["final_iteration"] = last.iteration;
+    s["final_time_s"] = last.time_s;
     s["final_test_accuracy"] = last.test_accuracy;
     s["final_test_loss"] = last.test_loss;
     s["final_consensus_distance"] = last.consensus_distance;

@@ -1,13 +1,20 @@
-// What `fastk run` makes of its peers' outputs once they have exited: run-level CSVs with
-// every peer's rows, the evaluation of the mean model over time (from the model snapshots
-// the peers wrote at the same iterations), and the run summary.
+// What `fastk run` makes of its peers' outputs: while they run, the mean model at every
+// evaluation instant all of them have a snapshot of (for the progress line and
+// run.stop_at_target); once they have exited, run-level CSVs with every peer's rows,
+// evaluation.csv (metrics/evaluation_csv.h) and the run summary.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <vector>
 
+#include "learning/dataset.h"
+#include "learning/model.h"
 #include "node/config/experiment_config.h"
+#include "node/metrics/evaluation_csv.h"
 
 namespace fastk::node {
 
@@ -15,23 +22,47 @@ namespace fastk::node {
 std::int64_t merge_peer_csv(const std::filesystem::path& run_dir, const std::string& name,
                             int peers);
 
-// For every iteration at which all surviving peers saved a snapshot (model-<k>.f32), the
-// mean model's test loss and accuracy and the consensus distance (mean squared distance of
-// the peers' models to their mean). Writes <run_dir>/evaluation.csv; returns its rows.
-struct MeanModelEvaluation {
-  std::int64_t iteration = 0;
-  int peers = 0;
-  double test_loss = 0;
-  double test_accuracy = 0;
-  double consensus_distance = 0;
+// The peers' times as their summaries give them (Unix seconds).
+struct PeerTimes {
+  double training_start_unix_s = 0;  // the latest first iteration: every peer is running
+  double training_end_unix_s = 0;    // the last update of any peer
+  int peers_reported = 0;
 };
-std::vector<MeanModelEvaluation> evaluate_mean_models(const ExperimentConfig& config,
-                                                      const std::filesystem::path& run_dir,
-                                                      int peers);
+PeerTimes read_peer_times(const std::filesystem::path& run_dir, int peers);
 
-// Run summary from the peers' summary.json files and the mean-model evaluations.
+// Evaluates the mean of the peers' snapshots (launch/snapshots.h) on the test set.
+class MeanModelEvaluator {
+ public:
+  // Loads the test set and the model of `config`. Instants are epoch_s + j * interval_s.
+  MeanModelEvaluator(const ExperimentConfig& config, std::filesystem::path run_dir, int peers,
+                     double epoch_s, double interval_s);
+  // Every instant that all peers have a snapshot of and that was not evaluated before, in
+  // order; time_s is the instant's Unix time (see with_times).
+  std::vector<metrics::Evaluation> evaluate_new();
+  // The mean of the peers' final models (model-final.f32) at `unix_s`; nullopt if none.
+  std::optional<metrics::Evaluation> evaluate_final(double unix_s);
+  // `evaluations` with times counted from the training start, those before it dropped.
+  static std::vector<metrics::Evaluation> with_times(std::vector<metrics::Evaluation> evaluations,
+                                                     double training_start_unix_s);
+
+ private:
+  std::optional<metrics::Evaluation> evaluate(const std::vector<std::filesystem::path>& files,
+                                              double mean_iteration, double unix_s);
+  std::filesystem::path peer_dir(int peer) const;
+
+  std::filesystem::path run_dir_;
+  int peers_;
+  double epoch_s_;
+  double interval_s_;
+  learning::Dataset test_;
+  std::unique_ptr<learning::Model> model_;
+  std::set<std::int64_t> done_;
+};
+
+// Run summary from the peers' summary.json files, the evaluations (times counted from the
+// training start) and the run's target.
 nlohmann::ordered_json summarize_run(const std::filesystem::path& run_dir, int peers,
-                                     const std::vector<MeanModelEvaluation>& evaluations,
-                                     double wall_s);
+                                     const std::vector<metrics::Evaluation>& evaluations,
+                                     const RunConfig& run, double wall_s);
 
 }  // namespace fastk::node

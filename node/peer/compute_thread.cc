@@ -5,9 +5,9 @@
 
 namespace fastk::node::peer {
 
-ComputeThread::ComputeThread(GradientFn gradient, SlowdownFn slowdown, transport::Waker waker)
+ComputeThread::ComputeThread(GradientFn gradient, SleepFn sleep, transport::Waker waker)
     : gradient_(std::move(gradient)),
-      slowdown_(std::move(slowdown)),
+      sleep_(std::move(sleep)),
       waker_(std::move(waker)),
       thread_([this] { loop(); }) {}
 
@@ -67,9 +67,8 @@ void ComputeThread::loop() {
     const auto start = Clock::now();
     out.step = gradient_(job, std::move(buffer));
     out.compute_s = std::chrono::duration<double>(Clock::now() - start).count();
-    const double factor = slowdown_(job.iteration);
-    if (factor > 1.0) {
-      out.injected_s = (factor - 1.0) * out.compute_s;
+    out.injected_s = sleep_(job.iteration);
+    if (out.injected_s > 0) {
       std::unique_lock lock(mutex_);
       // Interruptible sleep: a stopping peer does not wait out an injected straggle.
       work_.wait_for(lock, std::chrono::duration<double>(out.injected_s),

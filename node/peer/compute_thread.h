@@ -1,8 +1,9 @@
 // The thread that computes a real peer's gradients, so that communication on the I/O thread
 // overlaps computation. At most one gradient is in flight (the protocol asks for one per
 // iteration). Injected straggling (the [stragglers] compute part) is applied here as a real
-// sleep after the computation: a slowdown factor f turns a gradient that took c seconds into
-// one that takes f * c.
+// sleep after the computation, of (f - 1) times the calibrated base gradient time for a
+// slowdown factor f: what the injection adds does not depend on how long this gradient took
+// (OS noise, another peer on the core), as in `fastk sim`.
 #pragma once
 
 #include <condition_variable>
@@ -32,10 +33,10 @@ class ComputeThread {
   // written into `buffer` where it fits (a recycled gradient vector, or empty).
   using GradientFn = std::function<training::GradientStep(const consensus::StartGradient&,
                                                           std::vector<float> buffer)>;
-  using SlowdownFn = std::function<double(std::int64_t k)>;  // factor >= 0; <= 1 means none
+  using SleepFn = std::function<double(std::int64_t k)>;  // injected seconds after gradient k
 
   // `waker` is rung after each gradient so the I/O thread's receive() returns at once.
-  ComputeThread(GradientFn gradient, SlowdownFn slowdown, transport::Waker waker);
+  ComputeThread(GradientFn gradient, SleepFn sleep, transport::Waker waker);
   ~ComputeThread();  // abandons a gradient in flight (after it finishes) and joins
   ComputeThread(const ComputeThread&) = delete;
   ComputeThread& operator=(const ComputeThread&) = delete;
@@ -53,7 +54,7 @@ class ComputeThread {
   void loop();
 
   GradientFn gradient_;
-  SlowdownFn slowdown_;
+  SleepFn sleep_;
   transport::Waker waker_;
   mutable std::mutex mutex_;
   std::condition_variable work_;

@@ -16,6 +16,7 @@
 
 #include "consensus/peer_protocol.h"
 #include "node/config/cluster.h"
+#include "node/metrics/run_metrics.h"
 #include "node/peer/compute_thread.h"
 #include "node/peer/cpu_binding.h"
 #include "node/peer_id.h"
@@ -33,7 +34,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr double kHelloEvery_s = 0.2;
-constexpr std::int64_t kQuickEvalSamples = 1000;
+constexpr int kBaseGradientRepeats = 20;  // gradients timed at start-up without a calibration
+
+double unix_now_s() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 
 // A received MODEL frame as protocol parameters, read in place (no copy).
 class FrameParams final : public consensus::ParamBuffer {
@@ -55,9 +60,10 @@ consensus::CodedPart coded_part(wire::CodedPayload payload) {
   return coded;
 }
 
-// Turns SIGINT/SIGTERM (and, if asked, end of file on stdin) into a stop request that wakes
-// the I/O loop. Signals are blocked in every thread and taken here with sigtimedwait, since
-// a signal handler may not touch ZeroMQ.
+// Turns SIGINT/SIGTERM (and, if asked, end of file on stdin) into a stop request, and
+// SIGUSR1 (or an 'f' on a watched stdin) into a finish request, that wake the I/O loop.
+// Signals are blocked in every thread and taken here with sigtimedwait, since a signal
+// handler may not touch ZeroMQ.
 class StopWatcher {
  public:
   StopWatcher(transport::Waker waker, bool watch_stdin)
@@ -73,14 +79,24 @@ class StopWatcher {
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGUSR1);
     const timespec tick{0, 100'000'000};
     while (!done_) {
-      bool stop = sigtimedwait(&set, nullptr, &tick) > 0;
+      const int signal = sigtimedwait(&set, nullptr, &tick);
+      bool stop = signal == SIGINT || signal == SIGTERM;
+      bool finish = signal == SIGUSR1;
       if (watch_stdin_ && !stop) {
         pollfd in{STDIN_FILENO, POLLIN, 0};
         char byte;
-        if (poll(&in, 1, 0) > 0 && read(STDIN_FILENO, &byte, 1) <= 0) stop = true;
+        if (poll(&in, 1, 0) > 0) {
+          if (read(STDIN_FILENO, &byte, 1) <= 0) {
+            stop = true;
+          } else if (byte == 'f') {
+            finish = true;
+          }
+        }
       }
+      if (finish && !finish_requested().exchange(true)) waker_.wake();
       if (stop && !stop_requested().exchange(true)) waker_.wake();
       if (stop) watch_stdin_ = false;  // stdin stays at end of file
     }
@@ -99,6 +115,7 @@ class BlockStopSignals {
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGUSR1);
     pthread_sigmask(SIG_BLOCK, &set, &previous_);
   }
   ~BlockStopSignals() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
@@ -133,9 +150,10 @@ class Peer {
       stored = training::coded_placement(topology_.graph, protocol.coding)
                    .stored[static_cast<std::size_t>(options.peer)];
     }
-    trainer_ = std::make_unique<training::PeerTrainer>(
-        config.data, config.model, config.optimizer, n, options.peer,
-        adaptive ? config.consensus.micro_batches : 1, stored);
+    trainer_ = std::make_unique<training::PeerTrainer>(config.data, config.model, config.optimizer,
+                                                       n, options.peer, adaptive, stored);
+    report_.base_gradient_s =
+        options.base_gradient_s > 0 ? options.base_gradient_s : measure_base_gradient_s();
     protocol_ = std::make_unique<consensus::PeerProtocol>(
         options.peer, topology_.schedule, protocol, consensus::make_params(trainer_->initial()));
     neighbours_ = protocol_->known_neighbours();
@@ -158,10 +176,23 @@ class Peer {
         [this](const consensus::StartGradient& request, std::vector<float> buffer) {
           return trainer_->gradient(request, std::move(buffer));
         },
-        [this](std::int64_t k) { return delays_->slowdown(options_.peer, k); },
+        [this](std::int64_t k) {
+          return delays_->injected_sleep_s(options_.peer, k, report_.base_gradient_s);
+        },
         transport_->make_waker());
     stop_watcher_ =
         std::make_unique<StopWatcher>(transport_->make_waker(), options.stop_on_stdin_eof);
+  }
+
+  // Without a calibrated base (a peer started by hand or by mpirun), the peer times its own
+  // gradient before the handshake; peers starting at once on shared cores inflate it.
+  double measure_base_gradient_s() {
+    const double base = trainer_->time_gradient_s(kBaseGradientRepeats);
+    std::cerr << "peer " << options_.peer << ": base gradient time " << 1000 * base
+              << " ms, measured at start-up (`fastk run` passes a calibrated one; "
+                 "docs/simulation.md)"
+              << std::endl;
+    return base;
   }
 
   // [cluster] bind_cpus: this peer's block of the host's CPUs (cpu_binding.h). A process
@@ -238,20 +269,34 @@ class Peer {
     if (!handshake()) return finish_report();
     const double began_s = now_s();
     report_.startup_s = began_s;
+    report_.first_iteration_unix_s = unix_now_s();
+    began_s_ = began_s;
+    next_instant_ = instant_at(report_.first_iteration_unix_s) + 1;
     consensus::Actions actions;
     protocol_->start(began_s, actions);
     execute(actions);
-    while (!protocol_->finished() && !stop_requested()) {
+    while (!protocol_->finished() && !stop_requested() && !finish_requested() && !out_of_time()) {
       step(next_wait_ms());
+      take_due_snapshot();
       note_silent_neighbours();
       print_progress(false);
     }
-    report_.stopped = !protocol_->finished();
-    report_.finished = protocol_->finished();
+    // From here on the protocol gets nothing: a peer that stopped before its last iteration
+    // (time budget, target, signal) would otherwise go on iterating on the models still
+    // arriving during the goodbye, sending models after its BYE, which brings it back into
+    // its neighbours' awaited sets just before it goes for good.
+    iterating_ = false;
+    report_.finished = !stop_requested() || protocol_->finished();
+    report_.stopped = !report_.finished;
+    report_.end = protocol_->finished() ? "iterations"
+                  : out_of_time()       ? "duration"
+                  : finish_requested()  ? "target"
+                                        : "signal";
     report_.elapsed_s = last_update_s_ - began_s;
     const double origin_s = std::chrono::duration<double>(start_.time_since_epoch()).count();
     report_.first_iteration_monotonic_s = origin_s + began_s;
     report_.last_update_monotonic_s = origin_s + last_update_s_;
+    report_.last_update_unix_s = report_.first_iteration_unix_s + (last_update_s_ - began_s);
     print_progress(true);
     say_goodbye();
     return finish_report();
@@ -350,17 +395,52 @@ class Peer {
     return false;
   }
 
-  // Milliseconds until the next protocol timer or progress line (at most 1 s).
+  // Milliseconds until the next protocol timer, held message, snapshot, the end of the time
+  // budget or progress line (at most 1 s).
   int next_wait_ms() {
     double wait = 1.0;
     if (!timers_.empty()) wait = std::min(wait, timers_.top() - now_s());
+    if (!held_.empty()) wait = std::min(wait, held_.top().release_s - now_s());
     wait = std::min(wait, next_progress_s_ - now_s());
+    if (options_.eval_interval_s > 0) {
+      wait = std::min(wait, instant_time(next_instant_) - unix_now_s());
+    }
+    if (config_.run.duration_s > 0) {
+      wait = std::min(wait, began_s_ + config_.run.duration_s - now_s());
+    }
     return std::max(0, static_cast<int>(std::ceil(wait * 1000)));
+  }
+
+  bool out_of_time() const {
+    return config_.run.duration_s > 0 && now_s() - began_s_ >= config_.run.duration_s;
+  }
+
+  // Evaluation instants: epoch_s + j * eval_interval_s.
+  std::int64_t instant_at(double unix_s) const {
+    if (options_.eval_interval_s <= 0) return 0;
+    return static_cast<std::int64_t>(
+        std::floor((unix_s - options_.epoch_s) / options_.eval_interval_s));
+  }
+  double instant_time(std::int64_t instant) const {
+    return options_.epoch_s + static_cast<double>(instant) * options_.eval_interval_s;
+  }
+
+  // The model at the latest instant passed, if not taken yet (a loop turn late by more than
+  // an interval skips the instants in between: they are missing for this peer).
+  void take_due_snapshot() {
+    if (options_.eval_interval_s <= 0) return;
+    const std::int64_t now = instant_at(unix_now_s());
+    if (now < next_instant_) return;
+    if (hooks_.on_snapshot) {
+      hooks_.on_snapshot(now, protocol_->iteration(), protocol_->model()->values());
+    }
+    next_instant_ = now + 1;
   }
 
   void step(int wait_ms) {
     flush_pending();
     receive(std::chrono::milliseconds(sends_pending() ? std::min(wait_ms, 1) : wait_ms));
+    release_held_messages();
     consensus::Actions actions;
     if (auto done = compute_->poll()) {
       report_.compute_s += done->compute_s;
@@ -396,25 +476,65 @@ class Peer {
         break;
       case wire::MessageType::kModel: {
         const std::int64_t tag = message.iteration();
-        protocol_->on_message(now, from, tag,
-                              std::make_shared<const FrameParams>(std::move(message)), actions);
+        deliver({now, 0, from, tag, std::make_shared<const FrameParams>(std::move(message)), {}});
         break;
       }
       case wire::MessageType::kSharedModel:
         if (auto params = shared_model(from, message.payload())) {
-          protocol_->on_message(now, from, message.iteration(), std::move(params), actions);
+          deliver({now, 0, from, message.iteration(), std::move(params), {}});
         }
         break;
       case wire::MessageType::kCodedGradient:
-        protocol_->on_coded_gradient(now, from, message.iteration(),
-                                     coded_part(wire::read_coded_payload(message.payload())),
-                                     actions);
+        deliver({now, 0, from, message.iteration(), nullptr,
+                 coded_part(wire::read_coded_payload(message.payload()))});
         break;
       case wire::MessageType::kBye:
         left_.insert(from);
         report_.departures.push_back({from, protocol_->iteration(), "bye"});
         protocol_->on_neighbour_left(now, from, actions);
         break;
+    }
+    execute(actions);
+  }
+
+  // A model or coded gradient for the protocol, held back by its injected link delay.
+  struct Held {
+    double release_s = 0;
+    std::uint64_t sequence = 0;
+    int from = 0;
+    std::int64_t tag = 0;
+    consensus::Params params;
+    consensus::CodedPart coded;
+    bool operator>(const Held& other) const {
+      return release_s != other.release_s ? release_s > other.release_s : sequence > other.sequence;
+    }
+  };
+
+  void deliver(Held message) {
+    if (!iterating_) return;
+    if (delays_->delays_links()) {
+      message.release_s += delays_->link_delay_s(message.from, options_.peer, message.tag);
+      message.sequence = held_sequence_++;
+      held_.push(std::move(message));
+      return;
+    }
+    hand_to_protocol(message);
+  }
+
+  void release_held_messages() {
+    while (iterating_ && !held_.empty() && held_.top().release_s <= now_s()) {
+      Held message = held_.top();
+      held_.pop();
+      hand_to_protocol(message);
+    }
+  }
+
+  void hand_to_protocol(const Held& message) {
+    consensus::Actions actions;
+    if (message.coded) {
+      protocol_->on_coded_gradient(now_s(), message.from, message.tag, message.coded, actions);
+    } else {
+      protocol_->on_message(now_s(), message.from, message.tag, message.params, actions);
     }
     execute(actions);
   }
@@ -454,19 +574,8 @@ class Peer {
     ++report_.iterations;
     last_update_s_ = r.update_s;
     report_.waiting_s += r.wait_s();
-    backups_sum_ += r.backups;
+    totals_.add(r);
     if (hooks_.on_iteration) hooks_.on_iteration(r, last_loss_);
-    const std::int64_t done = r.iteration + 1;
-    const bool last = done == config_.run.iterations;
-    if (last || (options_.eval_every > 0 && done % options_.eval_every == 0)) {
-      // Checks along the way use a slice of the test set: they block this I/O thread, and
-      // the mean-model evaluation of the run is computed from the snapshots anyway.
-      last_eval_ = trainer_->evaluate(protocol_->model()->values(), last ? 0 : kQuickEvalSamples);
-      if (hooks_.on_evaluation) {
-        hooks_.on_evaluation(done, now_s() - report_.startup_s, last_eval_,
-                             protocol_->model()->values());
-      }
-    }
   }
 
   void print_progress(bool force) {
@@ -478,10 +587,10 @@ class Peer {
     p.iteration = report_.iterations;
     p.iterations = config_.run.iterations;
     p.loss = last_loss_;
-    p.accuracy = last_eval_.accuracy;
+    p.accuracy = NAN;  // the launcher shows the mean model's
     p.elapsed_s = report_.iterations ? last_update_s_ - report_.startup_s : 0;
     p.waiting_s = report_.waiting_s;
-    p.mean_backup = report_.iterations ? backups_sum_ / report_.iterations : NAN;
+    p.mean_backup = report_.iterations ? totals_.mean_backups() : NAN;
     std::cout << format_progress(p) << std::endl;
   }
 
@@ -534,8 +643,13 @@ class Peer {
         report_.rejected[std::string(wire::to_string(cause))] = count;
       }
     }
-    report_.mean_backups = report_.iterations ? backups_sum_ / report_.iterations : 0;
-    report_.final_eval = last_eval_;
+    report_.mean_awaited = totals_.mean_awaited();
+    report_.mean_used = totals_.mean_used();
+    report_.mean_backups = totals_.mean_backups();
+    // The own model on the whole test set, for the per-peer table (the run's evaluation
+    // uses the mean of the snapshots).
+    if (report_.iterations > 0)
+      report_.final_eval = trainer_->evaluate(protocol_->model()->values());
     const auto model = protocol_->model()->values();
     report_.final_model.assign(model.begin(), model.end());
     return std::move(report_);
@@ -563,18 +677,27 @@ class Peer {
   std::map<int, double> last_heard_s_;
   std::map<int, std::deque<wire::EncodedMessage>> pending_;  // refused sends, oldest first
   std::priority_queue<double, std::vector<double>, std::greater<>> timers_;
+  std::priority_queue<Held, std::vector<Held>, std::greater<>> held_;  // delayed links
+  std::uint64_t held_sequence_ = 0;
   double next_progress_s_ = 0;
   std::int64_t printed_iterations_ = -1;
+  double began_s_ = 0;
+  bool iterating_ = true;  // false once the run loop ended: the protocol gets no more input
   double last_update_s_ = 0;
   double last_loss_ = NAN;
-  double backups_sum_ = 0;
-  learning::Evaluation last_eval_{NAN, NAN};
+  std::int64_t next_instant_ = 0;
+  metrics::IterationTotals totals_;
   PeerReport report_;
 };
 
 }  // namespace
 
 std::atomic<bool>& stop_requested() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
+
+std::atomic<bool>& finish_requested() {
   static std::atomic<bool> flag{false};
   return flag;
 }

@@ -8,10 +8,18 @@
 //     by the decoder. Not hearing from all within startup_timeout_ms is an error naming them.
 //  2. Iterating: messages, finished gradients and timers go into the protocol; its actions
 //     (send, start gradient, arm timer, iteration completed, finished) are carried out here.
-//  3. End: after the last iteration (or on SIGINT/SIGTERM, or end of file on stdin when asked
-//     to watch it), send BYE to every neighbour, then keep the sockets open until every
-//     neighbour has left or peer_timeout_ms passed, so the final model still reaches the
-//     peers that are behind.
+//  3. End: after the last iteration, when run.duration_s is up, when the launcher says the
+//     run is done (SIGUSR1, or an 'f' on stdin when asked to watch it: the target was
+//     reached), or on SIGINT/SIGTERM (or end of file on stdin), send BYE to every neighbour,
+//     then keep the sockets open until every neighbour has left or peer_timeout_ms passed,
+//     so the final model still reaches the peers that are behind.
+// Injected stragglers: after a gradient, the compute thread sleeps (slowdown - 1) times the
+// base gradient time (options.base_gradient_s, from a calibration, else measured at
+// start-up), and each message from a neighbour is held back by its link delay before the
+// protocol sees it: the same meaning as in `fastk sim` (node/stragglers/delay_spec.h).
+// Snapshots: at every evaluation instant (epoch_s + j * eval_interval_s on the wall clock,
+// the same instants on every peer) the model goes to hooks.on_snapshot, for the run's
+// mean-model evaluation over time.
 // A neighbour that sends BYE, or is silent for peer_timeout_ms, stops being awaited (the
 // protocol's departure and silence rules); the report lists such departures.
 //
@@ -41,7 +49,9 @@ struct PeerOptions {
   std::uint64_t run_id = 0;          // fingerprint of the config, the same on every peer
   bool stop_on_stdin_eof = false;    // set by the launcher for peers started through ssh
   double progress_interval_s = 0.5;  // @progress lines on stdout
-  std::int64_t eval_every = 0;       // evaluate the own model every this many iterations
+  double base_gradient_s = 0;        // what slowdowns multiply; 0: measure at start-up
+  double epoch_s = 0;                // Unix time the evaluation instants count from
+  double eval_interval_s = 0;        // between snapshots; 0: only the final model
 };
 
 struct Departure {
@@ -53,9 +63,14 @@ struct Departure {
 struct PeerReport {
   int peer = 0;
   std::int64_t iterations = 0;  // completed
-  bool finished = false;        // ran all configured iterations
+  bool finished = false;        // ended by a stop rule (iterations, duration, target)
   bool stopped = false;         // stopped by a signal or stdin end of file
+  std::string end;              // "iterations", "duration", "target" or "signal"
   double elapsed_s = 0;         // from the first iteration to the last update
+  // The same two moments on the wall clock (Unix time), comparable across hosts as far as
+  // their clocks agree: the run's mean-model times count from the latest first iteration.
+  double first_iteration_unix_s = 0;
+  double last_update_unix_s = 0;
   // The same two moments on the machine's monotonic clock (CLOCK_MONOTONIC, shared by all
   // processes of a host), so that the peers of one host can be put on one time line.
   double first_iteration_monotonic_s = 0;
@@ -64,6 +79,9 @@ struct PeerReport {
   double waiting_s = 0;   // sum over iterations of update time - gradient done
   double compute_s = 0;   // gradient computation
   double injected_s = 0;  // injected straggler sleeps
+  double base_gradient_s = 0;
+  double mean_awaited = 0;  // awaited, used, backups: as in consensus::IterationRecord
+  double mean_used = 0;
   double mean_backups = 0;
   std::uint64_t messages_sent = 0;
   std::uint64_t sends_refused = 0;         // neighbour's queue full: kept and retried
@@ -81,11 +99,9 @@ struct PeerReport {
 // Hooks for the caller's metrics files; called on the I/O thread.
 struct PeerHooks {
   std::function<void(const consensus::IterationRecord&, double loss)> on_iteration;
-  // Every eval_every iterations and at the end, with the own model that was evaluated.
-  // The evaluation uses the first 1,000 test samples, the full test set at the end.
-  std::function<void(std::int64_t iteration, double elapsed_s, const learning::Evaluation&,
-                     std::span<const float> model)>
-      on_evaluation;
+  // At evaluation instant `instant` (see PeerOptions), the model then and its iteration.
+  std::function<void(std::int64_t instant, std::int64_t iteration, std::span<const float> model)>
+      on_snapshot;
 };
 
 // Runs the peer to its end. Throws std::runtime_error with a message saying what to fix for
@@ -96,5 +112,7 @@ PeerReport run_peer(const ExperimentConfig& config, const PeerOptions& options,
 
 // Set by the SIGINT/SIGTERM handler that run_peer installs; exposed for tests.
 std::atomic<bool>& stop_requested();
+// Set by SIGUSR1 (or an 'f' on a watched stdin): the run is done, end cleanly.
+std::atomic<bool>& finish_requested();
 
 }  // namespace fastk::node::peer

@@ -10,10 +10,10 @@ namespace fastk::node::sim {
 
 GradientWorkers::GradientWorkers(const learning::Model& model, const learning::Dataset& train,
                                  std::vector<learning::BatchSampler> samplers, int threads,
-                                 int micro_batches)
+                                 bool estimate_noise)
     : train_(train),
       samplers_(std::move(samplers)),
-      micro_batches_(std::max(1, micro_batches)),
+      estimate_noise_(estimate_noise),
       last_loss_(samplers_.size(), 0.0) {
   const int workers = threads <= 1 ? 0 : threads;
   models_.push_back(model.clone());
@@ -43,7 +43,7 @@ void GradientWorkers::compute(learning::Model& model, Task& task) {
   training::GradientStep step =
       task.partition_batches.empty()
           ? training::compute_gradient(model, train_, task.batch, task.params->values(),
-                                       micro_batches_)
+                                       estimate_noise_)
           : training::compute_partition_gradients(model, train_, task.partition_batches,
                                                   task.params->values());
   task.loss = step.loss;

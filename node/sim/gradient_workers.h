@@ -25,10 +25,10 @@ namespace fastk::node::sim {
 
 class GradientWorkers final : public consensus::GradientSource {
  public:
-  // `threads` <= 1 computes on the calling thread inside collect(). `micro_batches` >= 2
-  // splits each batch to estimate gradient noise (consensus::GradientStats).
+  // `threads` <= 1 computes on the calling thread inside collect(). `estimate_noise` adds
+  // the gradient-noise estimates (consensus::GradientStats) from the same pass.
   GradientWorkers(const learning::Model& model, const learning::Dataset& train,
-                  std::vector<learning::BatchSampler> samplers, int threads, int micro_batches);
+                  std::vector<learning::BatchSampler> samplers, int threads, bool estimate_noise);
   ~GradientWorkers() override;
   GradientWorkers(const GradientWorkers&) = delete;
   GradientWorkers& operator=(const GradientWorkers&) = delete;
@@ -62,7 +62,7 @@ class GradientWorkers final : public consensus::GradientSource {
   int batch_size_ = 1;
   std::uint64_t seed_ = 0;
   std::map<std::pair<int, int>, learning::BatchSampler> partition_samplers_;  // (holder, r)
-  int micro_batches_;
+  bool estimate_noise_;
   std::vector<std::unique_ptr<learning::Model>> models_;  // one per thread (index 0: caller)
   std::vector<double> last_loss_;
   std::map<std::pair<int, std::int64_t>, std::unique_ptr<Task>> tasks_;

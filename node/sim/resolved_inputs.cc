@@ -10,6 +10,11 @@ void write_resolved_inputs(const std::filesystem::path& path, const SimulationIn
   j["run"] = {{"name", in.run.name},
               {"seed", in.run.seed},
               {"iterations", in.run.iterations},
+              {"duration_s", in.run.duration_s},
+              {"eval_interval_s", in.run.evaluation_interval_s(in.calibration ? 1.0 : 10.0)},
+              {"target_accuracy", in.run.target_accuracy},
+              {"target_loss", in.run.target_loss},
+              {"stop_at_target", in.run.stop_at_target},
               {"output", in.run.output}};
   const auto& t = topo.spec;
   j["topology"] = {{"kind", topology::to_string(t.kind)},
@@ -42,7 +47,6 @@ void write_resolved_inputs(const std::filesystem::path& path, const SimulationIn
                     {"warmup", p.policy.warmup},
                     {"smoothness", p.policy.smoothness},
                     {"disagreement_ema", p.policy.disagreement_ema},
-                    {"micro_batches", in.consensus.micro_batches},
                     {"m_min", p.m_min},
                     {"order", consensus::to_string(p.order)},
                     {"renormalisation", consensus::to_string(p.renormalisation)},
@@ -81,11 +85,8 @@ void write_resolved_inputs(const std::filesystem::path& path, const SimulationIn
                      {"links", links},
                      {"seed", s.seed}};
   // sim.threads is left out: it changes only the speed, never an output byte.
-  j["sim"] = {{"eval_interval_s", in.sim.eval_interval_s},
-              {"target_accuracy", in.sim.target_accuracy},
-              {"target_loss", in.sim.target_loss},
-              {"stop_at_target", in.sim.stop_at_target},
-              {"per_peer_eval", in.sim.per_peer_eval}};
+  j["sim"] = {{"per_peer_eval", in.sim.per_peer_eval}, {"calibration", in.sim.calibration}};
+  if (in.calibration) j["calibration"] = calibration::to_json(*in.calibration);
   metrics::write_json(path, j);
 }
 

@@ -1,17 +1,17 @@
-// The [sim] table: how `fastk sim` evaluates and reports (keys and defaults in
-// experiments/configs/README.md). The simulated network itself is described by the
-// [topology], [consensus] and [stragglers] tables.
+// The [sim] table: how `fastk sim` runs (keys and defaults in
+// experiments/configs/README.md). When a run stops and what it reports are [run]'s, the
+// simulated network is described by [topology], [consensus] and [stragglers], and the
+// machine by a calibration (node/calibration/).
 #pragma once
+
+#include <string>
 
 namespace fastk::node::sim {
 
 struct SimSettings {
-  int threads = 1;                // gradient worker threads (results do not depend on it)
-  double eval_interval_s = 10.0;  // virtual seconds between evaluations
-  double target_accuracy = 0;     // report the virtual time to reach it (0 = none)
-  double target_loss = 0;         // or to get the mean model's test loss below it (0 = none)
-  bool stop_at_target = false;    // end the run once the target is reached
-  bool per_peer_eval = true;      // also evaluate every peer's own model at each evaluation
+  int threads = 1;            // gradient worker threads (results do not depend on it)
+  bool per_peer_eval = true;  // also evaluate every peer's own model at each evaluation
+  std::string calibration;    // a `fastk calibrate` file: simulate this machine; empty: none
 };
 
 }  // namespace fastk::node::sim

@@ -8,6 +8,7 @@
 #include "learning/model.h"
 #include "learning/partition.h"
 #include "learning/sampler.h"
+#include "node/launch/snapshots.h"
 #include "node/metrics/mean_model.h"
 #include "node/sim/gradient_workers.h"
 #include "node/sim/resolved_inputs.h"
@@ -23,6 +24,7 @@ metrics::Evaluation evaluate(const consensus::VirtualNetwork& net, learning::Mod
   metrics::Evaluation e;
   e.time_s = time_s;
   const int n = net.size();
+  e.peers = n;
   std::vector<std::span<const float>> models;
   double iterations = 0;
   for (int i = 0; i < n; ++i) {
@@ -43,12 +45,21 @@ metrics::Evaluation evaluate(const consensus::VirtualNetwork& net, learning::Mod
   return e;
 }
 
+// The machine: with a calibration, its costs and the measured base gradient time.
+consensus::MachineCosts machine(const SimulationInputs& in, stragglers::DelaySpec& delays) {
+  if (!in.calibration) return {};
+  const auto policy = in.consensus.protocol.policy.kind;
+  delays.compute_s = calibration::base_gradient_s(*in.calibration, policy);
+  return calibration::machine_costs(*in.calibration, in.topology, in.cluster, policy);
+}
+
 }  // namespace
 
 SimulationResult simulate(const SimulationInputs& in, const std::filesystem::path& folder,
                           const EvaluationObserver& on_evaluation) {
   training::check_optimizer(in.optimizer);
-  if (!(in.sim.eval_interval_s > 0)) throw std::invalid_argument("sim.eval_interval_s must be > 0");
+  // Virtual seconds are real ones on a calibrated machine, abstract units otherwise.
+  const double interval_s = in.run.evaluation_interval_s(in.calibration ? 1.0 : 10.0);
   const topology::Topology topo = topology::build_topology(in.topology);
   const int n = topo.graph.size();
 
@@ -58,6 +69,7 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
   std::unique_ptr<learning::Model> model = learning::make_model(in.model, data.train);
   std::vector<float> initial(model->num_parameters());
   model->initialize(initial, in.model.init_seed);
+  if (in.calibration) calibration::check_fits(*in.calibration, in.model, in.optimizer);
 
   std::vector<learning::BatchSampler> samplers;
   for (int i = 0; i < n; ++i) {
@@ -74,13 +86,14 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
   for (int i = 0; i < n; ++i) {
     peers.push_back(std::make_unique<consensus::PeerProtocol>(i, topo.schedule, protocol, start));
   }
-  stragglers::DelayModel delays(in.stragglers, n);
-  GradientWorkers gradients(*model, data.train, std::move(samplers), in.sim.threads,
-                            adaptive ? in.consensus.micro_batches : 1);
+  stragglers::DelaySpec delay_spec = in.stragglers;
+  consensus::MachineCosts costs = machine(in, delay_spec);
+  stragglers::DelayModel delays(delay_spec, n);
+  GradientWorkers gradients(*model, data.train, std::move(samplers), in.sim.threads, adaptive);
   if (protocol.coding.scheme != coding::Scheme::kNone) {
     gradients.enable_partitions(partition, in.optimizer.batch_size, in.optimizer.seed);
   }
-  consensus::VirtualNetwork net(std::move(peers), delays, gradients);
+  consensus::VirtualNetwork net(std::move(peers), delays, gradients, std::move(costs));
 
   metrics::RunMetrics out(folder, in.sim.per_peer_eval);
   write_resolved_inputs(folder / "resolved_config.json", in, topo);
@@ -98,32 +111,42 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
     if (on_evaluation) on_evaluation(e, out.totals());
   };
   report(0.0);
+  // Evaluations every interval_s; the run ends at the first stop rule that applies.
+  const double duration_s = in.run.duration_s > 0 ? in.run.duration_s : -1;
+  result.end = "stuck";
   double t = 0;
-  while (!net.all_finished()) {
-    const bool more = net.run_until(t + in.sim.eval_interval_s);
-    t += in.sim.eval_interval_s;
+  while (true) {
+    double next = t + interval_s;
+    if (duration_s > 0) next = std::min(next, duration_s);
+    const bool more = net.run_until(next);
+    t = next;
     report(t);
-    if (in.sim.stop_at_target &&
-        metrics::time_to_target(out.evaluations(), in.sim.target_accuracy, in.sim.target_loss)) {
+    if (net.all_finished()) {
+      result.end = "iterations";
+      break;
+    }
+    if (duration_s > 0 && t >= duration_s) {
+      result.end = "duration";
+      break;
+    }
+    if (in.run.stop_at_target && metrics::reaches_target(out.evaluations().back(), in.run)) {
+      result.end = "target";
       break;
     }
     if (!more) break;  // nothing can happen any more
   }
-  result.finished = net.all_finished();
+  result.finished = result.end != "stuck";
+  if (result.end != "iterations") result.end_time_s = t;
   // Final models, where real peers put theirs (peers/peer-<i>/model-final.f32, raw float32),
   // so that a simulation and a real run of one config can be compared byte for byte.
   for (int i = 0; i < n; ++i) {
     const auto dir = folder / "peers" / ("peer-" + std::to_string(i));
     std::filesystem::create_directories(dir);
-    const auto values = net.peer(i).model()->values();
-    std::ofstream(dir / "model-final.f32", std::ios::binary)
-        .write(reinterpret_cast<const char*>(values.data()),
-               static_cast<std::streamsize>(values.size_bytes()));
+    write_model(dir / "model-final.f32", net.peer(i).model()->values());
   }
   result.totals = out.totals();
   result.last = out.evaluations().back();
-  result.time_to_target_s =
-      metrics::time_to_target(out.evaluations(), in.sim.target_accuracy, in.sim.target_loss);
+  result.time_to_target_s = metrics::time_to_target(out.evaluations(), in.run);
   result.events = net.events();
   result.messages = net.messages();
   std::int64_t dropped = 0;
@@ -136,25 +159,29 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
   s["peers"] = n;
   s["topology"] = topology::to_string(in.topology.kind);
   s["policy"] = consensus::to_string(protocol.policy.kind);
+  s["calibrated"] = in.calibration.has_value();
   s["iterations_per_peer"] = in.run.iterations;
+  s["duration_s"] = in.run.duration_s;
   s["finished"] = result.finished;
+  s["end"] = result.end;
   s["virtual_time_s"] = result.end_time_s;
-  s["target_accuracy"] = in.sim.target_accuracy;
-  s["target_loss"] = in.sim.target_loss;
+  s["target_accuracy"] = in.run.target_accuracy;
+  s["target_loss"] = in.run.target_loss;
   s["time_to_target_s"] =
       result.time_to_target_s ? nlohmann::ordered_json(*result.time_to_target_s) : nullptr;
   s["final_test_accuracy"] = result.last.test_accuracy;
   s["final_test_loss"] = result.last.test_loss;
   s["final_consensus_distance"] = result.last.consensus_distance;
-  s["mean_backups"] = result.totals.mean_backups();
   s["mean_awaited"] = result.totals.mean_awaited();
+  s["mean_used"] = result.totals.mean_used();
+  s["mean_backups"] = result.totals.mean_backups();
   s["mean_wait_s"] = result.totals.mean_wait_s();
   s["wait_fraction"] = result.wait_fraction;
   s["updates"] = result.totals.iterations;
   s["events"] = result.events;
   s["messages"] = result.messages;
   s["dropped_messages"] = dropped;
-  metrics::write_json(folder / "summary.json", s);
+  write_json_file(folder / "summary.json", s);
   return result;
 }
 

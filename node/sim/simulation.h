@@ -1,7 +1,9 @@
 // `fastk sim`: N peers of consensus::PeerProtocol in one process, in virtual time
 // (consensus::VirtualNetwork), with real gradients on the configured model and data and
 // compute/link times from the seeded delay models. Same inputs and seed give byte-identical
-// output files whatever the number of gradient threads.
+// output files whatever the number of gradient threads. With a calibration it simulates the
+// calibrated machine (docs/simulation.md): the base gradient time, what the peers' threads
+// pay, and the cores they share.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +12,7 @@
 #include <optional>
 
 #include "learning/specs.h"
+#include "node/calibration/calibration.h"
 #include "node/config/experiment_config.h"
 #include "node/metrics/run_metrics.h"
 #include "node/sim/sim_settings.h"
@@ -26,12 +29,15 @@ struct SimulationInputs {
   ConsensusConfig consensus;
   stragglers::DelaySpec stragglers;
   SimSettings sim;
+  ClusterConfig cluster;                                // where peers run (calibrated)
+  std::optional<calibration::Calibration> calibration;  // none: abstract virtual time
 };
 
 struct SimulationResult {
   int peers = 0;
   double end_time_s = 0;  // virtual time of the last update
-  bool finished = true;   // every peer ran all its iterations
+  bool finished = true;   // ended by a stop rule (not because nothing could happen any more)
+  std::string end;        // "iterations", "duration", "target" or "stuck"
   std::optional<double> time_to_target_s;
   metrics::IterationTotals totals;
   metrics::Evaluation last;

@@ -145,6 +145,18 @@ double DelayModel::compute_time_s(int peer, std::int64_t k) {
   return spec_.compute_s * slowdown(peer, k);
 }
 
+double DelayModel::injected_sleep_s(int peer, std::int64_t k, double base_gradient_s) {
+  return std::max(0.0, (slowdown(peer, k) - 1.0) * base_gradient_s);
+}
+
+bool DelayModel::delays_links() const {
+  if (spec_.link_s > 0 || spec_.link_jitter_s > 0) return true;
+  for (const auto& l : spec_.links) {
+    if (l.delay_s > 0) return true;
+  }
+  return false;
+}
+
 double DelayModel::link_delay_s(int from, int to, std::int64_t k) {
   double delay = spec_.link_s;
   if (spec_.link_jitter_s > 0) {

@@ -25,6 +25,11 @@ class DelayModel final : public consensus::DelaySource {
   double slowdown(int peer, std::int64_t k);
   double compute_time_s(int peer, std::int64_t k) override;
   double link_delay_s(int from, int to, std::int64_t k) override;
+  // What a real peer sleeps after computing its gradient: the slowdown beyond 1 times the
+  // base gradient time (never negative: a peer cannot be made faster than it is).
+  double injected_sleep_s(int peer, std::int64_t k, double base_gradient_s);
+  // Whether any link gets a delay (real peers then hold messages back that long).
+  bool delays_links() const;
   // Whether the Markov chain of `peer` is in its bad state at iteration k.
   bool markov_bad(int peer, std::int64_t k);
 

@@ -1,6 +1,9 @@
 // Plain description of compute times and link delays: the [stragglers] table of an
 // experiment config (keys and defaults in experiments/configs/README.md). Shared by the
-// simulator (virtual durations) and real peers (injected sleeps).
+// simulator (virtual durations) and real peers (injected sleeps), with one meaning in both:
+// a slowdown factor multiplies the base gradient time, and link delays are added to what
+// the link itself takes. The base is `compute_s` in an abstract simulation; on a machine
+// (real peers, a calibrated simulation) it is the measured time of one plain gradient.
 #pragma once
 
 #include <cstdint>
@@ -41,7 +44,7 @@ struct LinkOverride {  // a specific directed link: delay replaced and/or scaled
 };
 
 struct DelaySpec {
-  double compute_s = 1.0;  // base compute time of one gradient
+  double compute_s = 1.0;  // base compute time of one gradient (abstract simulation only)
   ComputeDistribution distribution = ComputeDistribution::kNone;
   double shift = 1.0;
   double exp_mean = 1.0;
@@ -56,8 +59,8 @@ struct DelaySpec {
   double markov_bad_to_good = 0.5;
   double markov_factor = 10;
   std::vector<SlowWindow> windows = {};
-  // Links: delay = link_s + Exp(mean = link_jitter_s), overrides applied.
-  double link_s = 0.1;
+  // Links: added delay = link_s + Exp(mean = link_jitter_s), overrides applied.
+  double link_s = 0;
   double link_jitter_s = 0;
   std::vector<LinkOverride> links = {};
   std::uint64_t seed = 1;

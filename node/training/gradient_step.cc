@@ -2,42 +2,22 @@
 
 #include <algorithm>
 
-#include "consensus/gradient_stats.h"
+#include "learning/gradient_noise.h"
 
 namespace fastk::node::training {
 
 GradientStep compute_gradient(learning::Model& model, const learning::Dataset& data,
                               std::span<const std::int64_t> batch, std::span<const float> params,
-                              int micro_batches, std::vector<float> buffer) {
+                              bool estimate_noise, std::vector<float> buffer) {
   GradientStep step;
-  const std::size_t p = model.num_parameters();
-  const int pieces = std::min<int>(micro_batches, static_cast<int>(batch.size()));
-  if (pieces <= 1) {
-    // loss_and_gradient overwrites every value: a recycled buffer needs no zero-fill.
-    std::vector<float> grad = std::move(buffer);
-    grad.resize(p);
-    step.loss = model.loss_and_gradient(params, {&data, batch}, grad);
-    step.result.gradient = std::move(grad);
-    return step;
-  }
-  // Micro-batch sizes differ by at most one (the remainder goes to the last ones); the mean
-  // of their gradients is the batch gradient up to that size difference.
-  std::vector<float> grad(p);
-  consensus::MicroBatchAccumulator acc(p);
-  std::size_t first = 0;
-  double loss = 0;
-  for (int m = 0; m < pieces; ++m) {
-    const std::size_t size =
-        (batch.size() + static_cast<std::size_t>(m)) / static_cast<std::size_t>(pieces);
-    loss += model.loss_and_gradient(params, {&data, batch.subspan(first, size)}, grad) *
-            static_cast<double>(size);
-    acc.add(grad);
-    first += size;
-  }
-  step.loss = loss / static_cast<double>(batch.size());
-  step.result.gradient = std::move(buffer);
-  step.result.gradient.assign(p, 0.0f);
-  step.result.stats = acc.finish(step.result.gradient);
+  // loss_and_gradient overwrites every value: a recycled buffer needs no zero-fill.
+  std::vector<float> grad = std::move(buffer);
+  grad.resize(model.num_parameters());
+  learning::GradientNoise noise;
+  step.loss =
+      model.loss_and_gradient(params, {&data, batch}, grad, estimate_noise ? &noise : nullptr);
+  step.result.gradient = std::move(grad);
+  step.result.stats = {noise.squared_norm, noise.variance, noise.valid};
   return step;
 }
 

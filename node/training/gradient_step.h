@@ -19,14 +19,14 @@ struct GradientStep {
   double loss = 0;                   // mean mini-batch loss
 };
 
-// With `micro_batches` >= 2 the batch is split into that many near-equal parts whose
-// gradients are averaged, which also yields the gradient-noise estimates the adaptive
-// policy uses; otherwise one pass over the whole batch. The gradient is written into
-// `buffer` (moved into the result): a caller that hands back the previous gradient's
-// vector saves an allocation and a zero-fill of a model-sized buffer per gradient.
+// One pass over the whole batch; with `estimate_noise` the same pass also yields the
+// gradient-noise estimates the adaptive policy uses (learning/gradient_noise.h), and the
+// gradient's bits are the same either way. The gradient is written into `buffer` (moved into
+// the result): a caller that hands back the previous gradient's vector saves an allocation
+// and a zero-fill of a model-sized buffer per gradient.
 GradientStep compute_gradient(learning::Model& model, const learning::Dataset& data,
                               std::span<const std::int64_t> batch, std::span<const float> params,
-                              int micro_batches, std::vector<float> buffer = {});
+                              bool estimate_noise, std::vector<float> buffer = {});
 
 // Coded neighbourhoods: the samples each partition of `request` gets. With split batches
 // one mini-batch is spread over the partitions (batch_size / partitions, at least 1), so a

@@ -1,5 +1,7 @@
 #include "node/training/peer_trainer.h"
 
+#include <algorithm>
+#include <chrono>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -49,8 +51,8 @@ coding::Placement coded_placement(const topology::Graph& graph,
 
 PeerTrainer::PeerTrainer(const learning::DataSpec& data, const learning::ModelSpec& model,
                          const learning::OptimizerSpec& optimizer, int peers, int peer,
-                         int micro_batches, std::vector<int> stored)
-    : batch_size_(optimizer.batch_size), micro_batches_(micro_batches) {
+                         bool estimate_noise, std::vector<int> stored)
+    : batch_size_(optimizer.batch_size), estimate_noise_(estimate_noise) {
   check_optimizer(optimizer);
   std::vector<std::int64_t> own;
   // Rows kept: the own shard first, then each other stored partition; where each starts.
@@ -104,7 +106,7 @@ PeerTrainer::PeerTrainer(const learning::DataSpec& data, const learning::ModelSp
 }
 
 GradientStep PeerTrainer::gradient(std::span<const float> params, std::vector<float> buffer) {
-  return compute_gradient(*model_, shard_, sampler_->next(), params, micro_batches_,
+  return compute_gradient(*model_, shard_, sampler_->next(), params, estimate_noise_,
                           std::move(buffer));
 }
 
@@ -121,6 +123,30 @@ GradientStep PeerTrainer::gradient(const consensus::StartGradient& request,
         return it->second;
       });
   return compute_partition_gradients(*model_, shard_, batches, request.params->values());
+}
+
+PeerTrainer::GradientTimes PeerTrainer::time_gradients(int repeats) {
+  std::vector<std::int64_t> batch(
+      static_cast<std::size_t>(std::min<std::int64_t>(batch_size_, shard_.size())));
+  std::iota(batch.begin(), batch.end(), 0);
+  std::vector<float> buffer(model_->num_parameters());
+  std::vector<double> plain, with_noise;
+  for (int r = -3; r < std::max(1, repeats); ++r) {  // three warm-up rounds
+    for (const bool noise : {false, true}) {
+      const auto start = std::chrono::steady_clock::now();
+      GradientStep step =
+          compute_gradient(*model_, shard_, batch, initial_, noise, std::move(buffer));
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      buffer = std::move(step.result.gradient);
+      if (r >= 0) (noise ? with_noise : plain).push_back(seconds);
+    }
+  }
+  const auto median = [](std::vector<double>& v) {
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  return {median(plain), median(with_noise)};
 }
 
 learning::Evaluation PeerTrainer::evaluate(std::span<const float> params, std::int64_t limit) {

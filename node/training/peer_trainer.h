@@ -47,7 +47,7 @@ coding::Placement coded_placement(const topology::Graph& graph,
 class PeerTrainer {
  public:
   PeerTrainer(const learning::DataSpec& data, const learning::ModelSpec& model,
-              const learning::OptimizerSpec& optimizer, int peers, int peer, int micro_batches,
+              const learning::OptimizerSpec& optimizer, int peers, int peer, bool estimate_noise,
               std::vector<int> stored = {});
 
   std::size_t num_parameters() const { return model_->num_parameters(); }
@@ -59,6 +59,19 @@ class PeerTrainer {
   // What a StartGradient asks for: the own gradient (into `buffer`), or one per listed
   // (stored) partition.
   GradientStep gradient(const consensus::StartGradient& request, std::vector<float> buffer = {});
+  // Median times of one plain gradient and of one with the adaptive policy's noise
+  // estimate, on a fixed batch of the shard, `repeats` (>= 1) of each, interleaved, after a
+  // warm-up. Draws no batch from the sampler, so the run's batches are unchanged.
+  struct GradientTimes {
+    double plain_s = 0;
+    double with_noise_s = 0;
+  };
+  GradientTimes time_gradients(int repeats);
+  // The one gradient() computes (with the noise estimate if this trainer makes it).
+  double time_gradient_s(int repeats) {
+    const GradientTimes t = time_gradients(repeats);
+    return estimate_noise_ ? t.with_noise_s : t.plain_s;
+  }
   // Loss and accuracy on the test set (its first `limit` samples when limit > 0), with a
   // model instance of its own (so it may run on another thread than gradient()).
   learning::Evaluation evaluate(std::span<const float> params, std::int64_t limit = 0);
@@ -73,7 +86,7 @@ class PeerTrainer {
   std::unique_ptr<learning::BatchSampler> sampler_;
   int batch_size_ = 1;
   std::map<int, learning::BatchSampler> partition_samplers_;  // coded: by partition (peer id)
-  int micro_batches_;
+  bool estimate_noise_;  // the adaptive policy's G and S (learning/gradient_noise.h)
 };
 
 }  // namespace fastk::node::training

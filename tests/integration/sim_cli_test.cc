@@ -29,8 +29,10 @@ class SimCli : public ::testing::Test {
   std::string config(const std::string& name, const std::string& extra,
                      const std::string& optimizer = "", const std::string& stragglers = "") const {
     const fs::path path = dir_ / (name + ".toml");
-    std::ofstream(path) << "[run]\nname = \"" << name << "\"\niterations = 30\noutput = \""
-                        << dir_.string() << R"("
+    std::ofstream(path)
+        << "[run]\nname = \"" << name
+        << "\"\niterations = 30\neval_interval_s = 5\ntarget_accuracy = 0.7\noutput = \""
+        << dir_.string() << R"("
 [topology]
 kind = "ring"
 peers = 6
@@ -43,9 +45,9 @@ classes = 3
 [optimizer]
 lr = 0.1
 batch_size = 8
-)" << optimizer << "[stragglers]\ntransient_probability = 0.2\n"
-                        << stragglers << "[sim]\neval_interval_s = 5\ntarget_accuracy = 0.7\n"
-                        << extra;
+)" << optimizer
+        << "[stragglers]\ntransient_probability = 0.2\n"
+        << stragglers << extra;
     return path.string();
   }
   std::string read(const fs::path& path) const {
@@ -62,18 +64,40 @@ TEST_F(SimCli, RunsAndPrintsTheSummary) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("peers: 6  updates: 180"));
   EXPECT_THAT(r.output, HasSubstr("time to target: "));
-  EXPECT_THAT(r.output, HasSubstr("mean b: "));
+  EXPECT_THAT(r.output, HasSubstr("per iteration: awaited 2.000, used "));
+  EXPECT_THAT(r.output, HasSubstr("ended by: iterations"));
   for (const char* file : {"config.toml", "resolved_config.json", "iterations.csv",
-                           "evaluations.csv", "peer_accuracy.csv", "summary.json"}) {
+                           "evaluation.csv", "peer_accuracy.csv", "summary.json"}) {
     EXPECT_TRUE(fs::exists(dir_ / "a" / file)) << file;
   }
   EXPECT_THAT(read(dir_ / "a" / "resolved_config.json"), HasSubstr("\"policy\": \"deadline\""));
+  // The same plots as a real run's, from the same files.
+  for (const char* plot : {"accuracy_loss.png", "backups.png", "waiting.png"}) {
+    EXPECT_TRUE(fs::exists(dir_ / "a" / plot)) << plot << "\n" << r.output;
+  }
+}
+
+TEST_F(SimCli, SetAndOutputOverrideTheFile) {
+  const fs::path elsewhere = dir_ / "elsewhere";
+  const auto r = run_fastk(
+      "sim --quiet --no-plots " + config("b", "") + " --set consensus.policy=static" +
+      " --set consensus.backups=1 --set run.iterations=12 --output " + elsewhere.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("updates: 72"));  // 6 peers x 12
+  EXPECT_THAT(read(elsewhere / "resolved_config.json"), HasSubstr("\"policy\": \"static\""));
+  EXPECT_FALSE(fs::exists(dir_ / "b"));
+  const auto bad =
+      run_fastk("sim --quiet --no-plots " + config("c", "") + " --set consensus.policyy=full");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_THAT(bad.output, HasSubstr("consensus.policyy: unknown key"));
 }
 
 TEST_F(SimCli, ThreadCountDoesNotChangeTheOutputs) {
   const std::string adaptive = "[consensus]\npolicy = \"adaptive\"\n";
-  ASSERT_EQ(run_fastk("sim --quiet --threads 1 " + config("one", adaptive)).exit_code, 0);
-  ASSERT_EQ(run_fastk("sim --quiet --threads 2 " + config("two", adaptive)).exit_code, 0);
+  ASSERT_EQ(run_fastk("sim --quiet --no-plots --threads 1 " + config("one", adaptive)).exit_code,
+            0);
+  ASSERT_EQ(run_fastk("sim --quiet --no-plots --threads 2 " + config("two", adaptive)).exit_code,
+            0);
   for (const char* file : {"iterations.csv", "evaluations.csv", "peer_accuracy.csv"}) {
     EXPECT_EQ(read(dir_ / "one" / file), read(dir_ / "two" / file)) << file;
   }

@@ -31,8 +31,8 @@ SimulationInputs small_run() {
   in.consensus.protocol.policy.backups = 1;
   in.stragglers.distribution = stragglers::ComputeDistribution::kShiftedExponential;
   in.stragglers.transient_probability = 0.1;
-  in.sim.eval_interval_s = 5;
-  in.sim.target_accuracy = 0.8;
+  in.run.eval_interval_s = 5;
+  in.run.target_accuracy = 0.8;
   return in;
 }
 
@@ -56,9 +56,11 @@ TEST(Simulation, LearnsAndWritesEveryMetricsFile) {
   EXPECT_EQ(r.totals.iterations, 9 * 40);
   EXPECT_GT(r.last.test_accuracy, 0.8) << "three separated Gaussian classes are easy";
   ASSERT_TRUE(r.time_to_target_s.has_value());
-  EXPECT_GT(r.totals.mean_backups(), 0.0);
-  EXPECT_LE(r.totals.mean_backups(), 1.0 + 1e-12) << "static b = 1 never skips two";
-  for (const char* file : {"iterations.csv", "evaluations.csv", "peer_accuracy.csv", "summary.json",
+  EXPECT_EQ(r.end, "iterations");
+  EXPECT_DOUBLE_EQ(r.totals.mean_backups(), 1.0) << "static b = 1 on a torus awaits 3 of 4";
+  EXPECT_DOUBLE_EQ(r.totals.mean_awaited(), 3.0);
+  EXPECT_GE(r.totals.mean_used(), 3.0) << "every fresh model is mixed, at least the awaited";
+  for (const char* file : {"iterations.csv", "evaluation.csv", "peer_accuracy.csv", "summary.json",
                            "resolved_config.json"}) {
     EXPECT_TRUE(fs::exists(folder / file)) << file;
   }
@@ -89,6 +91,62 @@ TEST(Simulation, DifferentSeedsGiveDifferentDelays) {
   in.stragglers.seed = 77;
   const SimulationResult b = simulate(in, fresh_folder("seed_b"));
   EXPECT_NE(a.end_time_s, b.end_time_s);
+}
+
+TEST(Simulation, StopsAtTheTimeBudget) {
+  SimulationInputs in = small_run();
+  in.run.iterations = 100000;
+  in.run.duration_s = 12;
+  const SimulationResult r = simulate(in, fresh_folder("duration"));
+  EXPECT_EQ(r.end, "duration");
+  EXPECT_TRUE(r.finished);
+  EXPECT_DOUBLE_EQ(r.end_time_s, 12.0);
+  EXPECT_DOUBLE_EQ(r.last.time_s, 12.0);
+  EXPECT_LT(r.totals.iterations, 9 * 100000);
+}
+
+TEST(Simulation, StopsAtTheTarget) {
+  SimulationInputs in = small_run();
+  in.run.iterations = 100000;
+  in.run.stop_at_target = true;
+  const SimulationResult r = simulate(in, fresh_folder("target"));
+  EXPECT_EQ(r.end, "target");
+  ASSERT_TRUE(r.time_to_target_s);
+  EXPECT_DOUBLE_EQ(*r.time_to_target_s, r.last.time_s);
+  EXPECT_GE(r.last.test_accuracy, 0.8);
+}
+
+TEST(Simulation, ACalibratedMachineChargesWhatSharedCoresCost) {
+  // The same run on one core for all nine peers and on a core each: same bits, since the
+  // policy waits for everyone, but nine times the compute time on one core.
+  SimulationInputs in = small_run();
+  in.consensus.protocol.policy.kind = consensus::PolicyKind::kFull;
+  in.stragglers = {};
+  calibration::Calibration c;
+  c.model = "logistic_regression";
+  c.batch_size = 8;
+  c.gradient_s = c.gradient_noise_s = 0.01;
+  c.cpus = 1;
+  in.calibration = c;
+  const fs::path one = fresh_folder("one_core"), nine = fresh_folder("nine_cores");
+  const SimulationResult shared = simulate(in, one);
+  in.calibration->cpus = 9;
+  const SimulationResult own = simulate(in, nine);
+  EXPECT_NEAR(own.end_time_s, 40 * 0.01, 1e-9);
+  EXPECT_NEAR(shared.end_time_s, 40 * 9 * 0.01, 1e-9);
+  EXPECT_EQ(read_all(one / "peers/peer-4/model-final.f32"),
+            read_all(nine / "peers/peer-4/model-final.f32"));
+}
+
+TEST(Simulation, ACalibrationOfAnotherModelIsRefused) {
+  SimulationInputs in = small_run();
+  calibration::Calibration c;
+  c.model = "mlp";
+  c.batch_size = 8;
+  c.gradient_s = 0.01;
+  c.cpus = 1;
+  in.calibration = c;
+  EXPECT_THROW(simulate(in, fresh_folder("other_model")), std::invalid_argument);
 }
 
 TEST(Simulation, RejectsOptimizerFeaturesTheProtocolDoesNotApply) {

@@ -24,7 +24,7 @@ CodedRun run_with(const std::string& coding, int seed_port_peers) {
   // Peer 1 is 20x slower at every gradient (a real sleep after each computation).
   e.extra = "[stragglers]\nslow_peers = [1]\nslow_factors = [20.0]\n" + coding;
   const auto config = write_config(dir, e);
-  FastkProcess launcher({"run", config.string(), "--no-plots", "--eval-every", "150"});
+  FastkProcess launcher({"run", config.string(), "--no-plots"});
   const auto status = launcher.wait(Seconds(180));
   EXPECT_TRUE(status.has_value()) << launcher.output();
   EXPECT_TRUE(status && status->ok()) << launcher.output();
@@ -55,7 +55,8 @@ TEST(CodedRun, FrcWithASlowPeerFinishesAndMatchesTheUncodedAccuracy) {
   const CodedRun coded = run_with("[coding]\nscheme = \"frc\"\nstragglers = 1\n", 6);
   ASSERT_TRUE(uncoded.summary.value("ok", false));
   ASSERT_TRUE(coded.summary.value("ok", false));
-  EXPECT_EQ(coded.summary.value("final_iteration", 0), 150);
+  // Coded peers that fall behind skip ahead (docs/protocol.md §2.5): every one reaches the end.
+  for (const auto& peer : coded.summary["per_peer"]) EXPECT_EQ(peer.value("end", ""), "iterations");
   for (const auto& peer : coded.summary["per_peer"]) {
     EXPECT_TRUE(peer["rejected_frames"].empty()) << peer.dump();
   }

@@ -13,26 +13,71 @@ TEST(RunCli, RunsEveryPeerAndCollectsTheOutputs) {
   const auto dir = testutil::fresh_test_dir("fastk_sys");
   const TinyExperiment e = tiny_experiment(3, 60);
   const auto config = write_config(dir, e);
-  FastkProcess launcher({"run", config.string(), "--no-plots", "--eval-every", "20"});
+  FastkProcess launcher(
+      {"run", config.string(), "--no-plots", "--set", "run.eval_interval_s=0.005"});
   const auto status = launcher.wait(Seconds(120));
   ASSERT_TRUE(status.has_value()) << launcher.output();
   ASSERT_TRUE(status->ok()) << launcher.output();
 
   const auto run = run_dir(dir);
   EXPECT_EQ(count_lines(run / "iterations.csv"), 1 + e.peers * e.iterations);
-  EXPECT_EQ(count_lines(run / "evaluation.csv"), 1 + 3);  // iterations 20, 40, 60
+  // The mean model at the instants every peer saved a snapshot, and of the final models.
+  EXPECT_GE(count_lines(run / "evaluation.csv"), 1 + 2);
+  EXPECT_TRUE(std::filesystem::exists(run / "peers" / "peer-0" / "snapshots.csv"));
   EXPECT_TRUE(std::filesystem::exists(run / "config.toml"));
   const auto summary = read_json(run / "summary.json");
   EXPECT_EQ(summary.value("ok", false), true);
   EXPECT_EQ(summary.value("peers", 0), e.peers);
   EXPECT_EQ(summary.value("peers_reported", 0), e.peers);
-  EXPECT_EQ(summary.value("final_iteration", 0), e.iterations);
+  EXPECT_GT(summary.value("final_time_s", 0.0), 0.0);
+  EXPECT_DOUBLE_EQ(summary.value("final_time_s", 0.0), summary.value("training_phase_s", -1.0));
+  EXPECT_GT(summary.value("final_test_accuracy", 0.0), 0.5);
   EXPECT_GT(summary.value("bytes_per_iteration", 0.0), 0.0);
   for (int i = 0; i < e.peers; ++i) {
     EXPECT_EQ(summary["per_peer"][i].value("iterations", 0), e.iterations);
+    EXPECT_EQ(summary["per_peer"][i].value("end", ""), "iterations");
     EXPECT_TRUE(summary["per_peer"][i]["rejected_frames"].empty());
   }
   EXPECT_THAT(launcher.output(), HasSubstr("outputs in " + run.string()));
+}
+
+// Peers started at different times end at their own budget; a peer that ended must not
+// iterate on during its goodbye (it once did, which stalled the others until a timeout).
+TEST(RunCli, TheTimeBudgetEndsEveryPeer) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys");
+  const TinyExperiment e = tiny_experiment(3, 100000000);
+  const auto config = write_config(dir, e);
+  FastkProcess launcher({"run", config.string(), "--no-plots", "--set", "run.duration_s=1.5"});
+  const auto status = launcher.wait(Seconds(120));
+  ASSERT_TRUE(status.has_value()) << launcher.output();
+  ASSERT_TRUE(status->ok()) << launcher.output();
+  const auto summary = read_json(run_dir(dir) / "summary.json");
+  for (int i = 0; i < e.peers; ++i) {
+    const auto& peer = summary["per_peer"][i];
+    EXPECT_EQ(peer.value("end", ""), "duration") << peer.dump();
+    EXPECT_GE(peer.value("elapsed_s", 0.0), 1.4);
+    EXPECT_LT(peer.value("elapsed_s", 0.0), 3.0);
+    EXPECT_LT(peer.value("iterations", 0), e.iterations);
+  }
+}
+
+TEST(RunCli, StopsOnceTheMeanModelReachesTheTarget) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys");
+  const TinyExperiment e = tiny_experiment(3, 100000000);
+  const auto config = write_config(dir, e);
+  FastkProcess launcher({"run", config.string(), "--no-plots", "--set", "run.target_accuracy=0.8",
+                         "--set", "run.stop_at_target=true", "--set", "run.eval_interval_s=0.05",
+                         "--set", "run.duration_s=60"});
+  const auto status = launcher.wait(Seconds(120));
+  ASSERT_TRUE(status.has_value()) << launcher.output();
+  ASSERT_TRUE(status->ok()) << launcher.output();
+  const auto summary = read_json(run_dir(dir) / "summary.json");
+  ASSERT_FALSE(summary["time_to_target_s"].is_null()) << summary.dump();
+  EXPECT_LT(summary["time_to_target_s"].get<double>(), 30.0);
+  for (int i = 0; i < e.peers; ++i) {
+    EXPECT_EQ(summary["per_peer"][i].value("end", ""), "target") << summary.dump();
+  }
+  EXPECT_THAT(launcher.output(), HasSubstr("time to target (accuracy 0.8): "));
 }
 
 TEST(RunCli, AConfigErrorNamesTheTomlPath) {

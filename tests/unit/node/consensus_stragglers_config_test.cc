@@ -20,9 +20,8 @@ TEST(ConsensusTable, DefaultsAreFullPolicyCombineThenAdaptReturnToSelf) {
   EXPECT_EQ(c.consensus.protocol.order, consensus::UpdateOrder::kCombineThenAdapt);
   EXPECT_EQ(c.consensus.protocol.renormalisation, consensus::Renormalisation::kReturnToSelf);
   EXPECT_EQ(c.consensus.protocol.m_min, 1);
-  EXPECT_EQ(c.consensus.micro_batches, 4);
   EXPECT_EQ(c.stragglers.distribution, stragglers::ComputeDistribution::kNone);
-  EXPECT_DOUBLE_EQ(c.stragglers.link_s, 0.1);
+  EXPECT_DOUBLE_EQ(c.stragglers.link_s, 0.0);  // added to what the link takes
 }
 
 TEST(ConsensusTable, ReadsEveryKey) {
@@ -42,7 +41,6 @@ renormalisation = "proportional"
 staleness = 1
 max_gap = 3
 silence_timeout_s = 30
-micro_batches = 8
 )");
   const auto& p = c.consensus.protocol;
   EXPECT_EQ(p.policy.kind, consensus::PolicyKind::kAdaptive);
@@ -59,7 +57,12 @@ micro_batches = 8
   EXPECT_EQ(p.staleness, 1);
   EXPECT_EQ(p.max_gap, 3);
   EXPECT_DOUBLE_EQ(p.silence_timeout_s, 30);
-  EXPECT_EQ(c.consensus.micro_batches, 8);
+}
+
+TEST(ConsensusTable, MicroBatchesAreGoneWithAPointerToTheEstimator) {
+  const std::string e = error_of("[consensus]\nmicro_batches = 4\n");
+  EXPECT_THAT(e, HasSubstr("consensus.micro_batches: is gone"));
+  EXPECT_THAT(e, HasSubstr("per-example gradient norms"));
 }
 
 TEST(ConsensusTable, BadValuesNameTheirPath) {
@@ -146,21 +149,67 @@ TEST(SimTable, ReadsEveryKeyAndRejectsBadOnes) {
   const ExperimentConfig c = parse(R"(
 [sim]
 threads = 2
+per_peer_eval = false
+calibration = "machine.json"
+)");
+  EXPECT_EQ(c.sim.threads, 2);
+  EXPECT_FALSE(c.sim.per_peer_eval);
+  EXPECT_EQ(c.sim.calibration, "/cfg/machine.json");  // relative to the config file
+  const std::string e = error_of("[sim]\nthreads = 0\nper_peer_eval = 3\n");
+  EXPECT_THAT(e, HasSubstr("sim.threads"));
+  EXPECT_THAT(e, HasSubstr("sim.per_peer_eval"));
+}
+
+TEST(SimTable, StopRulesThatMovedToRunSayWhere) {
+  const std::string e = error_of("[sim]\ntarget_accuracy = 0.8\neval_interval_s = 2\n");
+  EXPECT_THAT(e, HasSubstr("sim.target_accuracy: moved to run.target_accuracy"));
+  EXPECT_THAT(e, HasSubstr("sim.eval_interval_s: moved to run.eval_interval_s"));
+}
+
+TEST(RunTable, ReadsStopRulesAndTheTarget) {
+  const ExperimentConfig c = parse(R"(
+[run]
+iterations = 500
+duration_s = 30
 eval_interval_s = 2.5
 target_accuracy = 0.9
 target_loss = 0.3
 stop_at_target = true
-per_peer_eval = false
 )");
-  EXPECT_EQ(c.sim.threads, 2);
-  EXPECT_DOUBLE_EQ(c.sim.eval_interval_s, 2.5);
-  EXPECT_DOUBLE_EQ(c.sim.target_accuracy, 0.9);
-  EXPECT_DOUBLE_EQ(c.sim.target_loss, 0.3);
-  EXPECT_TRUE(c.sim.stop_at_target);
-  EXPECT_FALSE(c.sim.per_peer_eval);
-  const std::string e = error_of("[sim]\nthreads = 0\ntarget_accuracy = 2\n");
-  EXPECT_THAT(e, HasSubstr("sim.threads"));
-  EXPECT_THAT(e, HasSubstr("sim.target_accuracy"));
+  EXPECT_EQ(c.run.iterations, 500);
+  EXPECT_DOUBLE_EQ(c.run.duration_s, 30);
+  EXPECT_DOUBLE_EQ(c.run.evaluation_interval_s(10), 2.5);
+  EXPECT_DOUBLE_EQ(c.run.target_accuracy, 0.9);
+  EXPECT_DOUBLE_EQ(c.run.target_loss, 0.3);
+  EXPECT_TRUE(c.run.stop_at_target);
+  // Automatic interval: a twentieth of the duration, else the runtime's fallback.
+  EXPECT_DOUBLE_EQ(parse("[run]\nduration_s = 40\n").run.evaluation_interval_s(10), 2.0);
+  EXPECT_DOUBLE_EQ(parse("").run.evaluation_interval_s(10), 10.0);
+  const std::string e = error_of("[run]\nstop_at_target = true\ntarget_accuracy = 2\n");
+  EXPECT_THAT(e, HasSubstr("run.target_accuracy"));
+  EXPECT_THAT(error_of("[run]\nstop_at_target = true\n"),
+              HasSubstr("run.stop_at_target: needs run.target_accuracy or run.target_loss"));
+}
+
+TEST(Overrides, SetValuesAreAppliedAndCheckedLikeTheFile) {
+  const ExperimentConfig c = node::parse_config(
+      "[consensus]\npolicy = \"adaptive\"\n[run]\niterations = 10\n", "exp.toml", "/cfg",
+      {"consensus.policy=full", "run.iterations=20", "stragglers.slow_peers=[1, 2]",
+       "run.name=other"});
+  EXPECT_EQ(c.consensus.protocol.policy.kind, consensus::PolicyKind::kFull);
+  EXPECT_EQ(c.run.iterations, 20);
+  EXPECT_EQ(c.run.name, "other");  // a bare word is a string
+  ASSERT_EQ(c.stragglers.slow_peers.size(), 2u);
+  try {
+    node::parse_config("", "exp.toml", "/cfg",
+                       {"consensus.polcy=full", "run.iterations=-1", "oops"});
+    FAIL() << "bad overrides were accepted";
+  } catch (const ConfigError& error) {
+    const std::string e = error.what();
+    EXPECT_THAT(e, HasSubstr("consensus.polcy"));
+    EXPECT_THAT(e, HasSubstr("run.iterations"));
+    EXPECT_THAT(e, HasSubstr("--set oops: expected table.key=value"));
+  }
 }
 
 }  // namespace

@@ -16,7 +16,9 @@ double mean_compute(DelayModel& model, int peer, int n) {
 TEST(DelayModel, NoneIsTheConstantBaseTime) {
   DelayModel model({.compute_s = 2.0}, 4);
   EXPECT_DOUBLE_EQ(model.compute_time_s(3, 17), 2.0);
-  EXPECT_DOUBLE_EQ(model.link_delay_s(0, 1, 5), 0.1);
+  EXPECT_DOUBLE_EQ(model.link_delay_s(0, 1, 5), 0.0);  // nothing added to the link's own
+  EXPECT_FALSE(model.delays_links());
+  EXPECT_DOUBLE_EQ(model.injected_sleep_s(3, 17, 0.5), 0.0);
 }
 
 TEST(DelayModel, ShiftedExponentialAndParetoHaveTheirMeans) {

@@ -1,0 +1,134 @@
+#include "node/calibration/calibration.h"
+
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <stdexcept>
+
+#include "node/config/cluster.h"
+#include "node/peer/cpu_binding.h"
+#include "topology/topology.h"
+
+namespace fastk::node::calibration {
+namespace {
+
+// The fields, named once for writing and reading.
+template <typename Visit>
+void fields(Calibration& c, Visit visit) {
+  visit("host", c.host);
+  visit("cpus", c.cpus);
+  visit("model", c.model);
+  visit("parameters", c.parameters);
+  visit("batch_size", c.batch_size);
+  visit("gradient_s", c.gradient_s);
+  visit("gradient_noise_s", c.gradient_noise_s);
+  visit("update_s", c.update_s);
+  visit("update_per_term_s", c.update_per_term_s);
+  visit("adaptive_decision_s", c.adaptive_decision_s);
+  visit("disagreement_per_term_s", c.disagreement_per_term_s);
+  visit("message_s", c.message_s);
+  visit("latency_s", c.latency_s);
+  visit("reference_peers", c.reference_peers);
+  visit("reference_iterations", c.reference_iterations);
+  visit("reference_iteration_s", c.reference_iteration_s);
+  visit("reference_simulated_s", c.reference_simulated_s);
+}
+
+// The host a peer runs on, as its neighbours reach it ("" for this machine's ipc sockets).
+std::string host_of(const ClusterConfig& cluster, int peers, int peer) {
+  const auto endpoint = parse_tcp_endpoint(peer_endpoints(cluster, peers, peer).connect);
+  return endpoint ? endpoint->host : "";
+}
+
+}  // namespace
+
+nlohmann::ordered_json to_json(const Calibration& c) {
+  nlohmann::ordered_json j;
+  Calibration copy = c;
+  fields(copy, [&](const char* name, auto& value) { j[name] = value; });
+  return j;
+}
+
+Calibration read_calibration(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read calibration file '" + path.string() + "'");
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    throw std::runtime_error(path.string() + ": not a JSON object (a `fastk calibrate` file?)");
+  }
+  Calibration c;
+  fields(c, [&](const char* name, auto& value) {
+    using T = std::decay_t<decltype(value)>;
+    const auto it = j.find(name);
+    const bool ok =
+        it != j.end() && (std::is_same_v<T, std::string> ? it->is_string() : it->is_number());
+    if (!ok) {
+      throw std::runtime_error(path.string() + ": field '" + name + "' is missing or not a " +
+                               (std::is_same_v<T, std::string> ? "string" : "number"));
+    }
+    value = it->template get<T>();
+  });
+  for (double v : {c.gradient_s, c.gradient_noise_s, c.update_s, c.update_per_term_s,
+                   c.adaptive_decision_s, c.disagreement_per_term_s, c.message_s, c.latency_s}) {
+    if (!(v >= 0)) throw std::runtime_error(path.string() + ": a time is negative or not a number");
+  }
+  if (!(c.gradient_s > 0) || c.cpus < 1) {
+    throw std::runtime_error(path.string() + ": gradient_s must be > 0 and cpus >= 1");
+  }
+  return c;
+}
+
+void write_calibration(const std::filesystem::path& path, const Calibration& c) {
+  std::ofstream out(path);
+  out << to_json(c).dump(2) << "\n";
+  out.close();
+  if (!out) throw std::runtime_error("cannot write calibration file '" + path.string() + "'");
+}
+
+void check_fits(const Calibration& c, const learning::ModelSpec& model_spec,
+                const learning::OptimizerSpec& optimizer) {
+  const std::string model = learning::to_string(model_spec.kind);
+  std::string differs;
+  if (c.model != model) differs += " model " + c.model + " (the config has " + model + ")";
+  if (c.batch_size != optimizer.batch_size) {
+    differs += " batch size " + std::to_string(c.batch_size) + " (the config has " +
+               std::to_string(optimizer.batch_size) + ")";
+  }
+  if (!differs.empty()) {
+    throw std::invalid_argument("the calibration was measured for" + differs +
+                                "; run `fastk calibrate` on this config");
+  }
+}
+
+double base_gradient_s(const Calibration& c, consensus::PolicyKind policy) {
+  return policy == consensus::PolicyKind::kAdaptive ? c.gradient_noise_s : c.gradient_s;
+}
+
+consensus::MachineCosts machine_costs(const Calibration& c, const topology::TopologySpec& topology,
+                                      const ClusterConfig& cluster, consensus::PolicyKind policy) {
+  const bool adaptive = policy == consensus::PolicyKind::kAdaptive;
+  consensus::MachineCosts costs;
+  costs.gradient_cpu_s = base_gradient_s(c, policy);
+  costs.receive_s = c.message_s;
+  costs.send_s = c.message_s;
+  costs.update_s = c.update_s + (adaptive ? c.adaptive_decision_s : 0.0);
+  costs.update_per_term_s = c.update_per_term_s + (adaptive ? c.disagreement_per_term_s : 0.0);
+  costs.latency_s = c.latency_s;
+  // Groups of cores: one per host and CPU block, as the peers would bind themselves.
+  const int n = topology::build_topology(topology).graph.size();
+  std::vector<int> cpus(static_cast<std::size_t>(c.cpus));
+  std::iota(cpus.begin(), cpus.end(), 0);
+  std::map<std::pair<std::string, std::vector<int>>, int> group_of;
+  for (int i = 0; i < n; ++i) {
+    const HostShare share = host_share(cluster, n, i);
+    std::vector<int> block =
+        cluster.bind_cpus ? peer::cpu_share(cpus, share.local_index, share.local_count) : cpus;
+    const auto key = std::pair{host_of(cluster, n, i), block};
+    auto [it, added] = group_of.emplace(key, static_cast<int>(costs.group_cores.size()));
+    if (added) costs.group_cores.push_back(static_cast<double>(block.size()));
+    costs.cpu_group.push_back(it->second);
+  }
+  return costs;
+}
+
+}  // namespace fastk::node::calibration

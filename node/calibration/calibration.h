@@ -1,0 +1,72 @@
+// What running peers costs on one machine, measured by `fastk calibrate` and kept in a JSON
+// file: the time of one gradient of the config's model (the base an injected slowdown
+// multiplies, in real peers and in the simulator alike), of one update, the CPU each message
+// costs the I/O thread, and the latency of a message. `fastk sim --calibration FILE`
+// simulates a run on such a machine (consensus::MachineCosts); `fastk run` gives its peers
+// the base gradient time. How each figure is measured: docs/simulation.md.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "consensus/machine_costs.h"
+#include "node/config/experiment_config.h"
+
+namespace fastk::node::calibration {
+
+struct Calibration {
+  // Where and what was measured.
+  std::string host;
+  int cpus = 0;       // CPUs the measuring process could use
+  std::string model;  // learning::to_string of the model kind
+  std::size_t parameters = 0;
+  int batch_size = 0;
+  // Medians, seconds of one core, the CPU to itself.
+  double gradient_s = 0;               // one plain gradient
+  double gradient_noise_s = 0;         // the same with the adaptive policy's noise estimate
+  double update_s = 0;                 // the update (mix and step), base...
+  double update_per_term_s = 0;        // ... plus this per neighbour model mixed
+  double adaptive_decision_s = 0;      // the adaptive policy's decide(), full window
+  double disagreement_per_term_s = 0;  // its disagreement estimate, per model, when computed
+  // Messages: CPU of the I/O thread at each end (fitted to the reference run), and the
+  // wall time of one message between two idle peers (ping-pong on this machine's transport).
+  double message_s = 0;
+  double latency_s = 0;
+  // The real run the message cost was fitted to: the config's peers, policy full, no
+  // stragglers.
+  int reference_peers = 0;
+  std::int64_t reference_iterations = 0;
+  double reference_iteration_s = 0;  // measured: training phase / iterations
+  double reference_simulated_s = 0;  // the simulator with the fitted costs
+};
+
+nlohmann::ordered_json to_json(const Calibration& c);
+// Throws std::runtime_error naming the file and the missing or bad field.
+Calibration read_calibration(const std::filesystem::path& path);
+void write_calibration(const std::filesystem::path& path, const Calibration& c);
+
+// Throws std::invalid_argument naming what differs when `c` was measured for another model,
+// parameter count or batch size than `config` has.
+void check_fits(const Calibration& c, const learning::ModelSpec& model,
+                const learning::OptimizerSpec& optimizer);
+inline void check_fits(const Calibration& c, const ExperimentConfig& config) {
+  check_fits(c, config.model, config.optimizer);
+}
+
+// The base gradient time of `config`'s peers: with the noise estimate under the adaptive
+// policy.
+double base_gradient_s(const Calibration& c, consensus::PolicyKind policy);
+inline double base_gradient_s(const Calibration& c, const ExperimentConfig& config) {
+  return base_gradient_s(c, config.consensus.protocol.policy.kind);
+}
+
+// The costs of a run's peers on machines like the calibrated one: peers on this machine
+// share its cpus in the blocks [cluster] bind_cpus gives them (or all of them, unbound);
+// peers on other hosts likewise on each host, assumed alike. Peers whose blocks overlap
+// (more CPUs than peers, unevenly) count as separate groups: an approximation.
+consensus::MachineCosts machine_costs(const Calibration& c, const topology::TopologySpec& topology,
+                                      const ClusterConfig& cluster, consensus::PolicyKind policy);
+
+}  // namespace fastk::node::calibration

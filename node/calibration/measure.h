@@ -1,0 +1,41 @@
+// The measurements behind a calibration (calibration.h), each alone on the calling thread:
+// medians of repeated timings, so a stray preemption does not move them.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "node/config/experiment_config.h"
+#include "node/training/peer_trainer.h"
+
+namespace fastk::node::calibration {
+
+// One gradient of the config's model at its batch size, plain and with the adaptive policy's
+// noise estimate, on peer 0's shard (loads the data set).
+struct GradientMeasurement {
+  double plain_s = 0;
+  double with_noise_s = 0;
+  std::size_t parameters = 0;
+};
+GradientMeasurement measure_gradients(const ExperimentConfig& config, int repeats);
+
+// The update of a model of `parameters` floats mixing 1..4 neighbour models: a least-squares
+// line through the medians, base + per_term * terms. And the adaptive policy's disagreement
+// estimate, per model.
+struct UpdateTimes {
+  double base_s = 0;
+  double per_term_s = 0;
+  double disagreement_per_term_s = 0;
+};
+UpdateTimes measure_update(std::size_t parameters, int repeats);
+
+// The adaptive policy's decide() for `neighbours` neighbours with a full arrival window.
+double measure_adaptive_decision(int neighbours, int repeats);
+
+// Half the round trip of a message between two ZeroMQ transports of this process on this
+// machine's transport ("shm" sends a small reference, "ipc" and "tcp" a model of
+// `parameters` floats), two threads answering each other. Includes both ends' handling.
+double measure_message_round_trip_s(const std::string& local_transport, std::size_t parameters,
+                                    int repeats);
+
+}  // namespace fastk::node::calibration

@@ -1,0 +1,164 @@
+// fastk calibrate CONFIG: what running the config's peers costs on this machine, for
+// `fastk sim --calibration` and `fastk run --calibration` (node/calibration/).
+#include <sched.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "learning/model.h"
+#include "node/calibration/calibration.h"
+#include "node/calibration/fit.h"
+#include "node/calibration/measure.h"
+#include "node/cli/commands.h"
+#include "node/cli/config_options.h"
+#include "node/launch/child_process.h"
+#include "topology/topology.h"
+
+namespace fastk::node {
+namespace {
+
+struct CalibrateOptions {
+  ConfigOptions config;
+  std::string file;  // default: <run folder>/calibration.json
+  std::int64_t reference_iterations = 400;
+  int repeats = 60;
+};
+
+int usable_cpus() {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof mask, &mask) != 0) return 1;
+  return CPU_COUNT(&mask);
+}
+
+std::string host_name() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+// Runs the config's peers for real (`fastk run`), policy full and no stragglers, and returns
+// the training phase per iteration.
+double reference_iteration_s(const CalibrateOptions& o, const std::filesystem::path& folder) {
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  std::vector<std::string> argv = {self, "run", o.config.config};
+  for (const auto& setting : o.config.overrides) argv.insert(argv.end(), {"--set", setting});
+  for (const std::string& setting : std::vector<std::string>{
+           "consensus.policy=full", "stragglers={}", "coding={}", "run.duration_s=0",
+           "run.stop_at_target=false", "run.target_accuracy=0", "run.target_loss=0",
+           "run.eval_interval_s=1000000",
+           "run.iterations=" + std::to_string(o.reference_iterations)}) {
+    argv.insert(argv.end(), {"--set", setting});
+  }
+  argv.insert(argv.end(), {"--output", folder.string(), "--no-plots"});
+  ChildProcess run(argv);
+  std::vector<std::string> tail;
+  while (!run.poll_exit() || run.output_fd() >= 0) {
+    for (auto& line : run.read_lines()) tail.push_back(std::move(line));
+    if (run.poll_exit() && run.output_fd() >= 0) run.stop_reading();
+    usleep(20'000);
+  }
+  if (!run.poll_exit()->ok()) {
+    std::string last;
+    for (std::size_t i = tail.size() > 10 ? tail.size() - 10 : 0; i < tail.size(); ++i) {
+      last += "\n    | " + tail[i];
+    }
+    throw std::runtime_error("the reference run failed (" + run.poll_exit()->describe() +
+                             "); its outputs: " + folder.string() + last);
+  }
+  std::ifstream in(folder / "summary.json");
+  const auto summary = nlohmann::json::parse(in, nullptr, false);
+  if (summary.is_discarded() || !summary.contains("training_phase_s")) {
+    throw std::runtime_error("the reference run left no readable summary in " + folder.string());
+  }
+  return summary["training_phase_s"].get<double>() / static_cast<double>(o.reference_iterations);
+}
+
+void print_calibration(const calibration::Calibration& c, const std::filesystem::path& file) {
+  const auto us = [](double s) { return 1e6 * s; };
+  std::printf("fastk calibrate: %s on %s (%d CPUs), batch %d, %zu parameters\n", c.model.c_str(),
+              c.host.c_str(), c.cpus, c.batch_size, c.parameters);
+  std::printf("  gradient           %9.1f us (with the noise estimate %.1f us, +%.1f%%)\n",
+              us(c.gradient_s), us(c.gradient_noise_s),
+              100 * (c.gradient_noise_s / c.gradient_s - 1));
+  std::printf("  update             %9.1f us + %.1f us per neighbour model\n", us(c.update_s),
+              us(c.update_per_term_s));
+  std::printf("  adaptive policy    %9.1f us per decision, %.1f us per model of disagreement\n",
+              us(c.adaptive_decision_s), us(c.disagreement_per_term_s));
+  std::printf("  message            %9.1f us of CPU at each end, %.1f us latency\n",
+              us(c.message_s), us(c.latency_s));
+  std::printf(
+      "  reference run      %d peers, %lld iterations: %.1f us per iteration measured, "
+      "%.1f us simulated\n",
+      c.reference_peers, static_cast<long long>(c.reference_iterations),
+      us(c.reference_iteration_s), us(c.reference_simulated_s));
+  std::printf("written to %s (use: fastk sim CONFIG --calibration %s)\n", file.string().c_str(),
+              file.string().c_str());
+}
+
+void run_calibrate(const CalibrateOptions& o) {
+  const ExperimentConfig config = load_config(o.config);
+  const std::filesystem::path folder = run_folder(o.config, config);
+  std::filesystem::create_directories(folder);
+  const std::filesystem::path file =
+      o.file.empty() ? folder / "calibration.json" : std::filesystem::path(o.file);
+  calibration::Calibration c;
+  c.host = host_name();
+  c.cpus = usable_cpus();
+  c.model = learning::to_string(config.model.kind);
+  c.batch_size = config.optimizer.batch_size;
+  const topology::Topology topo = topology::build_topology(config.topology);
+  c.reference_peers = topo.graph.size();
+  c.reference_iterations = o.reference_iterations;
+
+  std::cout << "fastk calibrate: timing gradients, updates and messages..." << std::endl;
+  const auto gradients = calibration::measure_gradients(config, o.repeats);
+  c.gradient_s = gradients.plain_s;
+  c.gradient_noise_s = gradients.with_noise_s;
+  c.parameters = gradients.parameters;
+  const auto update = calibration::measure_update(c.parameters, o.repeats);
+  c.update_s = update.base_s;
+  c.update_per_term_s = update.per_term_s;
+  c.disagreement_per_term_s = update.disagreement_per_term_s;
+  int degree = 1;
+  for (int i = 0; i < topo.graph.size(); ++i) {
+    degree = std::max(degree, static_cast<int>(topo.graph.neighbors(i).size()));
+  }
+  c.adaptive_decision_s = calibration::measure_adaptive_decision(degree, o.repeats);
+  const double one_way_s =
+      calibration::measure_message_round_trip_s(config.cluster.local_transport, c.parameters, 300);
+
+  std::cout << "fastk calibrate: reference run of " << c.reference_peers << " peers, "
+            << o.reference_iterations << " iterations, policy full..." << std::endl;
+  c.reference_iteration_s = reference_iteration_s(o, folder / "calibration-reference");
+  c = calibration::fit_messages(c, config, o.reference_iterations, c.reference_iteration_s,
+                                one_way_s);
+  calibration::write_calibration(file, c);
+  print_calibration(c, file);
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app) {
+  auto options = std::make_shared<CalibrateOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "calibrate", "Measure what running a config's peers costs on this machine (for fastk sim)");
+  cmd->footer(
+      "Times one gradient of the config's model (plain and with the adaptive policy's noise\n"
+      "estimate), the update, the adaptive decision and a message round trip, then runs the\n"
+      "config's peers for real (policy full, no stragglers) and fits the CPU a message costs\n"
+      "so that `fastk sim --calibration FILE` takes as long per iteration. docs/simulation.md.");
+  add_config_options(cmd, options->config);
+  cmd->add_option("-f,--file", options->file,
+                  "Where to write the calibration (default: <run folder>/calibration.json)");
+  cmd->add_option("--reference-iterations", options->reference_iterations,
+                  "Iterations of the reference run (default 400)")
+      ->check(CLI::Range(20, 1'000'000));
+  cmd->add_option("--repeats", options->repeats, "Timings per measurement (default 60)")
+      ->check(CLI::Range(5, 100'000));
+  cmd->callback([options] { run_calibrate(*options); });
+}
+
+}  // namespace fastk::node

@@ -1,0 +1,29 @@
+#include "node/cli/config_options.h"
+
+namespace fastk::node {
+
+void add_config_options(CLI::App* cmd, ConfigOptions& options, bool writes_run_folder) {
+  cmd->add_option("config", options.config, "Experiment config (TOML)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option(
+         "--set", options.overrides,
+         "Override a config key, e.g. --set consensus.policy=full --set run.iterations=200 "
+         "(TOML values; a bare word is a string; repeatable)")
+      ->allow_extra_args(false);  // one value per --set, so CONFIG may follow
+  if (writes_run_folder) {
+    cmd->add_option("-o,--output", options.output,
+                    "Run folder (default: <run.output>/<run.name> of the config)");
+  }
+}
+
+ExperimentConfig load_config(const ConfigOptions& options) {
+  return load_config(options.config, options.overrides);
+}
+
+std::filesystem::path run_folder(const ConfigOptions& options, const ExperimentConfig& config) {
+  if (!options.output.empty()) return options.output;
+  return std::filesystem::path(config.run.output) / config.run.name;
+}
+
+}  // namespace fastk::node

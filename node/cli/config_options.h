@@ -1,0 +1,31 @@
+// What every command that reads an experiment config takes: the file, --set overrides of its
+// keys and --output for the run folder. One place, so `run`, `sim`, `node`, `train` and
+// `calibrate` read configs and name folders the same way.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "node/config/experiment_config.h"
+
+namespace fastk::node {
+
+struct ConfigOptions {
+  std::string config;
+  std::vector<std::string> overrides;  // --set table.key=value, in order
+  std::string output;                  // --output: the run folder; empty: run.output/run.name
+};
+
+// Adds CONFIG, --set and (for commands that write a run folder) --output to `cmd`, filling
+// `options` when it parses.
+void add_config_options(CLI::App* cmd, ConfigOptions& options, bool writes_run_folder = true);
+
+// The config with its overrides (throws ConfigError naming every problem).
+ExperimentConfig load_config(const ConfigOptions& options);
+
+// --output, or <run.output>/<run.name>.
+std::filesystem::path run_folder(const ConfigOptions& options, const ExperimentConfig& config);
+
+}  // namespace fastk::node
