@@ -72,7 +72,7 @@ void BM_SimulateLogisticRegression(benchmark::State& state) {
   in.consensus.protocol.policy.kind = consensus::PolicyKind::kDeadline;
   in.stragglers.transient_probability = 0.1;
   in.sim.threads = static_cast<int>(state.range(0));
-  in.sim.eval_interval_s = 1e9;  // evaluate at the start and the end only
+  in.run.eval_interval_s = 1e9;  // evaluate at the start and the end only
   in.sim.per_peer_eval = false;
   const auto folder = std::filesystem::temp_directory_path() / "fastk_sim_benchmark";
   std::int64_t updates = 0;

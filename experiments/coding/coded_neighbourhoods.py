@@ -33,6 +33,7 @@ name = "{name}"
 seed = {seed}
 iterations = {iterations}
 output = "{out}"
+eval_interval_s = 20
 
 [topology]
 kind = "torus"
@@ -61,7 +62,6 @@ markov_factor = 10
 
 [sim]
 threads = 2
-eval_interval_s = 20
 per_peer_eval = false
 """
 
@@ -85,7 +85,7 @@ def run(fastk, out, name, seed, coding, args):
     for r in rows:
         finish[r["peer"]] = max(finish.get(r["peer"], 0.0), float(r["update_s"]))
     decodable = [int(r["decodable"]) for r in rows]
-    with open(folder / "evaluations.csv") as f:
+    with open(folder / "evaluation.csv") as f:
         evaluations = [(float(r["time_s"]), float(r["test_accuracy"])) for r in csv.DictReader(f)]
     summary = json.loads((folder / "summary.json").read_text())
     return {

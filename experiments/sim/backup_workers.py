@@ -25,6 +25,9 @@ name = "{name}"
 seed = {seed}
 iterations = {iterations}
 output = "{out}"
+eval_interval_s = {eval_interval}
+target_accuracy = {target}
+stop_at_target = {stop}
 
 [topology]
 kind = "{topology}"
@@ -51,9 +54,6 @@ link_s = 0.1
 
 [sim]
 threads = 2
-eval_interval_s = {eval_interval}
-target_accuracy = {target}
-stop_at_target = {stop}
 per_peer_eval = false
 """
 

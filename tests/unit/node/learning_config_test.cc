@@ -2,6 +2,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <string>
+
 #include "node/config/config_error.h"
 #include "node/config/experiment_config.h"
 
@@ -94,7 +97,15 @@ batchsize = 8
   EXPECT_THAT(e, HasSubstr("optimizer.batchsize: unknown key (did you mean 'batch_size'?)"));
 }
 
-TEST(LearningConfig, ShippedTrainingConfigsParse) {
+// Every config we ship must load: a renamed or moved key breaks them silently otherwise.
+TEST(LearningConfig, EveryShippedConfigLoads) {
+  int loaded = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("experiments/configs")) {
+    if (entry.path().extension() != ".toml") continue;
+    EXPECT_NO_THROW(load_config(entry.path().string())) << entry.path();
+    ++loaded;
+  }
+  EXPECT_EQ(loaded, 8);  // all of them: the folder was found and read
   for (const char* name : {"train_logreg", "train_mlp", "train_lenet"}) {
     ExperimentConfig c = load_config(std::string("experiments/configs/") + name + ".toml");
     EXPECT_EQ(c.data.kind, DatasetKind::kFashionMnist) << name;
