@@ -10,6 +10,7 @@
 
 #include <numeric>
 
+#include "benchmarks/random_images.h"
 #include "learning/model.h"
 #include "learning/random.h"
 #include "third_party/eigen.h"
@@ -18,18 +19,6 @@ namespace fastk::learning {
 namespace {
 
 constexpr int kBatch = 32;
-
-Dataset random_images(SampleShape shape, std::int64_t n) {
-  Rng rng(1);
-  Dataset data;
-  data.name = "random";
-  data.shape = shape;
-  data.dim = shape.dim();
-  data.classes = 10;
-  for (std::int64_t i = 0; i < n * data.dim; ++i) data.features.push_back(float(rng.uniform()));
-  for (std::int64_t i = 0; i < n; ++i) data.labels.push_back(std::int32_t(rng.below(10)));
-  return data;
-}
 
 void set_rates(benchmark::State& state, double flops_per_iteration) {
   state.counters["samples/s"] =
@@ -43,7 +32,7 @@ void set_rates(benchmark::State& state, double flops_per_iteration) {
 // learning/gradient_noise.h): its time against the plain call's is the estimate's overhead.
 void loss_and_gradient(benchmark::State& state, ModelSpec spec, SampleShape shape,
                        bool estimate = false) {
-  const Dataset data = random_images(shape, 4 * kBatch);
+  const Dataset data = bench::random_images(shape, 4 * kBatch);
   auto model = make_model(spec, data);
   std::vector<float> params(model->num_parameters()), grad(params.size());
   model->initialize(params, 1);
