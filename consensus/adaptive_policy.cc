@@ -14,6 +14,9 @@ AdaptivePolicy::AdaptivePolicy(const PolicySpec& spec) : spec_(spec) {
   if (spec.warmup < 0) throw std::invalid_argument("adaptive policy: warmup must be >= 0");
   if (!(spec.smoothness > 0))
     throw std::invalid_argument("adaptive policy: smoothness must be > 0");
+  if (spec.disagreement_every < 1) {
+    throw std::invalid_argument("adaptive policy: disagreement_every must be >= 1");
+  }
   if (spec.disagreement_ema < 0 || spec.disagreement_ema >= 1) {
     throw std::invalid_argument("adaptive policy: disagreement_ema must be in [0, 1)");
   }
@@ -47,43 +50,45 @@ Decision AdaptivePolicy::decide(const PolicyInput& in) {
     est.gradient_variance /= static_cast<double>(gradients_.size());
   }
   est.disagreement = disagreement_;
-  if (warming_up || !has_timing || gradients_.empty() || in.neighbours == 0) {
-    previous_m_ = decision.awaited;
-    return decision;
-  }
+  expected_time_s_ = kNotEstimated;
+  if (warming_up || !has_timing || gradients_.empty() || in.neighbours == 0) return decision;
+  const Candidate chosen = choose(in, est);
+  decision.awaited = chosen.m;
+  est.expected_time_s = chosen.time_s;
+  est.progress_rate = chosen.progress > 0 ? chosen.progress / chosen.time_s : kNotEstimated;
+  expected_time_s_ = chosen.time_s;
+  return decision;
+}
+
+AdaptivePolicy::Candidate AdaptivePolicy::choose(const PolicyInput& in,
+                                                 const EstimatorValues& est) const {
   const double eta = in.learning_rate;
   const double L = spec_.smoothness;
   const double nu2 = std::isnan(disagreement_) ? 0.0 : disagreement_;
   const double gain = eta * (1 - L * eta / 2) * est.gradient_norm2;
-  int best_m = -1;
-  double best_rate = 0;
-  double best_time = 0;
-  bool any_positive = false;
+  std::optional<Candidate> best_rate, fastest;
   for (int m = in.m_min; m <= in.neighbours; ++m) {
-    const double progress = gain - (L * eta * eta / 2) * est.gradient_variance / (m + 1) -
-                            (eta * L * L / 2) * nu2 / (m + 1);
-    const double time_s =
-        std::max(*in.arrivals->expected_iteration_time(m, in.iteration, in.now_s), 1e-12);
-    if (progress <= 0) continue;
-    any_positive = true;
-    const double rate = progress / time_s;
+    Candidate c;
+    c.m = m;
+    c.progress = gain - (L * eta * eta / 2) * est.gradient_variance / (m + 1) -
+                 (eta * L * L / 2) * nu2 / (m + 1);
+    c.time_s = std::max(*in.arrivals->expected_iteration_time(m, in.iteration, in.now_s), 1e-12);
     // Ties (relative 1e-9) go to the larger m: m ascends, so >= with tolerance.
-    if (best_m < 0 || rate >= best_rate * (1 - 1e-9)) {
-      best_m = m;
-      best_rate = std::max(best_rate, rate);
-      best_time = time_s;
+    if (c.progress > 0 &&
+        (!best_rate ||
+         c.progress / c.time_s >= best_rate->progress / best_rate->time_s * (1 - 1e-9))) {
+      best_rate = c;
     }
+    if (!fastest || c.time_s <= fastest->time_s * (1 + 1e-9)) fastest = c;
   }
-  if (!any_positive) {
-    const int previous = previous_m_ < 0 ? in.neighbours : previous_m_;
-    decision.awaited = std::clamp(previous + 1, in.m_min, in.neighbours);
-  } else {
-    decision.awaited = best_m;
-    est.expected_time_s = best_time;
-    est.progress_rate = best_rate;
-  }
-  previous_m_ = decision.awaited;
-  return decision;
+  // With no m making progress by the estimates (the gradient is lost in the noise, or the
+  // models disagree), waiting for more buys nothing measurable: save the time.
+  return best_rate ? *best_rate : *fastest;
+}
+
+std::optional<double> AdaptivePolicy::relax_at(double start_s, double gradient_done_s) const {
+  if (std::isnan(expected_time_s_)) return std::nullopt;
+  return start_s + std::max(expected_time_s_, gradient_done_s - start_s);
 }
 
 }  // namespace fastk::consensus

@@ -47,6 +47,7 @@ struct PolicySpec {
   int warmup = 3;                 // adaptive: first iterations at m = d
   double smoothness = 1.0;        // adaptive: L
   double disagreement_ema = 0.5;  // adaptive: beta (weight of the previous value)
+  int disagreement_every = 10;    // adaptive: nu2 measured every this many iterations
 };
 
 constexpr double kNotEstimated = std::numeric_limits<double>::quiet_NaN();

@@ -440,7 +440,10 @@ void PeerProtocol::update(double now_s, const std::vector<int>& used, int requir
   mix_and_step(next, static_cast<float>(row.self_weight), own, terms,
                static_cast<float>(config_.learning_rate), step);
 
-  if (policy_->wants_disagreement() && !used.empty()) {
+  // nu2 costs a pass over the models mixed: measured every disagreement_every iterations
+  // (it changes slowly, and the policy smooths it anyway), so it costs next to nothing.
+  if (policy_->wants_disagreement() && !used.empty() &&
+      k_ % config_.policy.disagreement_every == 0) {
     std::vector<std::span<const float>> models;
     for (int u : used) {
       models.push_back(
