@@ -1,6 +1,4 @@
 // fastk node CONFIG [--id I]: one real peer of the config's run, over ZeroMQ.
-#include <sys/resource.h>
-
 #include <cmath>
 #include <fstream>
 #include <iostream>
@@ -12,6 +10,7 @@
 #include "node/config/experiment_config.h"
 #include "node/launch/snapshots.h"
 #include "node/metrics/iteration_csv.h"
+#include "node/metrics/output_files.h"
 #include "node/peer/peer_runtime.h"
 #include "node/peer_id.h"
 #include "topology/topology.h"
@@ -27,12 +26,20 @@ struct NodeOptions {
   std::string calibration;     // base gradient time from a `fastk calibrate` file
   double base_gradient_s = 0;  // or given directly (what `fastk run` passes)
   double epoch_s = 0;          // evaluation instants count from this Unix time
+  bool wait_for_start = false;
 };
 
+// The peak resident memory of this process image: VmHWM of /proc/self/status. Not
+// getrusage's ru_maxrss, which a process started by posix_spawn inherits from its launcher
+// (glibc spawns with a shared address space, and exec keeps the larger peak), so every peer
+// of `fastk run` reported the launcher's peak.
 double peak_rss_mib() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;  // kB
+  }
+  return 0;
 }
 
 nlohmann::ordered_json summary_of(const peer::PeerReport& r) {
@@ -82,6 +89,7 @@ void run_node(const NodeOptions& o) {
   options.stop_on_stdin_eof = o.stop_on_stdin_eof;
   options.progress_interval_s = o.progress_interval_s;
   options.epoch_s = o.epoch_s;
+  options.wait_for_start = o.wait_for_start;
   options.eval_interval_s = config.run.evaluation_interval_s(1.0);
   options.base_gradient_s = o.base_gradient_s;
   if (!o.calibration.empty()) {
@@ -108,8 +116,8 @@ void run_node(const NodeOptions& o) {
             << dir.string() << std::endl;
   const peer::PeerReport r = peer::run_peer(config, options, hooks);
   iterations.flush();
-  write_model(dir / "model-final.f32", r.final_model);
-  write_json_file(dir / "summary.json", summary_of(r));
+  metrics::write_model(dir / "model-final.f32", r.final_model);
+  metrics::write_json_file(dir / "summary.json", summary_of(r));
 
   std::cout << "fastk node: peer " << r.peer << (r.finished ? " finished " : " stopped after ")
             << r.iterations << " iterations (" << r.end << ") in " << r.elapsed_s << " s, waiting "
@@ -148,6 +156,9 @@ void add_node_command(CLI::App& app) {
   cmd->add_option("--progress-interval", options->progress_interval_s,
                   "Seconds between @progress lines (default 0.5)")
       ->check(CLI::PositiveNumber);
+  cmd->add_flag("--wait-for-start", options->wait_for_start,
+                "After the handshake print @ready and start only on SIGUSR2 (or a 'g' on a "
+                "watched stdin): set by `fastk run` so that all peers start together");
   cmd->add_flag("--stop-on-stdin-eof", options->stop_on_stdin_eof,
                 "Stop cleanly when stdin closes, finish on an 'f' (set by the launcher for ssh "
                 "peers)");

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -21,6 +22,7 @@
 #include "node/launch/launcher.h"
 #include "node/launch/run_outputs.h"
 #include "node/launch/snapshots.h"
+#include "node/metrics/output_files.h"
 #include "node/report/plots.h"
 #include "node/training/peer_trainer.h"
 #include "node/transport/shared_models.h"
@@ -35,6 +37,7 @@ void on_interrupt(int) { g_interrupted = true; }
 struct RunOptions {
   ConfigOptions config;
   bool no_plots = false;
+  bool keep_snapshots = false;
   std::string remote_fastk;
   std::string calibration;
 };
@@ -101,9 +104,10 @@ std::vector<PeerLaunch> peer_launches(const RunOptions& o, const ExperimentConfi
     char epoch[64], base[64];
     std::snprintf(epoch, sizeof epoch, "%.6f", epoch_s);
     std::snprintf(base, sizeof base, "%.9g", base_s);
-    for (const std::string& a : {std::string("--id"), std::to_string(i), std::string("--output"),
-                                 run_dir.string(), std::string("--epoch"), std::string(epoch),
-                                 std::string("--base-gradient-s"), std::string(base)}) {
+    for (const std::string& a :
+         {std::string("--id"), std::to_string(i), std::string("--output"), run_dir.string(),
+          std::string("--epoch"), std::string(epoch), std::string("--base-gradient-s"),
+          std::string(base), std::string("--wait-for-start")}) {
       p.argv.push_back(a);
     }
     if (!p.host.empty()) p.argv.push_back("--stop-on-stdin-eof");
@@ -188,7 +192,8 @@ int run(const RunOptions& o) {
             << "; base gradient " << std::setprecision(3) << 1000 * base_s << " ms; logs in "
             << (run_dir / "logs").string() << std::endl;
 
-  // The mean model while the peers run: on the progress line, and to stop at the target.
+  // The mean model while the peers run, only to stop at the target: evaluating it takes CPU
+  // the peers would otherwise have (the rest is evaluated once they have exited).
   MeanModelEvaluator evaluator(config, run_dir, n, epoch_s, interval_s);
   std::vector<metrics::Evaluation> evaluations;
   bool target_reached = false;
@@ -198,12 +203,14 @@ int run(const RunOptions& o) {
   options.remote_dir = std::filesystem::current_path().string();
   options.stop_grace_s = static_cast<double>(config.cluster.peer_timeout_ms) / 1000.0 + 5;
   options.should_stop = [] { return g_interrupted.load(); };
+  options.start_together = true;
   options.should_finish = [&] {
+    if (!config.run.stop_at_target) return false;
     for (auto& e : evaluator.evaluate_new()) {
       target_reached = target_reached || metrics::reaches_target(e, config.run);
       evaluations.push_back(std::move(e));
     }
-    return config.run.stop_at_target && target_reached;
+    return target_reached;
   };
   options.status_extra = [&] {
     if (evaluations.empty()) return std::string();
@@ -224,10 +231,22 @@ int run(const RunOptions& o) {
   }
   fetch_remote_outputs(peers, run_dir);
 
-  for (auto& e : evaluator.evaluate_new()) evaluations.push_back(std::move(e));
   const PeerTimes times = read_peer_times(run_dir, n);
+  // Instants at or after the last update (evaluated while peers said goodbye) repeat the
+  // final models: the final evaluation stands for them.
+  std::erase_if(evaluations, [&](const metrics::Evaluation& e) {
+    return e.time_s >= times.training_end_unix_s;
+  });
+  for (auto& e : evaluator.evaluate_rest(times.training_end_unix_s)) {
+    evaluations.push_back(std::move(e));
+  }
+  std::sort(evaluations.begin(), evaluations.end(),
+            [](const auto& a, const auto& b) { return a.time_s < b.time_s; });
   if (auto final_eval = evaluator.evaluate_final(times.training_end_unix_s)) {
     evaluations.push_back(std::move(*final_eval));
+  }
+  if (!o.keep_snapshots) {
+    for (int i = 0; i < n; ++i) remove_snapshots(run_dir / "peers" / ("peer-" + std::to_string(i)));
   }
   evaluations = MeanModelEvaluator::with_times(std::move(evaluations), times.training_start_unix_s);
   {
@@ -242,7 +261,7 @@ int run(const RunOptions& o) {
   summary["policy"] = consensus::to_string(config.consensus.protocol.policy.kind);
   summary["base_gradient_s"] = base_s;
   summary["overrides"] = config.overrides;
-  write_json_file(run_dir / "summary.json", summary);
+  metrics::write_json_file(run_dir / "summary.json", summary);
   print_outcome(summary, evaluations, config.run);
 
   if (!o.no_plots) make_plots(run_dir);
@@ -278,6 +297,9 @@ void add_run_command(CLI::App& app) {
                   "slowdowns multiply (default: timed here before the peers start)")
       ->check(CLI::ExistingFile);
   cmd->add_flag("--no-plots", options->no_plots, "Skip the PNG plots");
+  cmd->add_flag("--keep-snapshots", options->keep_snapshots,
+                "Keep the peers' model snapshots (peers/peer-*/model-t*.f32, one model per "
+                "peer per run.eval_interval_s) after the evaluation instead of deleting them");
   cmd->add_option("--remote-fastk", options->remote_fastk,
                   "Path of the fastk binary on remote hosts (default: this binary's path)");
   cmd->callback([options] {

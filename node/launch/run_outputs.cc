@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <numeric>
 
 #include "learning/data_sources.h"
 #include "node/launch/snapshots.h"
 #include "node/metrics/mean_model.h"
+#include "node/metrics/output_files.h"
 
 namespace fastk::node {
 namespace {
@@ -71,11 +73,96 @@ std::filesystem::path MeanModelEvaluator::peer_dir(int peer) const {
   return peer_folder(run_dir_, peer);
 }
 
-std::optional<metrics::Evaluation> MeanModelEvaluator::evaluate(
-    const std::vector<std::filesystem::path>& files, double mean_iteration, double unix_s) {
+// What the run folder says about a peer at the moment it is read.
+struct MeanModelEvaluator::PeerState {
+  std::map<std::int64_t, std::int64_t> snapshots;  // instant -> iteration
+  bool ended = false;  // its summary.json exists: model-final.f32 is its last model
+  double end_unix_s = 0;
+  std::int64_t iterations = 0;
+};
+
+std::vector<MeanModelEvaluator::PeerState> MeanModelEvaluator::read_states() const {
+  std::vector<PeerState> states(static_cast<std::size_t>(peers_));
+  for (int i = 0; i < peers_; ++i) {
+    PeerState& state = states[static_cast<std::size_t>(i)];
+    state.snapshots = read_snapshot_index(peer_dir(i));
+    const auto s = read_summary(run_dir_, i);
+    if (s.is_discarded()) continue;
+    state.ended = true;
+    state.end_unix_s = s.value("last_update_unix_s", 0.0);
+    state.iterations = s.value("iterations", std::int64_t{0});
+  }
+  return states;
+}
+
+std::optional<MeanModelEvaluator::ModelFile> MeanModelEvaluator::model_at(const PeerState& state,
+                                                                          int peer,
+                                                                          std::int64_t instant,
+                                                                          bool exited) const {
+  if (state.ended && instant_unix_s(instant) >= state.end_unix_s) {
+    return ModelFile{peer_dir(peer) / "model-final.f32", state.iterations};
+  }
+  const auto after = state.snapshots.upper_bound(instant);
+  if (after == state.snapshots.begin()) return std::nullopt;  // not started by then
+  const auto at = std::prev(after);
+  // A running peer's later snapshot may still come: the model is known once it has one at
+  // or after the instant.
+  const bool known =
+      exited || state.ended || at->first == instant || after != state.snapshots.end();
+  if (!known) return std::nullopt;
+  return ModelFile{snapshot_path(peer_dir(peer), at->first), at->second};
+}
+
+std::vector<metrics::Evaluation> MeanModelEvaluator::evaluate_instants(bool exited,
+                                                                       double end_unix_s) {
+  const std::vector<PeerState> states = read_states();
+  std::set<std::int64_t> instants;  // every instant some peer saved
+  for (const auto& state : states)
+    for (const auto& [instant, iteration] : state.snapshots) instants.insert(instant);
+  std::vector<metrics::Evaluation> out;
+  for (const std::int64_t instant : instants) {
+    if (done_.count(instant) || instant_unix_s(instant) >= end_unix_s) continue;
+    std::vector<ModelFile> files;
+    bool known = true;
+    for (int i = 0; i < peers_ && known; ++i) {
+      auto file = model_at(states[static_cast<std::size_t>(i)], i, instant, exited);
+      if (file) files.push_back(std::move(*file));
+      known = file.has_value() || exited;  // after the run: the mean of the peers there were
+    }
+    if (!known) break;  // the later instants wait too
+    done_.insert(instant);
+    if (auto e = evaluate(files, instant_unix_s(instant))) out.push_back(std::move(*e));
+  }
+  return out;
+}
+
+std::vector<metrics::Evaluation> MeanModelEvaluator::evaluate_new() {
+  return evaluate_instants(false, std::numeric_limits<double>::infinity());
+}
+
+std::vector<metrics::Evaluation> MeanModelEvaluator::evaluate_rest(double end_unix_s) {
+  return evaluate_instants(true, end_unix_s);
+}
+
+std::optional<metrics::Evaluation> MeanModelEvaluator::evaluate_final(double unix_s) {
+  std::vector<ModelFile> files;
+  for (int i = 0; i < peers_; ++i) {
+    const auto s = read_summary(run_dir_, i);
+    files.push_back({peer_dir(i) / "model-final.f32",
+                     s.is_discarded() ? 0 : s.value("iterations", std::int64_t{0})});
+  }
+  return evaluate(files, unix_s);
+}
+
+std::optional<metrics::Evaluation> MeanModelEvaluator::evaluate(const std::vector<ModelFile>& files,
+                                                                double unix_s) {
   std::vector<std::vector<float>> models;
+  double iterations = 0;
   for (const auto& file : files) {
-    if (auto m = read_model(file, model_->num_parameters())) models.push_back(std::move(*m));
+    auto m = metrics::read_model(file.path, model_->num_parameters());
+    if (!m) continue;  // a peer killed before it wrote it
+    models.push_back(std::move(*m));
+    iterations += static_cast<double>(file.iteration);
   }
   if (models.empty()) return std::nullopt;
   const std::vector<std::span<const float>> views(models.begin(), models.end());
@@ -83,7 +170,7 @@ std::optional<metrics::Evaluation> MeanModelEvaluator::evaluate(
   const learning::Evaluation e = model_->evaluate(mean.mean, test_);
   metrics::Evaluation out;
   out.time_s = unix_s;
-  out.mean_iteration = mean_iteration;
+  out.mean_iteration = iterations / static_cast<double>(models.size());
   out.peers = static_cast<int>(models.size());
   out.test_loss = e.loss;
   out.test_accuracy = e.accuracy;
@@ -91,40 +178,8 @@ std::optional<metrics::Evaluation> MeanModelEvaluator::evaluate(
   return out;
 }
 
-std::vector<metrics::Evaluation> MeanModelEvaluator::evaluate_new() {
-  std::vector<std::map<std::int64_t, std::int64_t>> indexes;
-  for (int i = 0; i < peers_; ++i) indexes.push_back(read_snapshot_index(peer_dir(i)));
-  std::vector<metrics::Evaluation> out;
-  for (const auto& [instant, first_iteration] : indexes.front()) {
-    if (done_.count(instant)) continue;
-    std::vector<std::filesystem::path> files;
-    double iterations = 0;
-    bool complete = true;
-    for (int i = 0; i < peers_ && complete; ++i) {
-      const auto it = indexes[static_cast<std::size_t>(i)].find(instant);
-      complete = it != indexes[static_cast<std::size_t>(i)].end();
-      if (complete) {
-        files.push_back(snapshot_path(peer_dir(i), instant));
-        iterations += static_cast<double>(it->second);
-      }
-    }
-    if (!complete) continue;
-    done_.insert(instant);
-    const double unix_s = epoch_s_ + static_cast<double>(instant) * interval_s_;
-    if (auto e = evaluate(files, iterations / peers_, unix_s)) out.push_back(std::move(*e));
-  }
-  return out;
-}
-
-std::optional<metrics::Evaluation> MeanModelEvaluator::evaluate_final(double unix_s) {
-  std::vector<std::filesystem::path> files;
-  double iterations = 0;
-  for (int i = 0; i < peers_; ++i) {
-    files.push_back(peer_dir(i) / "model-final.f32");
-    const auto s = read_summary(run_dir_, i);
-    if (!s.is_discarded()) iterations += s.value("iterations", 0.0);
-  }
-  return evaluate(files, iterations / peers_, unix_s);
+double MeanModelEvaluator::instant_unix_s(std::int64_t instant) const {
+  return epoch_s_ + static_cast<double>(instant) * interval_s_;
 }
 
 std::vector<metrics::Evaluation> MeanModelEvaluator::with_times(

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -30,15 +31,21 @@ struct PeerTimes {
 };
 PeerTimes read_peer_times(const std::filesystem::path& run_dir, int peers);
 
-// Evaluates the mean of the peers' snapshots (launch/snapshots.h) on the test set.
+// Evaluates the mean of the peers' snapshots (launch/snapshots.h) on the test set. At an
+// instant each peer counts with its latest snapshot at or before it, or, once past its last
+// update, its final model (a peer that stopped early still holds that model).
 class MeanModelEvaluator {
  public:
   // Loads the test set and the model of `config`. Instants are epoch_s + j * interval_s.
   MeanModelEvaluator(const ExperimentConfig& config, std::filesystem::path run_dir, int peers,
                      double epoch_s, double interval_s);
-  // Every instant that all peers have a snapshot of and that was not evaluated before, in
-  // order; time_s is the instant's Unix time (see with_times).
+  // While the peers run: the instants not evaluated before, in order, up to the first one
+  // some peer's model is not known at yet (no snapshot at or after it, and still running).
+  // time_s is the instant's Unix time (see with_times).
   std::vector<metrics::Evaluation> evaluate_new();
+  // Once every peer has exited: the rest of the instants before end_unix_s (a peer killed
+  // early counts with its last snapshot).
+  std::vector<metrics::Evaluation> evaluate_rest(double end_unix_s);
   // The mean of the peers' final models (model-final.f32) at `unix_s`; nullopt if none.
   std::optional<metrics::Evaluation> evaluate_final(double unix_s);
   // `evaluations` with times counted from the training start, those before it dropped.
@@ -46,8 +53,17 @@ class MeanModelEvaluator {
                                                      double training_start_unix_s);
 
  private:
-  std::optional<metrics::Evaluation> evaluate(const std::vector<std::filesystem::path>& files,
-                                              double mean_iteration, double unix_s);
+  struct PeerState;
+  struct ModelFile {
+    std::filesystem::path path;
+    std::int64_t iteration = 0;
+  };
+  std::vector<PeerState> read_states() const;
+  std::optional<ModelFile> model_at(const PeerState& state, int peer, std::int64_t instant,
+                                    bool exited) const;
+  std::vector<metrics::Evaluation> evaluate_instants(bool exited, double end_unix_s);
+  std::optional<metrics::Evaluation> evaluate(const std::vector<ModelFile>& files, double unix_s);
+  double instant_unix_s(std::int64_t instant) const;
   std::filesystem::path peer_dir(int peer) const;
 
   std::filesystem::path run_dir_;

@@ -55,10 +55,4 @@ void RunMetrics::evaluation(const Evaluation& e) {
   evaluations_csv_.flush();
 }
 
-void write_json(const std::filesystem::path& path, const nlohmann::ordered_json& json) {
-  std::ofstream out(path);
-  out << json.dump(2) << "\n";
-  if (!out) throw std::runtime_error("cannot write '" + path.string() + "'");
-}
-
 }  // namespace fastk::node::metrics

@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,7 +54,5 @@ class RunMetrics {
   IterationTotals totals_;
   std::vector<Evaluation> evaluations_;
 };
-
-void write_json(const std::filesystem::path& path, const nlohmann::ordered_json& json);
 
 }  // namespace fastk::node::metrics

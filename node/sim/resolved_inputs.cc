@@ -1,5 +1,6 @@
 #include "node/sim/resolved_inputs.h"
 
+#include "node/metrics/output_files.h"
 #include "node/metrics/run_metrics.h"
 
 namespace fastk::node::sim {
@@ -47,6 +48,7 @@ void write_resolved_inputs(const std::filesystem::path& path, const SimulationIn
                     {"warmup", p.policy.warmup},
                     {"smoothness", p.policy.smoothness},
                     {"disagreement_ema", p.policy.disagreement_ema},
+                    {"disagreement_every", p.policy.disagreement_every},
                     {"m_min", p.m_min},
                     {"order", consensus::to_string(p.order)},
                     {"renormalisation", consensus::to_string(p.renormalisation)},
@@ -87,7 +89,7 @@ void write_resolved_inputs(const std::filesystem::path& path, const SimulationIn
   // sim.threads is left out: it changes only the speed, never an output byte.
   j["sim"] = {{"per_peer_eval", in.sim.per_peer_eval}, {"calibration", in.sim.calibration}};
   if (in.calibration) j["calibration"] = calibration::to_json(*in.calibration);
-  metrics::write_json(path, j);
+  metrics::write_json_file(path, j);
 }
 
 }  // namespace fastk::node::sim

@@ -8,8 +8,8 @@
 #include "learning/model.h"
 #include "learning/partition.h"
 #include "learning/sampler.h"
-#include "node/launch/snapshots.h"
 #include "node/metrics/mean_model.h"
+#include "node/metrics/output_files.h"
 #include "node/sim/gradient_workers.h"
 #include "node/sim/resolved_inputs.h"
 #include "node/stragglers/delay_model.h"
@@ -48,8 +48,8 @@ metrics::Evaluation evaluate(const consensus::VirtualNetwork& net, learning::Mod
 // The machine: with a calibration, its costs and the measured base gradient time.
 consensus::MachineCosts machine(const SimulationInputs& in, stragglers::DelaySpec& delays) {
   if (!in.calibration) return {};
-  const auto policy = in.consensus.protocol.policy.kind;
-  delays.compute_s = calibration::base_gradient_s(*in.calibration, policy);
+  const auto& policy = in.consensus.protocol.policy;
+  delays.compute_s = calibration::base_gradient_s(*in.calibration, policy.kind);
   return calibration::machine_costs(*in.calibration, in.topology, in.cluster, policy);
 }
 
@@ -142,7 +142,7 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
   for (int i = 0; i < n; ++i) {
     const auto dir = folder / "peers" / ("peer-" + std::to_string(i));
     std::filesystem::create_directories(dir);
-    write_model(dir / "model-final.f32", net.peer(i).model()->values());
+    metrics::write_model(dir / "model-final.f32", net.peer(i).model()->values());
   }
   result.totals = out.totals();
   result.last = out.evaluations().back();
@@ -181,7 +181,7 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
   s["events"] = result.events;
   s["messages"] = result.messages;
   s["dropped_messages"] = dropped;
-  write_json_file(folder / "summary.json", s);
+  metrics::write_json_file(folder / "summary.json", s);
   return result;
 }
 

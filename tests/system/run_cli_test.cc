@@ -23,7 +23,8 @@ TEST(RunCli, RunsEveryPeerAndCollectsTheOutputs) {
   EXPECT_EQ(count_lines(run / "iterations.csv"), 1 + e.peers * e.iterations);
   // The mean model at the instants every peer saved a snapshot, and of the final models.
   EXPECT_GE(count_lines(run / "evaluation.csv"), 1 + 2);
-  EXPECT_TRUE(std::filesystem::exists(run / "peers" / "peer-0" / "snapshots.csv"));
+  // Snapshots only serve the evaluation; they are deleted once it is written.
+  EXPECT_FALSE(std::filesystem::exists(run / "peers" / "peer-0" / "snapshots.csv"));
   EXPECT_TRUE(std::filesystem::exists(run / "config.toml"));
   const auto summary = read_json(run / "summary.json");
   EXPECT_EQ(summary.value("ok", false), true);
@@ -39,6 +40,29 @@ TEST(RunCli, RunsEveryPeerAndCollectsTheOutputs) {
     EXPECT_TRUE(summary["per_peer"][i]["rejected_frames"].empty());
   }
   EXPECT_THAT(launcher.output(), HasSubstr("outputs in " + run.string()));
+}
+
+TEST(RunCli, KeepSnapshotsLeavesEverySnapshotTheEvaluationUsed) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys");
+  const TinyExperiment e = tiny_experiment(3, 60);
+  const auto config = write_config(dir, e);
+  FastkProcess launcher({"run", config.string(), "--no-plots", "--keep-snapshots", "--set",
+                         "run.eval_interval_s=0.005"});
+  const auto status = launcher.wait(Seconds(120));
+  ASSERT_TRUE(status.has_value()) << launcher.output();
+  ASSERT_TRUE(status->ok()) << launcher.output();
+  const auto run = run_dir(dir);
+  for (int i = 0; i < e.peers; ++i) {
+    const auto peer = run / "peers" / ("peer-" + std::to_string(i));
+    const auto rows = count_lines(peer / "snapshots.csv");
+    EXPECT_GE(rows, 1 + 1) << peer;
+    int models = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(peer)) {
+      const auto name = entry.path().filename().string();
+      if (name.starts_with("model-t") && name.ends_with(".f32")) ++models;
+    }
+    EXPECT_EQ(models + 1, rows) << peer;
+  }
 }
 
 // Peers started at different times end at their own budget; a peer that ended must not

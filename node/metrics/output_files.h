@@ -1,0 +1,24 @@
+// The checked writes every output file goes through (models, summaries, calibrations): the
+// bytes go to <path>.tmp, are flushed and renamed into place, so a reader never sees half a
+// file and a full disk is an error naming the file, never an empty or truncated output.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace fastk::node::metrics {
+
+// Throws std::runtime_error naming the file when it cannot be written completely.
+void write_file_atomically(const std::filesystem::path& path, std::span<const char> bytes);
+// A raw float32 model (little-endian, as the CPU stores it).
+void write_model(const std::filesystem::path& path, std::span<const float> model);
+// The model of `parameters` floats in `path`; nullopt when missing, short or too long.
+std::optional<std::vector<float>> read_model(const std::filesystem::path& path,
+                                             std::size_t parameters);
+// JSON, indented by two, with a final newline.
+void write_json_file(const std::filesystem::path& path, const nlohmann::ordered_json& json);
+
+}  // namespace fastk::node::metrics
