@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <fstream>
@@ -33,6 +34,7 @@ struct RunningPeer {
   std::ofstream log;
   std::filesystem::path log_path;
   std::optional<PeerProgress> progress;
+  bool ready = false;  // printed "@ready"
   std::deque<std::string> tail;
   std::optional<Clock::time_point> exited_at;
 };
@@ -78,6 +80,7 @@ LaunchResult launch_peers(const std::vector<PeerLaunch>& peers, const LaunchOpti
   LaunchResult result;
   std::optional<Clock::time_point> stop_requested;
   bool killed = false;
+  bool started = false;  // start_together: the go was given
   Clock::time_point last_summary = Clock::now();
   const double summary_every =
       options.terminal ? options.progress_interval_s : options.plain_progress_interval_s;
@@ -94,6 +97,10 @@ LaunchResult launch_peers(const std::vector<PeerLaunch>& peers, const LaunchOpti
         r.log << line << '\n';
         if (auto p = parse_progress(line)) {
           r.progress = p;
+          continue;
+        }
+        if (line == kReadyLine) {
+          r.ready = true;
           continue;
         }
         r.tail.push_back(std::move(line));
@@ -121,6 +128,17 @@ LaunchResult launch_peers(const std::vector<PeerLaunch>& peers, const LaunchOpti
           r.process->send_signal(SIGTERM);
         } else {
           r.process->close_stdin();
+        }
+      }
+    }
+    if (options.start_together && !started &&
+        std::all_of(running.begin(), running.end(), [](const RunningPeer& r) { return r.ready; })) {
+      started = true;
+      for (auto& r : running) {
+        if (r.launch.host.empty()) {
+          r.process->send_signal(SIGUSR2);
+        } else {
+          r.process->write_stdin("g");
         }
       }
     }

@@ -36,6 +36,9 @@ struct LaunchOptions {
   // cleanly, as at the end of their iterations. Local peers get SIGUSR1, remote ones an
   // 'f' on stdin.
   std::function<bool()> should_finish = [] { return false; };
+  // Peers print "@ready" and wait; once every peer has, all get the go together (local:
+  // SIGUSR2; remote: a 'g' on stdin), so they start their first iteration at once.
+  bool start_together = false;
   // Appended to the progress line (the mean model's accuracy).
   std::function<std::string()> status_extra = [] { return std::string(); };
 };

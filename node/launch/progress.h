@@ -18,6 +18,8 @@
 namespace fastk::node {
 
 inline constexpr std::string_view kProgressPrefix = "@progress ";
+// What a peer that waits for the launcher's go prints once it is ready (peer_runtime.h).
+inline constexpr std::string_view kReadyLine = "@ready";
 
 struct PeerProgress {
   std::int64_t iteration = 0;   // iterations completed

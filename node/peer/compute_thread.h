@@ -24,7 +24,7 @@ struct ComputedGradient {
   std::int64_t iteration = 0;
   training::GradientStep step;
   double compute_s = 0;   // measured time of the computation itself
-  double injected_s = 0;  // extra sleep from the straggler model
+  double injected_s = 0;  // extra sleep from the straggler model, as slept
 };
 
 class ComputeThread {
@@ -33,7 +33,8 @@ class ComputeThread {
   // written into `buffer` where it fits (a recycled gradient vector, or empty).
   using GradientFn = std::function<training::GradientStep(const consensus::StartGradient&,
                                                           std::vector<float> buffer)>;
-  using SleepFn = std::function<double(std::int64_t k)>;  // injected seconds after gradient k
+  // Injected seconds after gradient k of `work` gradients' worth (StartGradient::work).
+  using SleepFn = std::function<double(std::int64_t k, double work)>;
 
   // `waker` is rung after each gradient so the I/O thread's receive() returns at once.
   ComputeThread(GradientFn gradient, SleepFn sleep, transport::Waker waker);

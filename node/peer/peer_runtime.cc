@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -60,69 +61,78 @@ consensus::CodedPart coded_part(wire::CodedPayload payload) {
   return coded;
 }
 
-// Turns SIGINT/SIGTERM (and, if asked, end of file on stdin) into a stop request, and
-// SIGUSR1 (or an 'f' on a watched stdin) into a finish request, that wake the I/O loop.
-// Signals are blocked in every thread and taken here with sigtimedwait, since a signal
-// handler may not touch ZeroMQ.
+// The signals a peer takes as requests: SIGINT/SIGTERM stop, SIGUSR1 finish, SIGUSR2 start.
+sigset_t request_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int signal : {SIGINT, SIGTERM, SIGUSR1, SIGUSR2}) sigaddset(&set, signal);
+  return set;
+}
+
+// Turns SIGINT/SIGTERM (and, if asked, end of file on stdin) into a stop request, SIGUSR1
+// (or an 'f' on a watched stdin) into a finish request and SIGUSR2 (or a 'g') into the start,
+// each waking the I/O loop. The signals are blocked in every thread and read here from a
+// signalfd polled beside stdin, so a request on either arrives at once; a signal handler
+// may not touch ZeroMQ.
 class StopWatcher {
  public:
   StopWatcher(transport::Waker waker, bool watch_stdin)
-      : waker_(std::move(waker)), watch_stdin_(watch_stdin), thread_([this] { loop(); }) {}
+      : waker_(std::move(waker)), watch_stdin_(watch_stdin) {
+    const sigset_t set = request_signals();
+    signal_fd_ = signalfd(-1, &set, SFD_CLOEXEC);
+    if (signal_fd_ < 0) throw std::runtime_error("cannot watch for signals (signalfd)");
+    thread_ = std::thread([this] { loop(); });
+  }
   ~StopWatcher() {
     done_ = true;
     thread_.join();
+    close(signal_fd_);
   }
 
  private:
   void loop() {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGUSR1);
-    const timespec tick{0, 100'000'000};
     while (!done_) {
-      const int signal = sigtimedwait(&set, nullptr, &tick);
-      bool stop = signal == SIGINT || signal == SIGTERM;
-      bool finish = signal == SIGUSR1;
-      if (watch_stdin_ && !stop) {
-        pollfd in{STDIN_FILENO, POLLIN, 0};
-        char byte;
-        if (poll(&in, 1, 0) > 0) {
-          if (read(STDIN_FILENO, &byte, 1) <= 0) {
-            stop = true;
-          } else if (byte == 'f') {
-            finish = true;
-          }
+      pollfd fds[2] = {{signal_fd_, POLLIN, 0}, {STDIN_FILENO, POLLIN, 0}};
+      if (poll(fds, watch_stdin_ ? 2 : 1, 100) <= 0) continue;  // 100 ms: notice done_
+      if (fds[0].revents & POLLIN) {
+        signalfd_siginfo info{};
+        if (read(signal_fd_, &info, sizeof info) == sizeof info)
+          request(static_cast<int>(info.ssi_signo));
+      }
+      if (watch_stdin_ && (fds[1].revents & (POLLIN | POLLHUP))) {
+        char byte = 0;
+        if (read(STDIN_FILENO, &byte, 1) <= 0) {
+          watch_stdin_ = false;  // stdin stays at end of file
+          request(SIGTERM);
+        } else {
+          request(byte == 'f' ? SIGUSR1 : byte == 'g' ? SIGUSR2 : 0);
         }
       }
-      if (finish && !finish_requested().exchange(true)) waker_.wake();
-      if (stop && !stop_requested().exchange(true)) waker_.wake();
-      if (stop) watch_stdin_ = false;  // stdin stays at end of file
     }
+  }
+
+  void request(int signal) {
+    std::atomic<bool>* flag = signal == SIGUSR1                       ? &finish_requested()
+                              : signal == SIGUSR2                     ? &start_requested()
+                              : signal == SIGINT || signal == SIGTERM ? &stop_requested()
+                                                                      : nullptr;
+    if (flag && !flag->exchange(true)) waker_.wake();
   }
 
   transport::Waker waker_;
   bool watch_stdin_;
+  int signal_fd_ = -1;
   std::atomic<bool> done_{false};
   std::thread thread_;
 };
 
-class BlockStopSignals {
- public:
-  BlockStopSignals() {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGUSR1);
-    pthread_sigmask(SIG_BLOCK, &set, &previous_);
-  }
-  ~BlockStopSignals() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
-
- private:
-  sigset_t previous_;
-};
+// Blocks the request signals in the calling thread and every thread it starts, for the
+// rest of the process: StopWatcher reads them, and a late one (SIGUSR1 to a peer that is
+// already writing its outputs) must not kill the process with its default action.
+void block_request_signals() {
+  const sigset_t set = request_signals();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
 
 class Peer {
  public:
@@ -176,8 +186,9 @@ class Peer {
         [this](const consensus::StartGradient& request, std::vector<float> buffer) {
           return trainer_->gradient(request, std::move(buffer));
         },
-        [this](std::int64_t k) {
-          return delays_->injected_sleep_s(options_.peer, k, report_.base_gradient_s);
+        [this](std::int64_t k, double work) {
+          // A coded peer computing `work` gradients straggles on each, as in `fastk sim`.
+          return work * delays_->injected_sleep_s(options_.peer, k, report_.base_gradient_s);
         },
         transport_->make_waker());
     stop_watcher_ =
@@ -266,7 +277,7 @@ class Peer {
 
   PeerReport run() {
     report_.peer = options_.peer;
-    if (!handshake()) return finish_report();
+    if (!handshake() || !wait_for_start()) return finish_report();
     const double began_s = now_s();
     report_.startup_s = began_s;
     report_.first_iteration_unix_s = unix_now_s();
@@ -321,6 +332,27 @@ class Peer {
       }
       receive(std::chrono::milliseconds(
           static_cast<int>(1000 * std::max(0.0, std::min(next_hello_s, deadline_s) - now)) + 1));
+    }
+    return true;
+  }
+
+  // With options.wait_for_start: "@ready" for the launcher, then answer HELLOs until it
+  // says go. False if stopped meanwhile; throws after startup_timeout_ms without a go.
+  bool wait_for_start() {
+    if (!options_.wait_for_start) return true;
+    std::cout << kReadyLine << std::endl;
+    const double deadline_s =
+        now_s() + static_cast<double>(config_.cluster.startup_timeout_ms) / 1000.0;
+    while (!start_requested()) {
+      if (stop_requested()) return false;
+      if (now_s() >= deadline_s) {
+        throw std::runtime_error("peer " + std::to_string(options_.peer) +
+                                 " was ready but not told to start within startup_timeout_ms = " +
+                                 std::to_string(config_.cluster.startup_timeout_ms) +
+                                 " (did another peer fail to start? see its log)");
+      }
+      flush_pending();
+      receive(std::chrono::milliseconds(50));
     }
     return true;
   }
@@ -491,7 +523,8 @@ class Peer {
       case wire::MessageType::kBye:
         left_.insert(from);
         report_.departures.push_back({from, protocol_->iteration(), "bye"});
-        protocol_->on_neighbour_left(now, from, actions);
+        // Behind the models it sent before (a held-back link keeps its order).
+        deliver({now, 0, from, message.iteration(), nullptr, nullptr, true});
         break;
     }
     execute(actions);
@@ -505,6 +538,7 @@ class Peer {
     std::int64_t tag = 0;
     consensus::Params params;
     consensus::CodedPart coded;
+    bool bye = false;  // the neighbour left
     bool operator>(const Held& other) const {
       return release_s != other.release_s ? release_s > other.release_s : sequence > other.sequence;
     }
@@ -513,7 +547,13 @@ class Peer {
   void deliver(Held message) {
     if (!iterating_) return;
     if (delays_->delays_links()) {
-      message.release_s += delays_->link_delay_s(message.from, options_.peer, message.tag);
+      // A BYE follows the sender's last held model, whatever its own delay would be.
+      auto& last = last_release_s_[message.from];
+      message.release_s =
+          message.bye
+              ? std::max(message.release_s, last)
+              : message.release_s + delays_->link_delay_s(message.from, options_.peer, message.tag);
+      last = std::max(last, message.release_s);
       message.sequence = held_sequence_++;
       held_.push(std::move(message));
       return;
@@ -531,7 +571,9 @@ class Peer {
 
   void hand_to_protocol(const Held& message) {
     consensus::Actions actions;
-    if (message.coded) {
+    if (message.bye) {
+      protocol_->on_neighbour_left(now_s(), message.from, actions);
+    } else if (message.coded) {
       protocol_->on_coded_gradient(now_s(), message.from, message.tag, message.coded, actions);
     } else {
       protocol_->on_message(now_s(), message.from, message.tag, message.params, actions);
@@ -540,6 +582,7 @@ class Peer {
   }
 
   void execute(const consensus::Actions& actions) {
+    if (!iterating_) return;  // after the run loop nothing the protocol asks is carried out
     for (const auto& action : actions) {
       if (const auto* s = std::get_if<consensus::SendParams>(&action)) {
         const auto self = static_cast<wire::PeerId>(options_.peer);
@@ -679,6 +722,7 @@ class Peer {
   std::priority_queue<double, std::vector<double>, std::greater<>> timers_;
   std::priority_queue<Held, std::vector<Held>, std::greater<>> held_;  // delayed links
   std::uint64_t held_sequence_ = 0;
+  std::map<int, double> last_release_s_;  // per neighbour: its last held message's release
   double next_progress_s_ = 0;
   std::int64_t printed_iterations_ = -1;
   double began_s_ = 0;
@@ -702,10 +746,15 @@ std::atomic<bool>& finish_requested() {
   return flag;
 }
 
+std::atomic<bool>& start_requested() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
+
 PeerReport run_peer(const ExperimentConfig& config, const PeerOptions& options,
                     const PeerHooks& hooks) {
   // Before any thread exists, so every thread (ZeroMQ's included) inherits the mask.
-  BlockStopSignals blocked;
+  block_request_signals();
   Peer peer(config, options, hooks);
   return peer.run();
 }

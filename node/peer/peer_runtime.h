@@ -52,6 +52,10 @@ struct PeerOptions {
   double base_gradient_s = 0;        // what slowdowns multiply; 0: measure at start-up
   double epoch_s = 0;                // Unix time the evaluation instants count from
   double eval_interval_s = 0;        // between snapshots; 0: only the final model
+  // After the handshake, print "@ready" and wait for the launcher's go (SIGUSR2, or a 'g' on
+  // a watched stdin) before the first iteration, so that every peer of the run starts
+  // together, not each as soon as its own neighbours are up (fastk run sets it).
+  bool wait_for_start = false;
 };
 
 struct Departure {
@@ -114,5 +118,7 @@ PeerReport run_peer(const ExperimentConfig& config, const PeerOptions& options,
 std::atomic<bool>& stop_requested();
 // Set by SIGUSR1 (or an 'f' on a watched stdin): the run is done, end cleanly.
 std::atomic<bool>& finish_requested();
+// Set by SIGUSR2 (or a 'g' on a watched stdin): every peer is ready, start iterating.
+std::atomic<bool>& start_requested();
 
 }  // namespace fastk::node::peer
