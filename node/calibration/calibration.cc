@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "node/config/cluster.h"
+#include "node/metrics/output_files.h"
 #include "node/peer/cpu_binding.h"
 #include "topology/topology.h"
 
@@ -32,6 +33,8 @@ void fields(Calibration& c, Visit visit) {
   visit("reference_iterations", c.reference_iterations);
   visit("reference_iteration_s", c.reference_iteration_s);
   visit("reference_simulated_s", c.reference_simulated_s);
+  visit("reference_b_iteration_s", c.reference_b_iteration_s);
+  visit("reference_b_simulated_s", c.reference_b_simulated_s);
 }
 
 // The host a peer runs on, as its neighbours reach it ("" for this machine's ipc sockets).
@@ -79,10 +82,7 @@ Calibration read_calibration(const std::filesystem::path& path) {
 }
 
 void write_calibration(const std::filesystem::path& path, const Calibration& c) {
-  std::ofstream out(path);
-  out << to_json(c).dump(2) << "\n";
-  out.close();
-  if (!out) throw std::runtime_error("cannot write calibration file '" + path.string() + "'");
+  metrics::write_json_file(path, to_json(c));
 }
 
 void check_fits(const Calibration& c, const learning::ModelSpec& model_spec,
@@ -105,14 +105,18 @@ double base_gradient_s(const Calibration& c, consensus::PolicyKind policy) {
 }
 
 consensus::MachineCosts machine_costs(const Calibration& c, const topology::TopologySpec& topology,
-                                      const ClusterConfig& cluster, consensus::PolicyKind policy) {
-  const bool adaptive = policy == consensus::PolicyKind::kAdaptive;
+                                      const ClusterConfig& cluster,
+                                      const consensus::PolicySpec& policy) {
+  const bool adaptive = policy.kind == consensus::PolicyKind::kAdaptive;
   consensus::MachineCosts costs;
-  costs.gradient_cpu_s = base_gradient_s(c, policy);
+  costs.gradient_cpu_s = base_gradient_s(c, policy.kind);
   costs.receive_s = c.message_s;
   costs.send_s = c.message_s;
   costs.update_s = c.update_s + (adaptive ? c.adaptive_decision_s : 0.0);
-  costs.update_per_term_s = c.update_per_term_s + (adaptive ? c.disagreement_per_term_s : 0.0);
+  // The disagreement pass, every disagreement_every updates: charged on average.
+  costs.update_per_term_s =
+      c.update_per_term_s +
+      (adaptive ? c.disagreement_per_term_s / policy.disagreement_every : 0.0);
   costs.latency_s = c.latency_s;
   // Groups of cores: one per host and CPU block, as the peers would bind themselves.
   const int n = topology::build_topology(topology).graph.size();

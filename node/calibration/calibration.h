@@ -30,16 +30,20 @@ struct Calibration {
   double update_per_term_s = 0;        // ... plus this per neighbour model mixed
   double adaptive_decision_s = 0;      // the adaptive policy's decide(), full window
   double disagreement_per_term_s = 0;  // its disagreement estimate, per model, when computed
-  // Messages: CPU of the I/O thread at each end (fitted to the reference run), and the
-  // wall time of one message between two idle peers (ping-pong on this machine's transport).
+  // Messages: CPU of the I/O thread at each end, and the wall time of one message between
+  // two idle peers beyond it (ping-pong on this machine's transport).
   double message_s = 0;
   double latency_s = 0;
-  // The real run the message cost was fitted to: the config's peers, policy full, no
-  // stragglers.
+  // message_s is fitted to a real run of the config's peers, policy full, without
+  // stragglers (A); a second one, with peer 0 always 8x slow so that the others mostly wait
+  // for it (B), checks the fitted simulator on a run it was not fitted to. Training phase
+  // per iteration, measured and simulated.
   int reference_peers = 0;
   std::int64_t reference_iterations = 0;
-  double reference_iteration_s = 0;  // measured: training phase / iterations
-  double reference_simulated_s = 0;  // the simulator with the fitted costs
+  double reference_iteration_s = 0;
+  double reference_simulated_s = 0;
+  double reference_b_iteration_s = 0;
+  double reference_b_simulated_s = 0;
 };
 
 nlohmann::ordered_json to_json(const Calibration& c);
@@ -67,6 +71,7 @@ inline double base_gradient_s(const Calibration& c, const ExperimentConfig& conf
 // peers on other hosts likewise on each host, assumed alike. Peers whose blocks overlap
 // (more CPUs than peers, unevenly) count as separate groups: an approximation.
 consensus::MachineCosts machine_costs(const Calibration& c, const topology::TopologySpec& topology,
-                                      const ClusterConfig& cluster, consensus::PolicyKind policy);
+                                      const ClusterConfig& cluster,
+                                      const consensus::PolicySpec& policy);
 
 }  // namespace fastk::node::calibration

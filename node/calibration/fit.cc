@@ -1,7 +1,7 @@
 #include "node/calibration/fit.h"
 
 #include <algorithm>
-#include <map>
+#include <functional>
 
 #include "consensus/virtual_network.h"
 #include "node/stragglers/delay_model.h"
@@ -19,10 +19,27 @@ class ZeroGradients final : public consensus::GradientSource {
   }
 };
 
+// The x in [0, high] at which increasing f(x) reaches `target` (0 when f(0) >= target).
+double bisect(const std::function<double(double)>& f, double high, double target) {
+  double low = 0;
+  if (f(low) >= target) return 0;
+  for (int step = 0; step < 40 && high - low > 1e-9; ++step) {
+    const double mid = (low + high) / 2;
+    (f(mid) < target ? low : high) = mid;
+  }
+  return (low + high) / 2;
+}
+
 }  // namespace
 
+stragglers::DelaySpec reference_b_stragglers() {
+  stragglers::DelaySpec spec;
+  spec.slow_peers = {{0, 8.0}};
+  return spec;
+}
+
 double simulated_iteration_s(const Calibration& c, const ExperimentConfig& config,
-                             std::int64_t iterations) {
+                             std::int64_t iterations, const stragglers::DelaySpec& stragglers) {
   const topology::Topology topo = topology::build_topology(config.topology);
   const int n = topo.graph.size();
   consensus::ProtocolConfig protocol;
@@ -33,13 +50,13 @@ double simulated_iteration_s(const Calibration& c, const ExperimentConfig& confi
     peers.push_back(std::make_unique<consensus::PeerProtocol>(
         i, topo.schedule, protocol, consensus::make_params(std::vector<float>(1, 0.0f))));
   }
-  stragglers::DelaySpec quiet;  // no stragglers, no added link delay
-  quiet.compute_s = c.gradient_s;
-  stragglers::DelayModel delays(quiet, n);
+  stragglers::DelaySpec spec = stragglers;
+  spec.compute_s = c.gradient_s;
+  stragglers::DelayModel delays(spec, n);
   ZeroGradients gradients;
   consensus::VirtualNetwork net(
       std::move(peers), delays, gradients,
-      machine_costs(c, config.topology, config.cluster, consensus::PolicyKind::kFull));
+      machine_costs(c, config.topology, config.cluster, consensus::PolicySpec{}));
   double last_update_s = 0;
   net.on_record = [&](const consensus::IterationRecord& r) {
     last_update_s = std::max(last_update_s, r.update_s);
@@ -49,21 +66,24 @@ double simulated_iteration_s(const Calibration& c, const ExperimentConfig& confi
   return last_update_s / static_cast<double>(iterations);
 }
 
-Calibration fit_messages(Calibration c, const ExperimentConfig& config, std::int64_t iterations,
-                         double measured_iteration_s, double one_way_s) {
-  const auto simulate = [&](double message_s) {
+Calibration fit_costs(Calibration c, const ExperimentConfig& config, double one_way_s) {
+  const std::int64_t iterations = c.reference_iterations;
+  const auto set_message = [&](double message_s) {
     c.message_s = message_s;
     c.latency_s = std::max(0.0, one_way_s - 2 * message_s);
-    return simulated_iteration_s(c, config, iterations);
   };
-  // The simulated time grows with the message cost: bisect on [0, measured iteration].
-  double low = 0, high = measured_iteration_s;
-  if (simulate(low) >= measured_iteration_s) high = 0;
-  for (int step = 0; step < 40 && high - low > 1e-9; ++step) {
-    const double mid = (low + high) / 2;
-    (simulate(mid) < measured_iteration_s ? low : high) = mid;
-  }
-  c.reference_simulated_s = simulate((low + high) / 2);
+  const auto simulate_a = [&] { return simulated_iteration_s(c, config, iterations, {}); };
+  const auto simulate_b = [&] {
+    return simulated_iteration_s(c, config, iterations, reference_b_stragglers());
+  };
+  set_message(bisect(
+      [&](double x) {
+        set_message(x);
+        return simulate_a();
+      },
+      c.reference_iteration_s, c.reference_iteration_s));
+  c.reference_simulated_s = simulate_a();
+  c.reference_b_simulated_s = simulate_b();
   return c;
 }
 
