@@ -49,4 +49,9 @@ void CsvWriter::end_row() {
   if (!out_) throw std::runtime_error("writing '" + path_ + "' failed");
 }
 
+void CsvWriter::flush() {
+  out_.flush();
+  if (!out_) throw std::runtime_error("writing '" + path_ + "' failed");
+}
+
 }  // namespace fastk::node::metrics

@@ -18,7 +18,9 @@ class CsvWriter {
   CsvWriter& operator<<(int value) { return *this << static_cast<std::int64_t>(value); }
   CsvWriter& operator<<(const std::string& value);
   void end_row();
-  void flush() { out_.flush(); }
+  // Writes out what is buffered; throws std::runtime_error naming the file if that fails (a
+  // full disk shows here, not at end_row). Call it once the last row is written.
+  void flush();
 
  private:
   void separator();

@@ -51,8 +51,11 @@ void RunMetrics::evaluation(const Evaluation& e) {
     }
   }
   evaluations_.push_back(e);
+  // Every record so far is on disk with each evaluation, and the last one follows the last
+  // record; a failed write (full disk) throws here.
   iterations_.flush();
   evaluations_csv_.flush();
+  if (peer_accuracy_) peer_accuracy_->flush();
 }
 
 }  // namespace fastk::node::metrics

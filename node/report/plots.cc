@@ -1,8 +1,12 @@
 #include "node/report/plots.h"
 
-#include <cstdlib>
+#include <poll.h>
+
 #include <iostream>
 #include <string>
+#include <vector>
+
+#include "node/launch/child_process.h"
 
 namespace fastk::node {
 
@@ -10,10 +14,24 @@ bool make_plots(const std::filesystem::path& run_dir) {
   // Debian's interpreter has python3-matplotlib even when another python3 comes first.
   const std::string python =
       std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-  const std::string command =
-      python + " '" FASTK_SOURCE_DIR "/experiments/plot_run.py' '" + run_dir.string() + "'";
-  if (std::system(command.c_str()) == 0) return true;
-  std::cerr << "fastk: plotting failed (" << command << ")\n";
+  // An argument vector, not a shell line: a run folder may hold any character.
+  const std::vector<std::string> argv{python, FASTK_SOURCE_DIR "/experiments/plot_run.py",
+                                      run_dir.string()};
+  try {
+    ChildProcess plot(argv);
+    while (plot.output_fd() >= 0) {
+      pollfd fd{plot.output_fd(), POLLIN, 0};
+      ::poll(&fd, 1, 1000);
+      for (const auto& line : plot.read_lines()) std::cout << line << '\n';
+    }
+    std::optional<ExitStatus> status;
+    while (!(status = plot.poll_exit())) ::poll(nullptr, 0, 10);
+    if (status->ok()) return true;
+    std::cerr << "fastk: plotting failed (" << status->describe() << "): " << python << ' '
+              << argv[1] << ' ' << argv[2] << '\n';
+  } catch (const std::exception& e) {
+    std::cerr << "fastk: plotting failed: " << e.what() << '\n';
+  }
   return false;
 }
 

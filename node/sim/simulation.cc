@@ -1,7 +1,9 @@
 #include "node/sim/simulation.h"
 
 #include <fstream>
+#include <functional>
 #include <stdexcept>
+#include <utility>
 
 #include "consensus/virtual_network.h"
 #include "learning/data_sources.h"
@@ -53,6 +55,86 @@ consensus::MachineCosts machine(const SimulationInputs& in, stragglers::DelaySpe
   return calibration::machine_costs(*in.calibration, in.topology, in.cluster, policy);
 }
 
+// Runs `net` from 0, evaluating every interval_s of virtual time, until the first stop rule
+// that applies; returns how the run ended ("stuck" if nothing could happen any more) and
+// the virtual time of the last evaluation.
+std::pair<std::string, double> run_to_stop_rule(consensus::VirtualNetwork& net,
+                                                const SimulationInputs& in, double interval_s,
+                                                const std::function<void(double)>& report,
+                                                const metrics::RunMetrics& out) {
+  net.start(0.0);
+  report(0.0);
+  const double duration_s = in.run.duration_s > 0 ? in.run.duration_s : -1;
+  double t = 0;
+  while (true) {
+    double next = t + interval_s;
+    if (duration_s > 0) next = std::min(next, duration_s);
+    const bool more = net.run_until(next);
+    t = next;
+    report(t);
+    if (net.all_finished()) return {"iterations", t};
+    if (duration_s > 0 && t >= duration_s) return {"duration", t};
+    if (in.run.stop_at_target && metrics::reaches_target(out.evaluations().back(), in.run)) {
+      return {"target", t};
+    }
+    if (!more) return {"stuck", t};
+  }
+}
+
+// Final models, where real peers put theirs (peers/peer-<i>/model-final.f32, raw float32),
+// so that a simulation and a real run of one config can be compared byte for byte.
+void write_final_models(const consensus::VirtualNetwork& net, const std::filesystem::path& folder) {
+  for (int i = 0; i < net.size(); ++i) {
+    const auto dir = folder / "peers" / ("peer-" + std::to_string(i));
+    std::filesystem::create_directories(dir);
+    metrics::write_model(dir / "model-final.f32", net.peer(i).model()->values());
+  }
+}
+
+nlohmann::ordered_json summary_of(const SimulationResult& result, const SimulationInputs& in,
+                                  std::int64_t dropped_messages) {
+  nlohmann::ordered_json s;
+  s["name"] = in.run.name;
+  s["peers"] = result.peers;
+  s["topology"] = topology::to_string(in.topology.kind);
+  s["policy"] = consensus::to_string(in.consensus.protocol.policy.kind);
+  s["calibrated"] = in.calibration.has_value();
+  s["iterations_per_peer"] = in.run.iterations;
+  s["duration_s"] = in.run.duration_s;
+  s["finished"] = result.finished;
+  s["end"] = result.end;
+  s["virtual_time_s"] = result.end_time_s;
+  s["target_accuracy"] = in.run.target_accuracy;
+  s["target_loss"] = in.run.target_loss;
+  s["time_to_target_s"] =
+      result.time_to_target_s ? nlohmann::ordered_json(*result.time_to_target_s) : nullptr;
+  s["final_test_accuracy"] = result.last.test_accuracy;
+  s["final_test_loss"] = result.last.test_loss;
+  s["final_consensus_distance"] = result.last.consensus_distance;
+  s["mean_awaited"] = result.totals.mean_awaited();
+  s["mean_used"] = result.totals.mean_used();
+  s["mean_backups"] = result.totals.mean_backups();
+  s["mean_wait_s"] = result.totals.mean_wait_s();
+  s["wait_fraction"] = result.wait_fraction;
+  s["updates"] = result.totals.iterations;
+  s["events"] = result.events;
+  s["messages"] = result.messages;
+  s["dropped_messages"] = dropped_messages;
+  return s;
+}
+
+// One protocol state machine per peer, all starting from `initial`.
+std::vector<std::unique_ptr<consensus::PeerProtocol>> make_peers(
+    const topology::Topology& topo, const consensus::ProtocolConfig& protocol,
+    const std::vector<float>& initial) {
+  std::vector<std::unique_ptr<consensus::PeerProtocol>> peers;
+  const consensus::Params start = consensus::make_params(initial);
+  for (int i = 0; i < topo.graph.size(); ++i) {
+    peers.push_back(std::make_unique<consensus::PeerProtocol>(i, topo.schedule, protocol, start));
+  }
+  return peers;
+}
+
 }  // namespace
 
 SimulationResult simulate(const SimulationInputs& in, const std::filesystem::path& folder,
@@ -81,11 +163,6 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
   protocol.iterations = in.run.iterations;
   protocol.learning_rate = in.optimizer.lr;
   const bool adaptive = protocol.policy.kind == consensus::PolicyKind::kAdaptive;
-  std::vector<std::unique_ptr<consensus::PeerProtocol>> peers;
-  const consensus::Params start = consensus::make_params(initial);
-  for (int i = 0; i < n; ++i) {
-    peers.push_back(std::make_unique<consensus::PeerProtocol>(i, topo.schedule, protocol, start));
-  }
   stragglers::DelaySpec delay_spec = in.stragglers;
   consensus::MachineCosts costs = machine(in, delay_spec);
   stragglers::DelayModel delays(delay_spec, n);
@@ -93,7 +170,8 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
   if (protocol.coding.scheme != coding::Scheme::kNone) {
     gradients.enable_partitions(partition, in.optimizer.batch_size, in.optimizer.seed);
   }
-  consensus::VirtualNetwork net(std::move(peers), delays, gradients, std::move(costs));
+  consensus::VirtualNetwork net(make_peers(topo, protocol, initial), delays, gradients,
+                                std::move(costs));
 
   metrics::RunMetrics out(folder, in.sim.per_peer_eval);
   write_resolved_inputs(folder / "resolved_config.json", in, topo);
@@ -103,47 +181,17 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
     out.record(r, gradients.last_loss(r.peer));
     result.end_time_s = std::max(result.end_time_s, r.update_s);
   };
-
-  net.start(0.0);
-  auto report = [&](double t) {
+  const auto report = [&](double t) {
     const metrics::Evaluation e = evaluate(net, *model, data.test, in.sim.per_peer_eval, t);
     out.evaluation(e);
     if (on_evaluation) on_evaluation(e, out.totals());
   };
-  report(0.0);
-  // Evaluations every interval_s; the run ends at the first stop rule that applies.
-  const double duration_s = in.run.duration_s > 0 ? in.run.duration_s : -1;
-  result.end = "stuck";
-  double t = 0;
-  while (true) {
-    double next = t + interval_s;
-    if (duration_s > 0) next = std::min(next, duration_s);
-    const bool more = net.run_until(next);
-    t = next;
-    report(t);
-    if (net.all_finished()) {
-      result.end = "iterations";
-      break;
-    }
-    if (duration_s > 0 && t >= duration_s) {
-      result.end = "duration";
-      break;
-    }
-    if (in.run.stop_at_target && metrics::reaches_target(out.evaluations().back(), in.run)) {
-      result.end = "target";
-      break;
-    }
-    if (!more) break;  // nothing can happen any more
-  }
-  result.finished = result.end != "stuck";
-  if (result.end != "iterations") result.end_time_s = t;
-  // Final models, where real peers put theirs (peers/peer-<i>/model-final.f32, raw float32),
-  // so that a simulation and a real run of one config can be compared byte for byte.
-  for (int i = 0; i < n; ++i) {
-    const auto dir = folder / "peers" / ("peer-" + std::to_string(i));
-    std::filesystem::create_directories(dir);
-    metrics::write_model(dir / "model-final.f32", net.peer(i).model()->values());
-  }
+  const auto [end, last_evaluation_s] = run_to_stop_rule(net, in, interval_s, report, out);
+  result.end = end;
+  result.finished = end != "stuck";
+  if (end != "iterations") result.end_time_s = last_evaluation_s;
+  write_final_models(net, folder);
+
   result.totals = out.totals();
   result.last = out.evaluations().back();
   result.time_to_target_s = metrics::time_to_target(out.evaluations(), in.run);
@@ -153,35 +201,8 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
   for (int i = 0; i < n; ++i) dropped += net.peer(i).dropped_messages();
   result.wait_fraction =
       result.end_time_s > 0 ? result.totals.wait_sum_s / (n * result.end_time_s) : 0.0;
-
-  auto& s = result.summary;
-  s["name"] = in.run.name;
-  s["peers"] = n;
-  s["topology"] = topology::to_string(in.topology.kind);
-  s["policy"] = consensus::to_string(protocol.policy.kind);
-  s["calibrated"] = in.calibration.has_value();
-  s["iterations_per_peer"] = in.run.iterations;
-  s["duration_s"] = in.run.duration_s;
-  s["finished"] = result.finished;
-  s["end"] = result.end;
-  s["virtual_time_s"] = result.end_time_s;
-  s["target_accuracy"] = in.run.target_accuracy;
-  s["target_loss"] = in.run.target_loss;
-  s["time_to_target_s"] =
-      result.time_to_target_s ? nlohmann::ordered_json(*result.time_to_target_s) : nullptr;
-  s["final_test_accuracy"] = result.last.test_accuracy;
-  s["final_test_loss"] = result.last.test_loss;
-  s["final_consensus_distance"] = result.last.consensus_distance;
-  s["mean_awaited"] = result.totals.mean_awaited();
-  s["mean_used"] = result.totals.mean_used();
-  s["mean_backups"] = result.totals.mean_backups();
-  s["mean_wait_s"] = result.totals.mean_wait_s();
-  s["wait_fraction"] = result.wait_fraction;
-  s["updates"] = result.totals.iterations;
-  s["events"] = result.events;
-  s["messages"] = result.messages;
-  s["dropped_messages"] = dropped;
-  metrics::write_json_file(folder / "summary.json", s);
+  result.summary = summary_of(result, in, dropped);
+  metrics::write_json_file(folder / "summary.json", result.summary);
   return result;
 }
 
