@@ -92,16 +92,16 @@ void VirtualNetwork::execute(PeerId peer, Actions& actions) {
 
 void VirtualNetwork::start_gradient(PeerId peer, const StartGradient& request) {
   gradients_.begin(peer, request);
-  // Coded peers without split batches do `work` gradients' worth of compute. Of the compute
-  // time, the machine's plain gradient is CPU work; the rest is the injected sleep.
+  // Coded peers without split batches do `work` gradients' worth of compute. On a measured
+  // machine the plain gradient is CPU work and what a slowdown adds is a sleep, as in real
+  // peers; a factor below 1 cannot make the CPU work faster, so it adds nothing.
   const double total_s = request.work * delays_.compute_time_s(peer, request.iteration);
-  const double cpu_s =
-      costs_.gradient_cpu_s > 0 ? std::min(total_s, request.work * costs_.gradient_cpu_s) : total_s;
+  const double cpu_s = costs_.gradient_cpu_s > 0 ? request.work * costs_.gradient_cpu_s : total_s;
   Job job;
   job.peer = peer;
   job.gradient = true;
   job.iteration = request.iteration;
-  job.sleep_s = total_s - cpu_s;
+  job.sleep_s = std::max(0.0, total_s - cpu_s);
   run_job(std::move(job), cpu_s);
 }
 

@@ -1,6 +1,7 @@
 #include "node/calibration/calibration.h"
 
 #include <fstream>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <stdexcept>
@@ -63,11 +64,17 @@ Calibration read_calibration(const std::filesystem::path& path) {
   fields(c, [&](const char* name, auto& value) {
     using T = std::decay_t<decltype(value)>;
     const auto it = j.find(name);
-    const bool ok =
-        it != j.end() && (std::is_same_v<T, std::string> ? it->is_string() : it->is_number());
+    constexpr bool text = std::is_same_v<T, std::string>;
+    constexpr bool whole = std::is_integral_v<T>;
+    const bool ok = it != j.end() && (text    ? it->is_string()
+                                      : whole ? it->is_number_integer() && *it >= 0 &&
+                                                    *it <= std::numeric_limits<T>::max()
+                                              : it->is_number());
     if (!ok) {
       throw std::runtime_error(path.string() + ": field '" + name + "' is missing or not a " +
-                               (std::is_same_v<T, std::string> ? "string" : "number"));
+                               (text    ? "string"
+                                : whole ? "non-negative whole number"
+                                        : "number"));
     }
     value = it->template get<T>();
   });
@@ -86,13 +93,17 @@ void write_calibration(const std::filesystem::path& path, const Calibration& c) 
 }
 
 void check_fits(const Calibration& c, const learning::ModelSpec& model_spec,
-                const learning::OptimizerSpec& optimizer) {
+                const learning::OptimizerSpec& optimizer, std::optional<std::size_t> parameters) {
   const std::string model = learning::to_string(model_spec.kind);
   std::string differs;
   if (c.model != model) differs += " model " + c.model + " (the config has " + model + ")";
   if (c.batch_size != optimizer.batch_size) {
     differs += " batch size " + std::to_string(c.batch_size) + " (the config has " +
                std::to_string(optimizer.batch_size) + ")";
+  }
+  if (parameters && *parameters != c.parameters) {
+    differs += " " + std::to_string(c.parameters) + " parameters (the config's model has " +
+               std::to_string(*parameters) + ")";
   }
   if (!differs.empty()) {
     throw std::invalid_argument("the calibration was measured for" + differs +

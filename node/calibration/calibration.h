@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "consensus/machine_costs.h"
@@ -51,10 +52,11 @@ nlohmann::ordered_json to_json(const Calibration& c);
 Calibration read_calibration(const std::filesystem::path& path);
 void write_calibration(const std::filesystem::path& path, const Calibration& c);
 
-// Throws std::invalid_argument naming what differs when `c` was measured for another model,
-// parameter count or batch size than `config` has.
+// Throws std::invalid_argument naming what differs when `c` was measured for another model
+// or batch size than `config` has, or (when given, from a built model) parameter count.
 void check_fits(const Calibration& c, const learning::ModelSpec& model,
-                const learning::OptimizerSpec& optimizer);
+                const learning::OptimizerSpec& optimizer,
+                std::optional<std::size_t> parameters = std::nullopt);
 inline void check_fits(const Calibration& c, const ExperimentConfig& config) {
   check_fits(c, config.model, config.optimizer);
 }

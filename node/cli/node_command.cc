@@ -152,7 +152,8 @@ void add_node_command(CLI::App& app) {
       ->excludes("--calibration");
   cmd->add_option("--epoch", options->epoch_s,
                   "Unix time the model snapshots (every run.eval_interval_s) count from; "
-                  "give every peer the same (default 0)");
+                  "give every peer the same (default 0)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--progress-interval", options->progress_interval_s,
                   "Seconds between @progress lines (default 0.5)")
       ->check(CLI::PositiveNumber);

@@ -22,6 +22,7 @@
 #include "node/launch/launcher.h"
 #include "node/launch/run_outputs.h"
 #include "node/launch/snapshots.h"
+#include "node/launch/wall_clock.h"
 #include "node/metrics/output_files.h"
 #include "node/report/plots.h"
 #include "node/training/peer_trainer.h"
@@ -41,10 +42,6 @@ struct RunOptions {
   std::string remote_fastk;
   std::string calibration;
 };
-
-double unix_now_s() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 bool is_local(const std::string& host) {
   return host == "localhost" || host.starts_with("127.") || host == "::1";

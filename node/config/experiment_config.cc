@@ -25,12 +25,6 @@ void apply_override(toml::table& root, const std::string& setting, ConfigErrors&
   }
   const std::string path = setting.substr(0, equals);
   const std::string text = setting.substr(equals + 1);
-  toml::table parsed;
-  try {
-    parsed = toml::parse("value = " + text);
-  } catch (const toml::parse_error&) {
-    parsed.insert_or_assign("value", text);  // a bare word: a string
-  }
   std::vector<std::string> keys;
   for (std::size_t start = 0;;) {
     const auto dot = path.find('.', start);
@@ -38,9 +32,24 @@ void apply_override(toml::table& root, const std::string& setting, ConfigErrors&
     if (dot == std::string::npos) break;
     start = dot + 1;
   }
+  for (const auto& key : keys) {
+    if (key.empty() || key.find_first_of(" \t") != std::string::npos) {
+      errors.add(where, "'" + path + "' is not a key path (table.key, no empty parts or spaces)");
+      return;
+    }
+  }
+  if (text.find_first_not_of(" \t") == std::string::npos) {
+    errors.add(where, "no value after '=' (a string is written value or \"value\")");
+    return;
+  }
+  toml::table parsed;
+  try {
+    parsed = toml::parse("value = " + text);
+  } catch (const toml::parse_error&) {
+    parsed.insert_or_assign("value", text);  // a bare word: a string
+  }
   toml::table* table = &root;
   for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
-    if (keys[i].empty()) break;
     toml::node* next = table->get(keys[i]);
     if (next == nullptr) next = &table->insert_or_assign(keys[i], toml::table{}).first->second;
     table = next->as_table();
@@ -48,10 +57,6 @@ void apply_override(toml::table& root, const std::string& setting, ConfigErrors&
       errors.add(where, "'" + keys[i] + "' is not a table");
       return;
     }
-  }
-  if (keys.back().empty() || path.find("..") != std::string::npos) {
-    errors.add(where, "'" + path + "' is not a key path (table.key)");
-    return;
   }
   table->insert_or_assign(keys.back(), std::move(*parsed.get("value")));
 }

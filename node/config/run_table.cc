@@ -22,6 +22,10 @@ void read_run_table(TableReader& t, RunConfig& run) {
     t.errors().add(t.path_of("stop_at_target"),
                    "needs run.target_accuracy or run.target_loss to stop at");
   }
+  if (run.eval_interval_s > 0 && run.eval_interval_s < 1e-3) {
+    // Each instant costs every peer a model snapshot: a finer grid floods the disk.
+    t.errors().add(t.path_of("eval_interval_s"), "expected 0 (automatic) or at least 0.001 s");
+  }
   if (run.name.empty() || run.name.find('/') != std::string::npos) {
     t.errors().add(t.path_of("name"), "expected a non-empty name without '/'");
   }

@@ -17,6 +17,7 @@
 
 #include "consensus/peer_protocol.h"
 #include "node/config/cluster.h"
+#include "node/launch/wall_clock.h"
 #include "node/metrics/run_metrics.h"
 #include "node/peer/compute_thread.h"
 #include "node/peer/cpu_binding.h"
@@ -36,10 +37,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr double kHelloEvery_s = 0.2;
 constexpr int kBaseGradientRepeats = 20;  // gradients timed at start-up without a calibration
-
-double unix_now_s() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 // A received MODEL frame as protocol parameters, read in place (no copy).
 class FrameParams final : public consensus::ParamBuffer {

@@ -151,7 +151,9 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
   std::unique_ptr<learning::Model> model = learning::make_model(in.model, data.train);
   std::vector<float> initial(model->num_parameters());
   model->initialize(initial, in.model.init_seed);
-  if (in.calibration) calibration::check_fits(*in.calibration, in.model, in.optimizer);
+  if (in.calibration) {
+    calibration::check_fits(*in.calibration, in.model, in.optimizer, model->num_parameters());
+  }
 
   std::vector<learning::BatchSampler> samplers;
   for (int i = 0; i < n; ++i) {

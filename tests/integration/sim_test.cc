@@ -124,6 +124,7 @@ TEST(Simulation, ACalibratedMachineChargesWhatSharedCoresCost) {
   in.stragglers = {};
   calibration::Calibration c;
   c.model = "logistic_regression";
+  c.parameters = 8 * 3 + 3;  // dim x classes weights and a bias per class
   c.batch_size = 8;
   c.gradient_s = c.gradient_noise_s = 0.01;
   c.cpus = 1;
@@ -147,6 +148,18 @@ TEST(Simulation, ACalibrationOfAnotherModelIsRefused) {
   c.cpus = 1;
   in.calibration = c;
   EXPECT_THROW(simulate(in, fresh_folder("other_model")), std::invalid_argument);
+  // The same model kind at another size (wider data here) is another workload too.
+  in.calibration->model = "logistic_regression";
+  in.calibration->parameters = 8 * 3 + 3;
+  in.data.dim = 16;
+  try {
+    simulate(in, fresh_folder("other_size"));
+    ADD_FAILURE() << "a calibration of another parameter count was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("27 parameters (the config's model has 51)"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Simulation, RejectsOptimizerFeaturesTheProtocolDoesNotApply) {

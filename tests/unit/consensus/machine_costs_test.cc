@@ -69,6 +69,23 @@ TEST(MachineCostsTest, AnInjectedStraggleSleepsWithoutTheCore) {
   EXPECT_DOUBLE_EQ(at.at({0, 0}), 6.0);  // 2 s of shared CPU, then 4 s asleep
 }
 
+TEST(MachineCostsTest, ASpeedUpBelowTheMeasuredGradientDoesNotMakeTheCpuFaster) {
+  // A slowdown factor of 0.5 asks for half a gradient's time; a real peer still computes the
+  // whole gradient (1 s of CPU) and sleeps nothing, and so does the simulated one.
+  ProtocolConfig config;
+  config.iterations = 3;
+  LambdaDelays delays;
+  delays.compute = [](PeerId, std::int64_t) { return 0.5; };
+  delays.link = [](PeerId, PeerId, std::int64_t) { return 0.0; };
+  MachineCosts own_cores;
+  own_cores.gradient_cpu_s = 1.0;
+  const auto at = update_times(config, delays, own_cores);
+  EXPECT_DOUBLE_EQ(at.at({0, 0}), 1.0);
+  EXPECT_DOUBLE_EQ(at.at({0, 2}), 3.0);
+  // Without a measured machine the delay model's time is all there is.
+  EXPECT_DOUBLE_EQ(update_times(config, delays, {}).at({0, 2}), 1.5);
+}
+
 TEST(MachineCostsTest, TheIoThreadsWorkDelaysWhatItSends) {
   // Each update costs 0.3 + 0.05 per model mixed, each send 0.2, each receive 0.1, on cores
   // of their own: a peer's next iteration starts 0.55 s after its update.

@@ -212,5 +212,26 @@ TEST(Overrides, SetValuesAreAppliedAndCheckedLikeTheFile) {
   }
 }
 
+TEST(Overrides, AMalformedKeyPathOrAMissingValueIsNamed) {
+  for (const std::string bad : {".run.iterations=5", "run..iterations=5", "run.=5",
+                                "run. iterations=5", "run.iterations.=5"}) {
+    try {
+      node::parse_config("", "exp.toml", "/cfg", {bad});
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const ConfigError& error) {
+      EXPECT_THAT(error.what(), HasSubstr("--set " + bad + ": "));
+      EXPECT_THAT(error.what(), HasSubstr("is not a key path")) << bad;
+    }
+  }
+  try {
+    node::parse_config("", "exp.toml", "/cfg", {"run.iterations= "});
+    ADD_FAILURE() << "an empty value was accepted";
+  } catch (const ConfigError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("no value after '='"));
+  }
+  // Spaces around a value are TOML's business: they are allowed.
+  EXPECT_EQ(node::parse_config("", "exp.toml", "/cfg", {"run.iterations= 7 "}).run.iterations, 7);
+}
+
 }  // namespace
 }  // namespace fastk::node

@@ -1,0 +1,137 @@
+// The files a run leaves and reads back: calibration files (checked field by field), model
+// snapshots and their index (what the evaluation may trust, and their deletion), and the
+// atomic writes every output goes through.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "node/calibration/calibration.h"
+#include "node/launch/snapshots.h"
+#include "node/metrics/csv_writer.h"
+#include "node/metrics/output_files.h"
+#include "tests/testutil/temp_dir.h"
+
+namespace fastk::node {
+namespace {
+
+using ::testing::HasSubstr;
+
+calibration::Calibration measured() {
+  calibration::Calibration c;
+  c.host = "here";
+  c.cpus = 2;
+  c.model = "mlp";
+  c.parameters = 101770;
+  c.batch_size = 32;
+  c.gradient_s = 190e-6;
+  c.gradient_noise_s = 195e-6;
+  c.message_s = 50e-6;
+  c.reference_peers = 8;
+  c.reference_iterations = 400;
+  return c;
+}
+
+// The error read_calibration gives for `text`, or "" if it accepted it.
+std::string calibration_error(const std::filesystem::path& dir, const std::string& text) {
+  const auto path = dir / "c.json";
+  std::ofstream(path) << text;
+  try {
+    calibration::read_calibration(path);
+    return "";
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+}
+
+// The calibration's JSON with one field replaced by `value` (JSON text).
+std::string with_field(const std::string& name, const std::string& value) {
+  nlohmann::ordered_json j = calibration::to_json(measured());
+  j[name] = nlohmann::json::parse(value);
+  return j.dump();
+}
+
+TEST(CalibrationFile, ReadsBackWhatWasWritten) {
+  const auto dir = testutil::fresh_test_dir();
+  calibration::write_calibration(dir / "c.json", measured());
+  const calibration::Calibration c = calibration::read_calibration(dir / "c.json");
+  EXPECT_EQ(calibration::to_json(c), calibration::to_json(measured()));
+}
+
+TEST(CalibrationFile, ABadFieldIsNamed) {
+  const auto dir = testutil::fresh_test_dir();
+  EXPECT_THAT(calibration_error(dir, "[1, 2]"), HasSubstr("not a JSON object"));
+  EXPECT_THAT(calibration_error(dir, "{\"cpus\": 2"), HasSubstr("not a JSON object"));
+  EXPECT_THAT(calibration_error(dir, with_field("cpus", "2.5")),
+              HasSubstr("field 'cpus' is missing or not a non-negative whole number"));
+  EXPECT_THAT(calibration_error(dir, with_field("parameters", "-3")),
+              HasSubstr("field 'parameters'"));
+  EXPECT_THAT(calibration_error(dir, with_field("batch_size", "1e30")),
+              HasSubstr("field 'batch_size'"));
+  EXPECT_THAT(calibration_error(dir, with_field("model", "7")),
+              HasSubstr("field 'model' is missing or not a string"));
+  EXPECT_THAT(calibration_error(dir, with_field("message_s", "-1e-6")),
+              HasSubstr("negative or not a number"));
+  EXPECT_THAT(calibration_error(dir, with_field("gradient_s", "0")),
+              HasSubstr("gradient_s must be > 0"));
+  nlohmann::ordered_json missing = calibration::to_json(measured());
+  missing.erase("latency_s");
+  EXPECT_THAT(calibration_error(dir, missing.dump()), HasSubstr("field 'latency_s' is missing"));
+  EXPECT_EQ(calibration_error(dir, calibration::to_json(measured()).dump()), "");
+}
+
+TEST(Snapshots, TheIndexListsOnlyCompleteRowsAndRemovalTakesEverySnapshot) {
+  const auto dir = testutil::fresh_test_dir();
+  {
+    SnapshotWriter writer(dir);
+    const std::vector<float> model{1.0f, 2.0f, 3.0f};
+    writer.write(10, 100, model);
+    writer.write(11, 117, model);
+  }
+  EXPECT_EQ(read_snapshot_index(dir), (std::map<std::int64_t, std::int64_t>{{10, 100}, {11, 117}}));
+  const auto read = metrics::read_model(snapshot_path(dir, 11), 3);
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(*read, (std::vector<float>{1.0f, 2.0f, 3.0f}));
+  EXPECT_FALSE(metrics::read_model(snapshot_path(dir, 11), 4).has_value());  // wrong size
+
+  // A peer killed while writing: a half-written row and a model without its row.
+  std::ofstream(dir / "snapshots.csv", std::ios::app) << "12,1";
+  std::ofstream(snapshot_path(dir, 13)) << "x";
+  std::ofstream(dir / "model-t14.f32.tmp") << "x";
+  EXPECT_EQ(read_snapshot_index(dir).size(), 2u);
+  metrics::write_model(dir / "model-final.f32", std::vector<float>{1.0f});
+
+  EXPECT_EQ(remove_snapshots(dir), 2 * 12u + 1 + 1);
+  std::vector<std::string> left;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    left.push_back(entry.path().filename().string());
+  }
+  EXPECT_EQ(left, std::vector<std::string>{"model-final.f32"});
+}
+
+TEST(OutputFiles, AFileThatCannotBeWrittenIsAnErrorNamingIt) {
+  const auto dir = testutil::fresh_test_dir();
+  const std::vector<float> model{1.0f};
+  EXPECT_THAT([&] { metrics::write_model(dir / "missing-folder" / "m.f32", model); },
+              ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("missing-folder/m.f32")));
+  // /dev/full accepts the open and fails every write, as a full disk does: the CSV writer
+  // buffers its rows and must report the failure when they are flushed.
+  if (std::filesystem::exists("/dev/full")) {
+    metrics::CsvWriter csv("/dev/full", {"a", "b"});
+    for (int i = 0; i < 10; ++i) {
+      csv << i << 0.5;
+      csv.end_row();
+    }
+    EXPECT_THAT([&] { csv.flush(); },
+                ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("'/dev/full'")));
+  }
+  metrics::write_json_file(dir / "s.json", nlohmann::ordered_json{{"ok", true}});
+  EXPECT_FALSE(std::filesystem::exists(dir / "s.json.tmp"));
+  std::ifstream in(dir / "s.json");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "{\n  \"ok\": true\n}\n");
+}
+
+}  // namespace
+}  // namespace fastk::node
