@@ -2,7 +2,7 @@
 // (seconds of one core) run on a group of cores; while n jobs are active on a group of c
 // cores, each progresses at min(1, c / n) seconds of work per second of virtual time. That
 // is how Linux shares a CPU among runnable threads, and it is what makes 8 peers on 2 cores
-// take longer per iteration than 8 peers on 8 (docs/design.md, "The simulated machine").
+// take longer per iteration than 8 peers on 8 (docs/simulation.md §1).
 // Pure bookkeeping in virtual time: the caller asks when the next job finishes and tells the
 // pool when that time has come.
 #pragma once

@@ -12,8 +12,8 @@ std::vector<double> pool_groups(const MachineCosts& costs) {
 }
 
 void check_costs(const MachineCosts& costs, std::size_t peers) {
-  for (double c : {costs.gradient_cpu_s, costs.receive_s, costs.send_s, costs.update_s,
-                   costs.update_per_term_s, costs.latency_s}) {
+  for (double c : {costs.gradient_cpu_s, costs.slowdown_base_s, costs.receive_s, costs.send_s,
+                   costs.update_s, costs.update_per_term_s, costs.latency_s}) {
     if (!(c >= 0)) throw std::invalid_argument("VirtualNetwork: machine costs must be >= 0");
   }
   if (costs.cpu_group.empty()) return;
@@ -97,11 +97,12 @@ void VirtualNetwork::start_gradient(PeerId peer, const StartGradient& request) {
   // peers; a factor below 1 cannot make the CPU work faster, so it adds nothing.
   const double total_s = request.work * delays_.compute_time_s(peer, request.iteration);
   const double cpu_s = costs_.gradient_cpu_s > 0 ? request.work * costs_.gradient_cpu_s : total_s;
+  const double base_s = costs_.slowdown_base_s > 0 ? costs_.slowdown_base_s : costs_.gradient_cpu_s;
   Job job;
   job.peer = peer;
   job.gradient = true;
   job.iteration = request.iteration;
-  job.sleep_s = std::max(0.0, total_s - cpu_s);
+  job.sleep_s = costs_.gradient_cpu_s > 0 ? std::max(0.0, total_s - request.work * base_s) : 0.0;
   run_job(std::move(job), cpu_s);
 }
 

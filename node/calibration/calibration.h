@@ -61,12 +61,9 @@ inline void check_fits(const Calibration& c, const ExperimentConfig& config) {
   check_fits(c, config.model, config.optimizer);
 }
 
-// The base gradient time of `config`'s peers: with the noise estimate under the adaptive
-// policy.
-double base_gradient_s(const Calibration& c, consensus::PolicyKind policy);
-inline double base_gradient_s(const Calibration& c, const ExperimentConfig& config) {
-  return base_gradient_s(c, config.consensus.protocol.policy.kind);
-}
+// CPU seconds of one of `policy`'s gradients: with the noise estimate under the adaptive
+// policy. (Slowdowns multiply the plain gradient, `gradient_s`, whatever the policy.)
+double gradient_cpu_s(const Calibration& c, consensus::PolicyKind policy);
 
 // The costs of a run's peers on machines like the calibrated one: peers on this machine
 // share its cpus in the blocks [cluster] bind_cpus gives them (or all of them, unbound);

@@ -25,7 +25,7 @@ struct NodeOptions {
   double progress_interval_s = 0.5;
   std::string calibration;     // base gradient time from a `fastk calibrate` file
   double base_gradient_s = 0;  // or given directly (what `fastk run` passes)
-  double epoch_s = 0;          // evaluation instants count from this Unix time
+  double epoch_s = 0;          // evaluation instants count from this Unix time; 0: none
   bool wait_for_start = false;
 };
 
@@ -90,12 +90,14 @@ void run_node(const NodeOptions& o) {
   options.progress_interval_s = o.progress_interval_s;
   options.epoch_s = o.epoch_s;
   options.wait_for_start = o.wait_for_start;
-  options.eval_interval_s = config.run.evaluation_interval_s(1.0);
+  // Snapshots are for a launcher that evaluates them (fastk run gives every peer the same
+  // --epoch); a peer started by hand or by mpirun would only fill the disk with them.
+  options.eval_interval_s = o.epoch_s > 0 ? config.run.evaluation_interval_s(1.0) : 0.0;
   options.base_gradient_s = o.base_gradient_s;
   if (!o.calibration.empty()) {
     const calibration::Calibration c = calibration::read_calibration(o.calibration);
     calibration::check_fits(c, config);
-    options.base_gradient_s = calibration::base_gradient_s(c, config);
+    options.base_gradient_s = c.gradient_s;
   }
 
   const std::filesystem::path dir =
@@ -152,7 +154,8 @@ void add_node_command(CLI::App& app) {
       ->excludes("--calibration");
   cmd->add_option("--epoch", options->epoch_s,
                   "Unix time the model snapshots (every run.eval_interval_s) count from; "
-                  "give every peer the same (default 0)")
+                  "give every peer the same. Without it (default 0) the peer saves only its "
+                  "final model")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--progress-interval", options->progress_interval_s,
                   "Seconds between @progress lines (default 0.5)")

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <set>
 
 #include "node/calibration/calibration.h"
@@ -74,11 +75,9 @@ double base_gradient_s(const RunOptions& o, const ExperimentConfig& config) {
   if (!o.calibration.empty()) {
     const calibration::Calibration c = calibration::read_calibration(o.calibration);
     calibration::check_fits(c, config);
-    return calibration::base_gradient_s(c, config);
+    return c.gradient_s;
   }
-  const auto times = calibration::measure_gradients(config, 30);
-  const bool adaptive = config.consensus.protocol.policy.kind == consensus::PolicyKind::kAdaptive;
-  return adaptive ? times.with_noise_s : times.plain_s;
+  return calibration::measure_gradients(config, 30).plain_s;
 }
 
 std::vector<PeerLaunch> peer_launches(const RunOptions& o, const ExperimentConfig& config, int n,
@@ -114,19 +113,28 @@ std::vector<PeerLaunch> peer_launches(const RunOptions& o, const ExperimentConfi
 }
 
 // Peers on other hosts wrote into the same path there: fetch their folders.
-void fetch_remote_outputs(const std::vector<PeerLaunch>& peers,
-                          const std::filesystem::path& run_dir) {
+// Copies remote peers' folders here; returns the peers whose copy failed.
+std::vector<int> fetch_remote_outputs(const std::vector<PeerLaunch>& peers,
+                                      const std::filesystem::path& run_dir) {
+  std::vector<int> failed;
   for (const auto& p : peers) {
     if (p.host.empty()) continue;
     const std::string from =
         p.host + ":" + (run_dir / "peers" / ("peer-" + std::to_string(p.peer))).string();
     ChildProcess scp(
         {"scp", "-q", "-r", "-o", "BatchMode=yes", from, (run_dir / "peers").string()});
-    while (!scp.poll_exit()) {
+    std::optional<ExitStatus> status;
+    while (!(status = scp.poll_exit())) {
       for (const auto& line : scp.read_lines()) std::cerr << "scp: " << line << "\n";
       usleep(50'000);
     }
+    if (!status->ok()) {
+      std::cerr << "fastk run: copying peer " << p.peer << "'s outputs from " << from << " failed ("
+                << status->describe() << ")\n";
+      failed.push_back(p.peer);
+    }
   }
+  return failed;
 }
 
 void print_outcome(const nlohmann::ordered_json& summary,
@@ -226,7 +234,7 @@ int run(const RunOptions& o) {
     const std::string models = peer_endpoints(config.cluster, n, i).shared_models;
     if (!models.empty()) transport::remove_shared_models(models);
   }
-  fetch_remote_outputs(peers, run_dir);
+  const std::vector<int> not_fetched = fetch_remote_outputs(peers, run_dir);
 
   const PeerTimes times = read_peer_times(run_dir, n);
   // Instants at or after the last update (evaluated while peers said goodbye) repeat the
@@ -249,12 +257,14 @@ int run(const RunOptions& o) {
   {
     metrics::EvaluationCsv csv((run_dir / "evaluation.csv").string());
     for (const auto& e : evaluations) csv.write(e);
+    csv.flush();  // a full disk throws here
   }
   merge_peer_csv(run_dir, "iterations.csv", n);
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   nlohmann::ordered_json summary = summarize_run(run_dir, n, evaluations, config.run, wall_s);
-  summary["ok"] = result.ok();
+  summary["ok"] = result.ok() && not_fetched.empty();
+  summary["outputs_not_fetched"] = not_fetched;
   summary["policy"] = consensus::to_string(config.consensus.protocol.policy.kind);
   summary["base_gradient_s"] = base_s;
   summary["overrides"] = config.overrides;
@@ -269,6 +279,11 @@ int run(const RunOptions& o) {
   }
   if (!result.ok()) {
     std::cerr << "fastk run: " << describe_failures(result);
+    return 1;
+  }
+  if (!not_fetched.empty()) {
+    std::cerr << "fastk run: the outputs of " << not_fetched.size()
+              << " remote peer(s) could not be copied here (see above); the results lack them\n";
     return 1;
   }
   return 0;

@@ -39,6 +39,16 @@ struct RunningPeer {
   std::optional<Clock::time_point> exited_at;
 };
 
+// Signals do not cross ssh: a local peer gets `signal`, a remote one `byte` on its stdin
+// (fastk node --stop-on-stdin-eof reads both alike).
+void tell(RunningPeer& r, int signal, const char* byte) {
+  if (r.launch.host.empty()) {
+    r.process->send_signal(signal);
+  } else {
+    r.process->write_stdin(byte);
+  }
+}
+
 }  // namespace
 
 bool LaunchResult::ok() const {
@@ -134,23 +144,11 @@ LaunchResult launch_peers(const std::vector<PeerLaunch>& peers, const LaunchOpti
     if (options.start_together && !started &&
         std::all_of(running.begin(), running.end(), [](const RunningPeer& r) { return r.ready; })) {
       started = true;
-      for (auto& r : running) {
-        if (r.launch.host.empty()) {
-          r.process->send_signal(SIGUSR2);
-        } else {
-          r.process->write_stdin("g");
-        }
-      }
+      for (auto& r : running) tell(r, SIGUSR2, "g");
     }
     if (!result.finished && !stop_requested && options.should_finish()) {
       result.finished = true;
-      for (auto& r : running) {
-        if (r.launch.host.empty()) {
-          r.process->send_signal(SIGUSR1);
-        } else {
-          r.process->write_stdin("f");
-        }
-      }
+      for (auto& r : running) tell(r, SIGUSR1, "f");
     }
     if (stop_requested && !killed && seconds_since(*stop_requested) > options.stop_grace_s) {
       killed = true;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iostream>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -37,7 +38,8 @@ std::int64_t merge_peer_csv(const std::filesystem::path& run_dir, const std::str
     std::string line;
     if (!std::getline(in, line)) continue;  // a peer that never started writes nothing
     if (!header_written) out << line << '\n', header_written = true;
-    while (std::getline(in, line)) out << line << '\n', ++rows;
+    // A last line without its newline is a row a killed peer did not finish: left out.
+    while (std::getline(in, line) && !in.eof()) out << line << '\n', ++rows;
   }
   out.flush();
   if (!out) throw std::runtime_error("cannot write '" + (run_dir / name).string() + "'");
@@ -120,8 +122,18 @@ std::vector<metrics::Evaluation> MeanModelEvaluator::evaluate_instants(bool exit
   for (const auto& state : states)
     for (const auto& [instant, iteration] : state.snapshots) instants.insert(instant);
   std::vector<metrics::Evaluation> out;
+  std::optional<std::pair<std::int64_t, std::vector<ModelFile>>> latest;
   for (const std::int64_t instant : instants) {
     if (done_.count(instant) || instant_unix_s(instant) >= end_unix_s) continue;
+    // Every peer saves its initial model at the instant it starts in: an instant before some
+    // peer's first snapshot is before the training started (with_times drops it).
+    const bool before_start = std::any_of(states.begin(), states.end(), [&](const PeerState& s) {
+      return !s.snapshots.empty() && s.snapshots.begin()->first > instant;
+    });
+    if (before_start) {
+      done_.insert(instant);
+      continue;
+    }
     std::vector<ModelFile> files;
     bool known = true;
     for (int i = 0; i < peers_ && known; ++i) {
@@ -130,8 +142,19 @@ std::vector<metrics::Evaluation> MeanModelEvaluator::evaluate_instants(bool exit
       known = file.has_value() || exited;  // after the run: the mean of the peers there were
     }
     if (!known) break;  // the later instants wait too
+    latest = {instant, std::move(files)};
+    if (!exited) continue;  // during the run only the latest known instant (below)
     done_.insert(instant);
-    if (auto e = evaluate(files, instant_unix_s(instant))) out.push_back(std::move(*e));
+    if (auto e = evaluate(latest->second, instant_unix_s(instant))) out.push_back(std::move(*e));
+  }
+  // While the peers run, each evaluation takes CPU from them: only the newest known instant
+  // is evaluated (to stop at the target), the ones skipped are evaluated after the run.
+  if (!exited && latest && latest->first > newest_live_) {
+    newest_live_ = latest->first;
+    done_.insert(latest->first);
+    if (auto e = evaluate(latest->second, instant_unix_s(latest->first))) {
+      out.push_back(std::move(*e));
+    }
   }
   return out;
 }
@@ -160,7 +183,11 @@ std::optional<metrics::Evaluation> MeanModelEvaluator::evaluate(const std::vecto
   double iterations = 0;
   for (const auto& file : files) {
     auto m = metrics::read_model(file.path, model_->num_parameters());
-    if (!m) continue;  // a peer killed before it wrote it
+    if (!m) {  // a peer killed before it wrote it, or a damaged file: the mean lacks it
+      std::cerr << "fastk run: " << file.path.string() << " is missing or not a model of "
+                << model_->num_parameters() << " floats; left out of the mean model\n";
+      continue;
+    }
     models.push_back(std::move(*m));
     iterations += static_cast<double>(file.iteration);
   }

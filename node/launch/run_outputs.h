@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -39,9 +40,10 @@ class MeanModelEvaluator {
   // Loads the test set and the model of `config`. Instants are epoch_s + j * interval_s.
   MeanModelEvaluator(const ExperimentConfig& config, std::filesystem::path run_dir, int peers,
                      double epoch_s, double interval_s);
-  // While the peers run: the instants not evaluated before, in order, up to the first one
-  // some peer's model is not known at yet (no snapshot at or after it, and still running).
-  // time_s is the instant's Unix time (see with_times).
+  // While the peers run: the newest instant at which every peer's model is known (each has a
+  // snapshot at or after it, or has ended), if not evaluated before; the older ones it skips
+  // are left to evaluate_rest, so that the peers lose as little CPU as possible. time_s is
+  // the instant's Unix time (see with_times).
   std::vector<metrics::Evaluation> evaluate_new();
   // Once every peer has exited: the rest of the instants before end_unix_s (a peer killed
   // early counts with its last snapshot).
@@ -72,6 +74,8 @@ class MeanModelEvaluator {
   double interval_s_;
   learning::Dataset test_;
   std::unique_ptr<learning::Model> model_;
+  // The newest instant evaluated while the peers ran: older ones wait for evaluate_rest.
+  std::int64_t newest_live_ = std::numeric_limits<std::int64_t>::min();
   std::set<std::int64_t> done_;
 };
 

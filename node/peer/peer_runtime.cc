@@ -279,7 +279,13 @@ class Peer {
     report_.startup_s = began_s;
     report_.first_iteration_unix_s = unix_now_s();
     began_s_ = began_s;
-    next_instant_ = instant_at(report_.first_iteration_unix_s) + 1;
+    // The model at the instant the peer starts in is the initial one: saved, so that the mean
+    // model of every later instant is known even when the peers start in different instants.
+    next_instant_ = instant_at(report_.first_iteration_unix_s);
+    started_ = true;
+    take_due_snapshot();
+    // Silence counts from the start: neighbours send nothing while all wait for the go.
+    for (auto& [neighbour, heard_s] : last_heard_s_) heard_s = std::max(heard_s, began_s);
     consensus::Actions actions;
     protocol_->start(began_s, actions);
     execute(actions);
@@ -457,7 +463,9 @@ class Peer {
   // The model at the latest instant passed, if not taken yet (a loop turn late by more than
   // an interval skips the instants in between: they are missing for this peer).
   void take_due_snapshot() {
-    if (options_.eval_interval_s <= 0) return;
+    // Only while iterating: before, the model is the initial one (saved at the start); after,
+    // the final model stands for every later instant.
+    if (options_.eval_interval_s <= 0 || !started_ || !iterating_) return;
     const std::int64_t now = instant_at(unix_now_s());
     if (now < next_instant_) return;
     if (hooks_.on_snapshot) {
@@ -490,6 +498,7 @@ class Peer {
   // Takes at most one message (more wait in ZeroMQ's queue for the next call).
   void receive(std::chrono::milliseconds timeout) {
     auto got = transport_->receive(timeout);
+    take_due_snapshot();  // an instant passed while waiting: the model before this message
     if (!got || !std::holds_alternative<transport::ReceivedMessage>(*got)) return;
     auto& message = std::get<transport::ReceivedMessage>(*got);
     const int from = static_cast<int>(message.sender());
@@ -615,7 +624,14 @@ class Peer {
     last_update_s_ = r.update_s;
     report_.waiting_s += r.wait_s();
     totals_.add(r);
-    if (hooks_.on_iteration) hooks_.on_iteration(r, last_loss_);
+    if (!hooks_.on_iteration) return;
+    // In the files, times count from the first iteration, as in the simulator (the protocol's
+    // clock began with the process, before the data load and the handshake).
+    consensus::IterationRecord shifted = r;
+    shifted.start_s -= began_s_;
+    shifted.gradient_done_s -= began_s_;
+    shifted.update_s -= began_s_;
+    hooks_.on_iteration(shifted, last_loss_);
   }
 
   void print_progress(bool force) {
@@ -724,6 +740,7 @@ class Peer {
   std::int64_t printed_iterations_ = -1;
   double began_s_ = 0;
   bool iterating_ = true;  // false once the run loop ended: the protocol gets no more input
+  bool started_ = false;   // the first iteration began (after the handshake and the go)
   double last_update_s_ = 0;
   double last_loss_ = NAN;
   std::int64_t next_instant_ = 0;

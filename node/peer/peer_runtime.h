@@ -100,7 +100,8 @@ struct PeerReport {
   std::vector<float> final_model;
 };
 
-// Hooks for the caller's metrics files; called on the I/O thread.
+// Hooks for the caller's metrics files; called on the I/O thread. Record times are seconds
+// since the peer's first iteration began.
 struct PeerHooks {
   std::function<void(const consensus::IterationRecord&, double loss)> on_iteration;
   // At evaluation instant `instant` (see PeerOptions), the model then and its iteration.

@@ -51,7 +51,7 @@ metrics::Evaluation evaluate(const consensus::VirtualNetwork& net, learning::Mod
 consensus::MachineCosts machine(const SimulationInputs& in, stragglers::DelaySpec& delays) {
   if (!in.calibration) return {};
   const auto& policy = in.consensus.protocol.policy;
-  delays.compute_s = calibration::base_gradient_s(*in.calibration, policy.kind);
+  delays.compute_s = in.calibration->gradient_s;  // what slowdowns multiply
   return calibration::machine_costs(*in.calibration, in.topology, in.cluster, policy);
 }
 

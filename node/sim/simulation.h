@@ -35,9 +35,11 @@ struct SimulationInputs {
 
 struct SimulationResult {
   int peers = 0;
-  double end_time_s = 0;  // virtual time of the last update
-  bool finished = true;   // ended by a stop rule (not because nothing could happen any more)
-  std::string end;        // "iterations", "duration", "target" or "stuck"
+  // Virtual time the run ended: of the last update when the peers ran their iterations, else
+  // of the evaluation at which a stop rule ended it (or after which nothing could happen).
+  double end_time_s = 0;
+  bool finished = true;  // ended by a stop rule (not because nothing could happen any more)
+  std::string end;       // "iterations", "duration", "target" or "stuck"
   std::optional<double> time_to_target_s;
   metrics::IterationTotals totals;
   metrics::Evaluation last;

@@ -15,7 +15,7 @@
 namespace fastk::node::training {
 
 struct GradientStep {
-  consensus::GradientResult result;  // gradient (+ noise statistics with micro-batches)
+  consensus::GradientResult result;  // gradient (+ its noise statistics when estimated)
   double loss = 0;                   // mean mini-batch loss
 };
 

@@ -68,10 +68,9 @@ class PeerTrainer {
   };
   GradientTimes time_gradients(int repeats);
   // The one gradient() computes (with the noise estimate if this trainer makes it).
-  double time_gradient_s(int repeats) {
-    const GradientTimes t = time_gradients(repeats);
-    return estimate_noise_ ? t.with_noise_s : t.plain_s;
-  }
+  // The plain gradient's time, what injected slowdowns multiply (without the adaptive
+  // policy's noise estimate: a slowdown means the same whatever the policy).
+  double time_gradient_s(int repeats) { return time_gradients(repeats).plain_s; }
   // Loss and accuracy on the test set (its first `limit` samples when limit > 0), with a
   // model instance of its own (so it may run on another thread than gradient()).
   learning::Evaluation evaluate(std::span<const float> params, std::int64_t limit = 0);

@@ -76,13 +76,17 @@ TEST(RunCli, TheTimeBudgetEndsEveryPeer) {
   ASSERT_TRUE(status.has_value()) << launcher.output();
   ASSERT_TRUE(status->ok()) << launcher.output();
   const auto summary = read_json(run_dir(dir) / "summary.json");
+  std::int64_t iterations = 0;
   for (int i = 0; i < e.peers; ++i) {
     const auto& peer = summary["per_peer"][i];
     EXPECT_EQ(peer.value("end", ""), "duration") << peer.dump();
     EXPECT_GE(peer.value("elapsed_s", 0.0), 1.4);
     EXPECT_LT(peer.value("elapsed_s", 0.0), 3.0);
     EXPECT_LT(peer.value("iterations", 0), e.iterations);
+    iterations += peer.value("iterations", std::int64_t{0});
   }
+  // Every iteration a peer reports is in the merged file, none more.
+  EXPECT_EQ(count_lines(run_dir(dir) / "iterations.csv"), 1 + iterations);
 }
 
 TEST(RunCli, StopsOnceTheMeanModelReachesTheTarget) {

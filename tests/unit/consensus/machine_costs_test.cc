@@ -86,6 +86,22 @@ TEST(MachineCostsTest, ASpeedUpBelowTheMeasuredGradientDoesNotMakeTheCpuFaster) 
   EXPECT_DOUBLE_EQ(update_times(config, delays, {}).at({0, 2}), 1.5);
 }
 
+TEST(MachineCostsTest, ASlowdownSleepsItsShareOfThePlainGradientWhateverThePolicyComputes) {
+  // The policy's gradient costs 1.2 s of CPU (a noise estimate on top of the plain 1 s); a
+  // 5x slowdown adds 4 plain gradients of sleep, as a real peer's does: 5.2 s per iteration.
+  ProtocolConfig config;
+  config.iterations = 2;
+  LambdaDelays delays;
+  delays.compute = [](PeerId, std::int64_t) { return 5.0; };
+  delays.link = [](PeerId, PeerId, std::int64_t) { return 0.0; };
+  MachineCosts costs;
+  costs.gradient_cpu_s = 1.2;
+  costs.slowdown_base_s = 1.0;
+  const auto at = update_times(config, delays, costs);
+  EXPECT_DOUBLE_EQ(at.at({0, 0}), 5.2);
+  EXPECT_DOUBLE_EQ(at.at({0, 1}), 10.4);
+}
+
 TEST(MachineCostsTest, TheIoThreadsWorkDelaysWhatItSends) {
   // Each update costs 0.3 + 0.05 per model mixed, each send 0.2, each receive 0.1, on cores
   // of their own: a peer's next iteration starts 0.55 s after its update.
