@@ -8,7 +8,7 @@ Usage: python3 experiments/compare_runs.py RUN_DIR [RUN_DIR...] [--target 0.80]
 Each RUN_DIR is a `fastk run` or `fastk sim` folder (evaluation.csv, summary.json). The
 target defaults to the runs' run.target_accuracy (from their summary.json). Prints, e.g.:
 
-  time to 80.0% accuracy: adaptive 9.4 s, full 13.1 s (adaptive takes 0.72x the time)
+  time to 80.0% accuracy: adaptive 0.78 s, full 1.24 s (adaptive takes 0.63x the time of full)
 """
 import argparse
 import csv
@@ -23,7 +23,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 
 def load(run_dir):
-    with open(os.path.join(run_dir, "evaluation.csv"), newline="") as f:
+    path = os.path.join(run_dir, "evaluation.csv")
+    if not os.path.exists(path):
+        sys.exit(f"compare_runs: {path} is missing (not a finished fastk run or sim folder?)")
+    with open(path, newline="") as f:
         rows = list(csv.DictReader(f))
     summary_path = os.path.join(run_dir, "summary.json")
     summary = json.load(open(summary_path)) if os.path.exists(summary_path) else {}
@@ -36,6 +39,10 @@ def time_to(times, accuracies, target):
         if a >= target:
             return t
     return None
+
+
+def seconds(t):
+    return f"{t:.2f} s" if t < 10 else f"{t:.1f} s"
 
 
 def label_of(run_dir, summary):
@@ -74,10 +81,10 @@ def main():
     output = args.output or os.path.join(args.runs[0], "comparison.png")
     fig.savefig(output, dpi=110)
     if target > 0:
-        parts = [f"{label} {t:.1f} s" if t is not None else f"{label} not reached"
+        parts = [f"{label} {seconds(t)}" if t is not None else f"{label} not reached"
                  for label, t in reached]
         line = f"time to {100 * target:.1f}% accuracy: " + ", ".join(parts)
-        if len(reached) == 2 and all(t is not None for _, t in reached):
+        if len(reached) == 2 and all(t is not None for _, t in reached) and reached[1][1] > 0:
             line += (f" ({reached[0][0]} takes {reached[0][1] / reached[1][1]:.2f}x the time"
                      f" of {reached[1][0]})")
         print(line)
