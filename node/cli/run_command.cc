@@ -165,6 +165,58 @@ void print_outcome(const nlohmann::ordered_json& summary,
             << " bytes sent per peer-iteration\n";
 }
 
+void print_start_line(const std::vector<PeerLaunch>& peers, const ExperimentConfig& config,
+                      double base_s, const std::filesystem::path& run_dir) {
+  std::set<std::string> remote_hosts;
+  for (const auto& p : peers)
+    if (!p.host.empty()) remote_hosts.insert(p.host);
+  std::cout << "fastk run: " << peers.size() << " peers"
+            << (remote_hosts.empty() ? " on this machine"
+                                     : " on " + std::to_string(remote_hosts.size()) +
+                                           " remote host(s) and this machine")
+            << ", " << config.run.iterations << " iterations each"
+            << (config.run.duration_s > 0
+                    ? " at most, for " + std::to_string(config.run.duration_s) + " s"
+                    : std::string())
+            << "; base gradient " << std::setprecision(3) << 1000 * base_s << " ms; logs in "
+            << (run_dir / "logs").string() << std::endl;
+}
+
+// The evaluations of the whole run, in time order and timed from the training start: those
+// made while the peers ran, the instants left, and the final models.
+std::vector<metrics::Evaluation> evaluations_after_run(MeanModelEvaluator& evaluator,
+                                                       std::vector<metrics::Evaluation> live,
+                                                       const PeerTimes& times) {
+  // Instants at or after the last update (evaluated while peers said goodbye) repeat the
+  // final models: the final evaluation stands for them.
+  std::erase_if(
+      live, [&](const metrics::Evaluation& e) { return e.time_s >= times.training_end_unix_s; });
+  for (auto& e : evaluator.evaluate_rest(times.training_end_unix_s)) live.push_back(std::move(e));
+  std::sort(live.begin(), live.end(),
+            [](const auto& a, const auto& b) { return a.time_s < b.time_s; });
+  if (auto final_eval = evaluator.evaluate_final(times.training_end_unix_s)) {
+    live.push_back(std::move(*final_eval));
+  }
+  return MeanModelEvaluator::with_times(std::move(live), times.training_start_unix_s);
+}
+
+int exit_code(const LaunchResult& result, const std::vector<int>& not_fetched) {
+  if (result.stopped) {
+    std::cerr << "fastk run: stopped by a signal; partial results kept\n";
+    return 130;
+  }
+  if (!result.ok()) {
+    std::cerr << "fastk run: " << describe_failures(result);
+    return 1;
+  }
+  if (!not_fetched.empty()) {
+    std::cerr << "fastk run: the outputs of " << not_fetched.size()
+              << " remote peer(s) could not be copied here (see above); the results lack them\n";
+    return 1;
+  }
+  return 0;
+}
+
 int run(const RunOptions& o) {
   const auto started = std::chrono::steady_clock::now();
   signal(SIGPIPE, SIG_IGN);  // a remote peer's stdin may close while we write to it
@@ -183,19 +235,7 @@ int run(const RunOptions& o) {
   const double epoch_s = std::floor(unix_now_s());
   std::vector<PeerLaunch> peers =
       peer_launches(o, config, n, config_path, run_dir, epoch_s, base_s);
-  std::set<std::string> remote_hosts;
-  for (const auto& p : peers)
-    if (!p.host.empty()) remote_hosts.insert(p.host);
-  std::cout << "fastk run: " << n << " peers"
-            << (remote_hosts.empty() ? " on this machine"
-                                     : " on " + std::to_string(remote_hosts.size()) +
-                                           " remote host(s) and this machine")
-            << ", " << config.run.iterations << " iterations each"
-            << (config.run.duration_s > 0
-                    ? " at most, for " + std::to_string(config.run.duration_s) + " s"
-                    : std::string())
-            << "; base gradient " << std::setprecision(3) << 1000 * base_s << " ms; logs in "
-            << (run_dir / "logs").string() << std::endl;
+  print_start_line(peers, config, base_s, run_dir);
 
   // The mean model while the peers run, only to stop at the target: evaluating it takes CPU
   // the peers would otherwise have (the rest is evaluated once they have exited).
@@ -237,23 +277,10 @@ int run(const RunOptions& o) {
   const std::vector<int> not_fetched = fetch_remote_outputs(peers, run_dir);
 
   const PeerTimes times = read_peer_times(run_dir, n);
-  // Instants at or after the last update (evaluated while peers said goodbye) repeat the
-  // final models: the final evaluation stands for them.
-  std::erase_if(evaluations, [&](const metrics::Evaluation& e) {
-    return e.time_s >= times.training_end_unix_s;
-  });
-  for (auto& e : evaluator.evaluate_rest(times.training_end_unix_s)) {
-    evaluations.push_back(std::move(e));
-  }
-  std::sort(evaluations.begin(), evaluations.end(),
-            [](const auto& a, const auto& b) { return a.time_s < b.time_s; });
-  if (auto final_eval = evaluator.evaluate_final(times.training_end_unix_s)) {
-    evaluations.push_back(std::move(*final_eval));
-  }
+  evaluations = evaluations_after_run(evaluator, std::move(evaluations), times);
   if (!o.keep_snapshots) {
     for (int i = 0; i < n; ++i) remove_snapshots(run_dir / "peers" / ("peer-" + std::to_string(i)));
   }
-  evaluations = MeanModelEvaluator::with_times(std::move(evaluations), times.training_start_unix_s);
   {
     metrics::EvaluationCsv csv((run_dir / "evaluation.csv").string());
     for (const auto& e : evaluations) csv.write(e);
@@ -273,20 +300,7 @@ int run(const RunOptions& o) {
 
   if (!o.no_plots) make_plots(run_dir);
   std::cout << "outputs in " << run_dir.string() << std::endl;
-  if (result.stopped) {
-    std::cerr << "fastk run: stopped by a signal; partial results kept\n";
-    return 130;
-  }
-  if (!result.ok()) {
-    std::cerr << "fastk run: " << describe_failures(result);
-    return 1;
-  }
-  if (!not_fetched.empty()) {
-    std::cerr << "fastk run: the outputs of " << not_fetched.size()
-              << " remote peer(s) could not be copied here (see above); the results lack them\n";
-    return 1;
-  }
-  return 0;
+  return exit_code(result, not_fetched);
 }
 
 }  // namespace
