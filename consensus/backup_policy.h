@@ -16,9 +16,10 @@
 //             (q/(q-1)) ||x_i - z||^2, z the plain mean of the q models combined last time,
 //             smoothed by an EMA with weight `disagreement_ema` on the old value. The first
 //             `warmup` iterations (or while no timing or gradient statistics exist) use
-//             m = d. When P(m) <= 0 for every m, m = min(d, previous m + 1) (no jump to d).
+//             m = d. When P(m) <= 0 for every m, the m with the smallest T(m) (ties: the
+//             larger). The wait is cut short at t(k) + max(T(m), tau(k)) (relax_at).
 //             Parameters: window (20), gradient_window (5), warmup (3), smoothness (L, 1),
-//             disagreement_ema (0.5).
+//             disagreement_ema (0.5), disagreement_every (10).
 #pragma once
 
 #include <cstdint>

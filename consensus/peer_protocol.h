@@ -10,7 +10,7 @@
 // adapt-then-combine: gradient at x(k) first; when done, y = x(k) - lr g is sent with tag k,
 //   then x(k+1) = w_ii y + sum_{j in S} w_ij y_j.
 // Fresh: the newest message from j (one mailbox slot per neighbour) has tag >= k - staleness.
-// required = m, relaxed to m_min from the policy's relax_at() on (deadline), and never more
+// required = m, relaxed to m_min from the policy's relax_at() on (deadline, adaptive), never more
 // than the neighbours that can still deliver (fresh ones plus those not gone). A neighbour
 // is gone after on_neighbour_left, or while silent for silence_timeout_s (if set); a
 // message brings it back. With max_gap > 0, iteration k+1 starts only once every

@@ -23,7 +23,8 @@ bool is_max_aligned(const void* data) {
 // Copies n floats and returns their squared norm, in one pass: the multiply-adds cost next to
 // nothing while the values are in registers, where a second pass over a batch of MNIST
 // images would add 2% to a logistic regression's gradient. (The order of the sum is fixed
-// by n alone: no peeling to alignment.)
+// by n and the packet width of the build: one binary gives the same bits every time, builds
+// for other instruction sets may differ in the last bits.)
 double copy_with_squared_norm(const float* src, float* dst, Eigen::Index n) {
   namespace ei = Eigen::internal;
   using Packet = ei::packet_traits<float>::type;

@@ -88,6 +88,13 @@ Calibration read_calibration(const std::filesystem::path& path) {
   return c;
 }
 
+Calibration read_calibration_for(const std::filesystem::path& path, const ExperimentConfig& config,
+                                 std::optional<std::size_t> parameters) {
+  Calibration c = read_calibration(path);
+  check_fits(c, config.model, config.optimizer, parameters);
+  return c;
+}
+
 void write_calibration(const std::filesystem::path& path, const Calibration& c) {
   metrics::write_json_file(path, to_json(c));
 }

@@ -57,9 +57,9 @@ void write_calibration(const std::filesystem::path& path, const Calibration& c);
 void check_fits(const Calibration& c, const learning::ModelSpec& model,
                 const learning::OptimizerSpec& optimizer,
                 std::optional<std::size_t> parameters = std::nullopt);
-inline void check_fits(const Calibration& c, const ExperimentConfig& config) {
-  check_fits(c, config.model, config.optimizer);
-}
+// read_calibration, then check_fits against `config` (and `parameters` when given).
+Calibration read_calibration_for(const std::filesystem::path& path, const ExperimentConfig& config,
+                                 std::optional<std::size_t> parameters = std::nullopt);
 
 // CPU seconds of one of `policy`'s gradients: with the noise estimate under the adaptive
 // policy. (Slowdowns multiply the plain gradient, `gradient_s`, whatever the policy.)

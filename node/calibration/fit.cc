@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "consensus/virtual_network.h"
+#include "node/metrics/csv_writer.h"
 #include "node/stragglers/delay_model.h"
 #include "topology/topology.h"
 
@@ -38,11 +39,24 @@ stragglers::DelaySpec reference_b_stragglers() {
   return spec;
 }
 
+std::string reference_b_stragglers_toml() {
+  std::string peers, factors;
+  for (const auto& slow : reference_b_stragglers().slow_peers) {
+    peers += (peers.empty() ? "" : ", ") + std::to_string(slow.peer);
+    factors += (factors.empty() ? "" : ", ") + metrics::format_number(slow.factor);
+  }
+  return "{slow_peers = [" + peers + "], slow_factors = [" + factors + "]}";
+}
+
 double simulated_iteration_s(const Calibration& c, const ExperimentConfig& config,
                              std::int64_t iterations, const stragglers::DelaySpec& stragglers) {
   const topology::Topology topo = topology::build_topology(config.topology);
   const int n = topo.graph.size();
-  consensus::ProtocolConfig protocol;
+  // The config's protocol, as the reference run has it (`fastk run --set consensus.policy=full
+  // --set coding={}`).
+  consensus::ProtocolConfig protocol = config.consensus.protocol;
+  protocol.policy = consensus::PolicySpec{};
+  protocol.coding = {};
   protocol.iterations = iterations;
   protocol.learning_rate = config.optimizer.lr;
   std::vector<std::unique_ptr<consensus::PeerProtocol>> peers;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "node/calibration/calibration.h"
 #include "node/config/experiment_config.h"
@@ -12,8 +13,10 @@
 
 namespace fastk::node::calibration {
 
-// The straggler setting of reference run B: peer 0 always 8x slow.
+// The straggler setting of reference run B: peer 0 always 8x slow; and the same as the
+// [stragglers] table the real reference run is given (`--set stragglers=...`).
 stragglers::DelaySpec reference_b_stragglers();
+std::string reference_b_stragglers_toml();
 
 // The simulator's time per iteration for `config`'s peers on the calibrated machine, policy
 // full, `iterations` iterations, with `stragglers` (and nothing else of the config's).

@@ -3,6 +3,8 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -18,6 +20,9 @@
 
 namespace fastk::node {
 namespace {
+
+// Set by SIGINT/SIGTERM during the reference runs.
+std::atomic<bool> g_interrupted{false};
 
 struct CalibrateOptions {
   ConfigOptions config;
@@ -59,17 +64,17 @@ double reference_iteration_s(const CalibrateOptions& o, const std::string& strag
               {"--output", folder.string(), "--no-plots", "--calibration", calibration.string()});
   ChildProcess run(argv);
   std::vector<std::string> tail;
-  while (!run.poll_exit() || run.output_fd() >= 0) {
-    for (auto& line : run.read_lines()) tail.push_back(std::move(line));
-    if (run.poll_exit() && run.output_fd() >= 0) run.stop_reading();
-    usleep(20'000);
-  }
-  if (!run.poll_exit()->ok()) {
+  // Ctrl-C reaches only this process (the run has a process group of its own): pass it on,
+  // so that the run stops its peers instead of going on without us.
+  const ExitStatus status = run.wait([&](const std::string& line) { tail.push_back(line); },
+                                     [] { return g_interrupted.load(); });
+  if (g_interrupted) throw std::runtime_error("interrupted; no calibration written");
+  if (!status.ok()) {
     std::string last;
     for (std::size_t i = tail.size() > 10 ? tail.size() - 10 : 0; i < tail.size(); ++i) {
       last += "\n    | " + tail[i];
     }
-    throw std::runtime_error("the reference run failed (" + run.poll_exit()->describe() +
+    throw std::runtime_error("the reference run failed (" + status.describe() +
                              "); its outputs: " + folder.string() + last);
   }
   std::ifstream in(folder / "summary.json");
@@ -137,12 +142,19 @@ void run_calibrate(const CalibrateOptions& o) {
 
   std::cout << "fastk calibrate: reference runs of " << c.reference_peers << " peers, "
             << o.reference_iterations << " iterations, policy full..." << std::endl;
-  // The references use the base gradient time just measured (a partial file for now).
-  calibration::write_calibration(file, c);
+  // The references use the base gradient time just measured, from a partial file of their
+  // own: the calibration file itself is written only once it is complete.
+  const std::filesystem::path partial = folder / "calibration-partial.json";
+  calibration::write_calibration(partial, c);
+  struct sigaction action {};
+  action.sa_handler = [](int) { g_interrupted = true; };
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
   c.reference_iteration_s =
-      reference_iteration_s(o, "{}", file, folder / "calibration-reference-a");
-  c.reference_b_iteration_s = reference_iteration_s(o, "{slow_peers = [0], slow_factors = [8]}",
-                                                    file, folder / "calibration-reference-b");
+      reference_iteration_s(o, "{}", partial, folder / "calibration-reference-a");
+  c.reference_b_iteration_s = reference_iteration_s(o, calibration::reference_b_stragglers_toml(),
+                                                    partial, folder / "calibration-reference-b");
+  std::filesystem::remove(partial);
   c = calibration::fit_costs(c, config, one_way_s);
   calibration::write_calibration(file, c);
   print_calibration(c, file);
@@ -153,7 +165,9 @@ void run_calibrate(const CalibrateOptions& o) {
 void add_calibrate_command(CLI::App& app) {
   auto options = std::make_shared<CalibrateOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "calibrate", "Measure what running a config's peers costs on this machine (for fastk sim)");
+      "calibrate",
+      "Measure what running a config's peers costs on this machine (for fastk sim "
+      "--calibration, and fastk run/node --calibration)");
   cmd->footer(
       "Times one gradient of the config's model (plain and with the adaptive policy's noise\n"
       "estimate), the update, the adaptive decision and a message round trip, then runs the\n"
@@ -164,9 +178,11 @@ void add_calibrate_command(CLI::App& app) {
   cmd->add_option("-f,--file", options->file,
                   "Where to write the calibration (default: <run folder>/calibration.json)");
   cmd->add_option("--reference-iterations", options->reference_iterations,
-                  "Iterations of the reference run (default 400)")
+                  "Iterations of each of the two reference runs (default 400)")
       ->check(CLI::Range(20, 1'000'000));
-  cmd->add_option("--repeats", options->repeats, "Timings per measurement (default 60)")
+  cmd->add_option("--repeats", options->repeats,
+                  "Timings of the gradient, the update and the decision (default 60; the "
+                  "message round trip always takes 300)")
       ->check(CLI::Range(5, 100'000));
   cmd->callback([options] { run_calibrate(*options); });
 }

@@ -92,16 +92,17 @@ void run_node(const NodeOptions& o) {
   options.wait_for_start = o.wait_for_start;
   // Snapshots are for a launcher that evaluates them (fastk run gives every peer the same
   // --epoch); a peer started by hand or by mpirun would only fill the disk with them.
-  options.eval_interval_s = o.epoch_s > 0 ? config.run.evaluation_interval_s(1.0) : 0.0;
+  options.eval_interval_s =
+      o.epoch_s > 0 ? config.run.evaluation_interval_s(kWallClockEvaluationInterval_s) : 0.0;
   options.base_gradient_s = o.base_gradient_s;
   if (!o.calibration.empty()) {
-    const calibration::Calibration c = calibration::read_calibration(o.calibration);
-    calibration::check_fits(c, config);
+    const calibration::Calibration c = calibration::read_calibration_for(o.calibration, config);
     options.base_gradient_s = c.gradient_s;
+    options.base_gradient_parameters = c.parameters;  // checked once the model is built
   }
 
   const std::filesystem::path dir =
-      run_folder(o.config, config) / "peers" / ("peer-" + std::to_string(options.peer));
+      metrics::peer_folder(run_folder(o.config, config), options.peer);
   std::filesystem::create_directories(dir);
   metrics::IterationCsv iterations((dir / "iterations.csv").string());
   SnapshotWriter snapshots(dir);
@@ -164,8 +165,8 @@ void add_node_command(CLI::App& app) {
                 "After the handshake print @ready and start only on SIGUSR2 (or a 'g' on a "
                 "watched stdin): set by `fastk run` so that all peers start together");
   cmd->add_flag("--stop-on-stdin-eof", options->stop_on_stdin_eof,
-                "Stop cleanly when stdin closes, finish on an 'f' (set by the launcher for ssh "
-                "peers)");
+                "Stop cleanly when stdin closes, finish on an 'f', start on a 'g' (set by the "
+                "launcher for ssh peers)");
   cmd->callback([options] { run_node(*options); });
 }
 

@@ -71,11 +71,10 @@ void print_table(const nlohmann::ordered_json& summary) {
 
 // The base gradient time injected slowdowns multiply: from --calibration, else timed here
 // once for every peer (so peers starting together do not each time it on shared cores).
-double base_gradient_s(const RunOptions& o, const ExperimentConfig& config) {
+double base_gradient_s(const RunOptions& o, const ExperimentConfig& config,
+                       std::size_t parameters) {
   if (!o.calibration.empty()) {
-    const calibration::Calibration c = calibration::read_calibration(o.calibration);
-    calibration::check_fits(c, config);
-    return c.gradient_s;
+    return calibration::read_calibration_for(o.calibration, config, parameters).gradient_s;
   }
   return calibration::measure_gradients(config, 30).plain_s;
 }
@@ -112,25 +111,21 @@ std::vector<PeerLaunch> peer_launches(const RunOptions& o, const ExperimentConfi
   return peers;
 }
 
-// Peers on other hosts wrote into the same path there: fetch their folders.
-// Copies remote peers' folders here; returns the peers whose copy failed.
+// Peers on other hosts wrote into the same path there: copies their folders here (scp) and
+// returns the peers whose copy failed.
 std::vector<int> fetch_remote_outputs(const std::vector<PeerLaunch>& peers,
                                       const std::filesystem::path& run_dir) {
   std::vector<int> failed;
   for (const auto& p : peers) {
     if (p.host.empty()) continue;
-    const std::string from =
-        p.host + ":" + (run_dir / "peers" / ("peer-" + std::to_string(p.peer))).string();
+    const std::string from = p.host + ":" + metrics::peer_folder(run_dir, p.peer).string();
     ChildProcess scp(
         {"scp", "-q", "-r", "-o", "BatchMode=yes", from, (run_dir / "peers").string()});
-    std::optional<ExitStatus> status;
-    while (!(status = scp.poll_exit())) {
-      for (const auto& line : scp.read_lines()) std::cerr << "scp: " << line << "\n";
-      usleep(50'000);
-    }
-    if (!status->ok()) {
+    const ExitStatus status =
+        scp.wait([](const std::string& line) { std::cerr << "scp: " << line << "\n"; });
+    if (!status.ok()) {
       std::cerr << "fastk run: copying peer " << p.peer << "'s outputs from " << from << " failed ("
-                << status->describe() << ")\n";
+                << status.describe() << ")\n";
       failed.push_back(p.peer);
     }
   }
@@ -230,16 +225,22 @@ int run(const RunOptions& o) {
   std::filesystem::copy_file(config_path, run_dir / "config.toml",
                              std::filesystem::copy_options::overwrite_existing);
 
-  const double base_s = base_gradient_s(o, config);
-  const double interval_s = config.run.evaluation_interval_s(1.0);
+  const double interval_s = config.run.evaluation_interval_s(kWallClockEvaluationInterval_s);
   const double epoch_s = std::floor(unix_now_s());
-  std::vector<PeerLaunch> peers =
-      peer_launches(o, config, n, config_path, run_dir, epoch_s, base_s);
-  print_start_line(peers, config, base_s, run_dir);
-
   // The mean model while the peers run, only to stop at the target: evaluating it takes CPU
   // the peers would otherwise have (the rest is evaluated once they have exited).
   MeanModelEvaluator evaluator(config, run_dir, n, epoch_s, interval_s);
+  const double base_s = base_gradient_s(o, config, evaluator.parameters());
+  std::vector<PeerLaunch> peers =
+      peer_launches(o, config, n, config_path, run_dir, epoch_s, base_s);
+  if (config.run.stop_at_target &&
+      std::any_of(peers.begin(), peers.end(), [](const auto& p) { return !p.host.empty(); })) {
+    // The live evaluation reads the peers' snapshots from this machine's run folder.
+    throw std::invalid_argument(
+        "run.stop_at_target needs every peer on this machine (remote peers' snapshots are "
+        "only copied here after the run); drop it, or use run.duration_s");
+  }
+  print_start_line(peers, config, base_s, run_dir);
   std::vector<metrics::Evaluation> evaluations;
   bool target_reached = false;
   LaunchOptions options;
@@ -269,6 +270,9 @@ int run(const RunOptions& o) {
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
   const LaunchResult result = launch_peers(peers, options, std::cout);
+  // From here on Ctrl-C ends fastk run itself (evaluation, copies, plots).
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
   // A peer that was killed could not remove its shared-memory models ("shm"): do it here.
   for (int i = 0; i < n; ++i) {
     const std::string models = peer_endpoints(config.cluster, n, i).shared_models;
@@ -279,7 +283,7 @@ int run(const RunOptions& o) {
   const PeerTimes times = read_peer_times(run_dir, n);
   evaluations = evaluations_after_run(evaluator, std::move(evaluations), times);
   if (!o.keep_snapshots) {
-    for (int i = 0; i < n; ++i) remove_snapshots(run_dir / "peers" / ("peer-" + std::to_string(i)));
+    for (int i = 0; i < n; ++i) remove_snapshots(metrics::peer_folder(run_dir, i));
   }
   {
     metrics::EvaluationCsv csv((run_dir / "evaluation.csv").string());
@@ -315,7 +319,8 @@ void add_run_command(CLI::App& app) {
       "key-based login) in the same working directory, with the same binary path (or\n"
       "--remote-fastk) and data paths on every host; their outputs are fetched with scp.\n"
       "The mean model is evaluated every run.eval_interval_s of wall time (evaluation.csv);\n"
-      "with run.stop_at_target the run ends once it reaches run.target_accuracy.\n"
+      "with run.stop_at_target the run ends once it reaches run.target_accuracy or\n"
+      "run.target_loss (all peers on this machine).\n"
       "Ctrl-C stops every peer; their metrics so far are kept.");
   add_config_options(cmd, options->config);
   cmd->add_option("--calibration", options->calibration,

@@ -21,6 +21,10 @@ namespace fastk::node {
 // [run]: what a run is, when it stops and what it reports (both runtimes alike). A peer
 // stops at the first of: `iterations` updates, `duration_s` seconds after its first
 // iteration, the mean model reaching the target (with stop_at_target).
+// The automatic evaluation interval of real runs without a duration (seconds of wall time):
+// fastk run and every fastk node use it, so their snapshot instants agree.
+inline constexpr double kWallClockEvaluationInterval_s = 1.0;
+
 struct RunConfig {
   std::string name = "fastk";      // run name; the output folder is <output>/<name>
   std::uint64_t seed = 1;          // master seed; other seeds default to it

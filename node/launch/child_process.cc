@@ -1,6 +1,7 @@
 #include "node/launch/child_process.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
@@ -13,6 +14,31 @@
 extern char** environ;
 
 namespace fastk::node {
+
+ExitStatus ChildProcess::wait(const std::function<void(const std::string&)>& on_line,
+                              const std::function<bool()>& interrupt) {
+  bool interrupted = false;
+  std::optional<double> exited_for_s;
+  while (output_fd() >= 0 || !poll_exit()) {
+    if (output_fd() >= 0) {
+      pollfd fd{output_fd(), POLLIN, 0};
+      ::poll(&fd, 1, 50);
+    } else {
+      ::poll(nullptr, 0, 20);
+    }
+    for (const auto& line : read_lines()) on_line(line);
+    if (!interrupted && interrupt()) {
+      interrupted = true;
+      send_signal(SIGINT);
+    }
+    // Something the child left behind may hold the pipe open: stop reading a second after.
+    if (poll_exit() && output_fd() >= 0) {
+      exited_for_s = exited_for_s.value_or(0) + 0.05;
+      if (*exited_for_s > 1.0) stop_reading();
+    }
+  }
+  return *poll_exit();
+}
 
 std::string ExitStatus::describe() const {
   if (signal != 0) {

@@ -52,7 +52,7 @@ void tell(RunningPeer& r, int signal, const char* byte) {
 }  // namespace
 
 bool LaunchResult::ok() const {
-  if (stopped) return false;
+  if (stopped || exited_before_start) return false;
   for (const auto& p : peers)
     if (!p.status.ok()) return false;
   return true;
@@ -128,9 +128,15 @@ LaunchResult launch_peers(const std::vector<PeerLaunch>& peers, const LaunchOpti
       }
     }
 
-    if (!stop_requested && options.should_stop()) {
+    if (options.start_together && !started && !stop_requested) {
+      for (auto& r : running) {
+        if (!r.ready && r.process->poll_exit()) result.exited_before_start = r.launch.peer;
+      }
+    }
+    const bool stop_by_request = !stop_requested && options.should_stop();
+    if (stop_by_request || (!stop_requested && result.exited_before_start)) {
       stop_requested = Clock::now();
-      result.stopped = true;
+      result.stopped = stop_by_request;
       for (auto& r : running) {
         // Local peers get SIGTERM; a remote peer gets end of file on stdin, because killing
         // the ssh client would cut it off before it writes its metrics.
@@ -185,6 +191,10 @@ LaunchResult launch_peers(const std::vector<PeerLaunch>& peers, const LaunchOpti
 
 std::string describe_failures(const LaunchResult& result) {
   std::ostringstream out;
+  if (result.exited_before_start) {
+    out << "peer " << *result.exited_before_start
+        << " exited before it was ready, so the others were stopped:\n";
+  }
   for (const auto& p : result.peers) {
     if (p.status.ok()) continue;
     out << "peer " << p.peer << (p.host.empty() ? "" : " on " + p.host) << " failed ("

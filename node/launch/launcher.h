@@ -56,6 +56,9 @@ struct LaunchResult {
   std::vector<PeerOutcome> peers;
   bool stopped = false;   // a stop was requested
   bool finished = false;  // should_finish() said the run is done
+  // start_together: the peer that exited before it was ready; the others were stopped then
+  // instead of waiting for a go that could not come.
+  std::optional<int> exited_before_start;
   bool ok() const;
 };
 

@@ -15,9 +15,7 @@
 namespace fastk::node {
 namespace {
 
-std::filesystem::path peer_folder(const std::filesystem::path& run_dir, int peer) {
-  return run_dir / "peers" / ("peer-" + std::to_string(peer));
-}
+using metrics::peer_folder;
 
 // A peer's summary.json; discarded (is_discarded()) when missing or unreadable.
 nlohmann::ordered_json read_summary(const std::filesystem::path& run_dir, int peer) {

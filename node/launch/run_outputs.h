@@ -50,6 +50,7 @@ class MeanModelEvaluator {
   std::vector<metrics::Evaluation> evaluate_rest(double end_unix_s);
   // The mean of the peers' final models (model-final.f32) at `unix_s`; nullopt if none.
   std::optional<metrics::Evaluation> evaluate_final(double unix_s);
+  std::size_t parameters() const { return model_->num_parameters(); }
   // `evaluations` with times counted from the training start, those before it dropped.
   static std::vector<metrics::Evaluation> with_times(std::vector<metrics::Evaluation> evaluations,
                                                      double training_start_unix_s);

@@ -46,4 +46,8 @@ void write_json_file(const std::filesystem::path& path, const nlohmann::ordered_
   write_file_atomically(path, {text.data(), text.size()});
 }
 
+std::filesystem::path peer_folder(const std::filesystem::path& run_dir, int peer) {
+  return run_dir / "peers" / ("peer-" + std::to_string(peer));
+}
+
 }  // namespace fastk::node::metrics

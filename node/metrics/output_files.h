@@ -18,6 +18,8 @@ void write_model(const std::filesystem::path& path, std::span<const float> model
 // The model of `parameters` floats in `path`; nullopt when missing, short or too long.
 std::optional<std::vector<float>> read_model(const std::filesystem::path& path,
                                              std::size_t parameters);
+// <run_dir>/peers/peer-<peer>: where each peer's files go, in both runtimes.
+std::filesystem::path peer_folder(const std::filesystem::path& run_dir, int peer);
 // JSON, indented by two, with a final newline.
 void write_json_file(const std::filesystem::path& path, const nlohmann::ordered_json& json);
 

@@ -159,6 +159,13 @@ class Peer {
     }
     trainer_ = std::make_unique<training::PeerTrainer>(config.data, config.model, config.optimizer,
                                                        n, options.peer, adaptive, stored);
+    if (options.base_gradient_parameters != 0 &&
+        options.base_gradient_parameters != trainer_->num_parameters()) {
+      throw std::invalid_argument(
+          "the calibration was measured for a model of " +
+          std::to_string(options.base_gradient_parameters) + " parameters; this config's has " +
+          std::to_string(trainer_->num_parameters()) + " (run `fastk calibrate` on this config)");
+    }
     report_.base_gradient_s =
         options.base_gradient_s > 0 ? options.base_gradient_s : measure_base_gradient_s();
     protocol_ = std::make_unique<consensus::PeerProtocol>(

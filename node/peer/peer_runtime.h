@@ -50,8 +50,10 @@ struct PeerOptions {
   bool stop_on_stdin_eof = false;    // set by the launcher for peers started through ssh
   double progress_interval_s = 0.5;  // @progress lines on stdout
   double base_gradient_s = 0;        // what slowdowns multiply; 0: measure at start-up
-  double epoch_s = 0;                // Unix time the evaluation instants count from
-  double eval_interval_s = 0;        // between snapshots; 0: only the final model
+  // The parameter count the base gradient was measured for (a calibration's); 0: unchecked.
+  std::size_t base_gradient_parameters = 0;
+  double epoch_s = 0;          // Unix time the evaluation instants count from
+  double eval_interval_s = 0;  // between snapshots; 0: only the final model
   // After the handshake, print "@ready" and wait for the launcher's go (SIGUSR2, or a 'g' on
   // a watched stdin) before the first iteration, so that every peer of the run starts
   // together, not each as soon as its own neighbours are up (fastk run sets it).

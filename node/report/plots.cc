@@ -1,7 +1,5 @@
 #include "node/report/plots.h"
 
-#include <poll.h>
-
 #include <iostream>
 #include <string>
 #include <vector>
@@ -19,15 +17,9 @@ bool make_plots(const std::filesystem::path& run_dir) {
                                       run_dir.string()};
   try {
     ChildProcess plot(argv);
-    while (plot.output_fd() >= 0) {
-      pollfd fd{plot.output_fd(), POLLIN, 0};
-      ::poll(&fd, 1, 1000);
-      for (const auto& line : plot.read_lines()) std::cout << line << '\n';
-    }
-    std::optional<ExitStatus> status;
-    while (!(status = plot.poll_exit())) ::poll(nullptr, 0, 10);
-    if (status->ok()) return true;
-    std::cerr << "fastk: plotting failed (" << status->describe() << "): " << python << ' '
+    const ExitStatus status = plot.wait([](const std::string& line) { std::cout << line << '\n'; });
+    if (status.ok()) return true;
+    std::cerr << "fastk: plotting failed (" << status.describe() << "): " << python << ' '
               << argv[1] << ' ' << argv[2] << '\n';
   } catch (const std::exception& e) {
     std::cerr << "fastk: plotting failed: " << e.what() << '\n';

@@ -85,7 +85,7 @@ std::pair<std::string, double> run_to_stop_rule(consensus::VirtualNetwork& net,
 // so that a simulation and a real run of one config can be compared byte for byte.
 void write_final_models(const consensus::VirtualNetwork& net, const std::filesystem::path& folder) {
   for (int i = 0; i < net.size(); ++i) {
-    const auto dir = folder / "peers" / ("peer-" + std::to_string(i));
+    const auto dir = metrics::peer_folder(folder, i);
     std::filesystem::create_directories(dir);
     metrics::write_model(dir / "model-final.f32", net.peer(i).model()->values());
   }

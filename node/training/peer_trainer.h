@@ -67,7 +67,6 @@ class PeerTrainer {
     double with_noise_s = 0;
   };
   GradientTimes time_gradients(int repeats);
-  // The one gradient() computes (with the noise estimate if this trainer makes it).
   // The plain gradient's time, what injected slowdowns multiply (without the adaptive
   // policy's noise estimate: a slowdown means the same whatever the policy).
   double time_gradient_s(int repeats) { return time_gradients(repeats).plain_s; }

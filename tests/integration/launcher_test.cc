@@ -36,6 +36,26 @@ std::string read_file(const std::filesystem::path& p) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
+TEST(Launcher, APeerThatDiesBeforeItIsReadyStopsTheOthersAtOnceAndIsNamed) {
+  auto dir = fresh_dir();
+  // Peer 0 is ready and would wait 60 s for the go; peer 1 dies while loading.
+  std::vector<PeerLaunch> peers{shell_peer(0, "echo @ready; sleep 60"),
+                                shell_peer(1, "echo cannot read the data set >&2; exit 3")};
+  LaunchOptions options = quiet(dir);
+  options.start_together = true;
+  std::ostringstream status;
+  const auto start = std::chrono::steady_clock::now();
+  const LaunchResult r = launch_peers(peers, options, status);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  ASSERT_TRUE(r.exited_before_start.has_value());
+  EXPECT_EQ(*r.exited_before_start, 1);
+  EXPECT_FALSE(r.ok());
+  EXPECT_FALSE(r.stopped);  // not a user's stop request
+  const std::string report = describe_failures(r);
+  EXPECT_THAT(report, HasSubstr("peer 1 exited before it was ready"));
+  EXPECT_THAT(report, HasSubstr("cannot read the data set"));
+}
+
 TEST(Launcher, CollectsLogsAndTheLastProgressOfEveryPeer) {
   auto dir = fresh_dir();
   std::vector<PeerLaunch> peers;
