@@ -1,14 +1,17 @@
 // What the adaptive policy's estimates cost, per model, against the plain gradient they ride
 // on (docs/protocol.md §5.5): the gradient with its noise estimate (S, G), the disagreement
 // pass over the models of a ring update (every `disagreement_every` = 10 iterations, so a
-// tenth of it per iteration) and the decision itself. Timings are interleaved (plain, with
-// noise, plain, ...) and their medians taken, on one thread, at batch 32.
+// tenth of it per iteration) and the decision itself (with its relax time). Timings are
+// interleaved (plain, with noise, plain, ...) and their medians taken, on one thread, at
+// batch 32. "overhead" charges the noise estimate on every gradient, as if
+// gradient_stats_every were 1; "on average" with the default (every 4th gradient), what a run
+// pays per iteration, which must stay at most 5%.
 //
 //   build/benchmarks/adaptive_overhead [--rounds 400]
 //
-// Prints one row per model and "overhead <= 5%: yes/no", and exits with 1 on "no". A plain program,
-// not a Google Benchmark: the figure is a ratio of two interleaved series, which Google Benchmark's
-// repetitions do not pair up.
+// Prints one row per model and "overhead on average <= 5%: yes/no", and exits with 1 on "no". A
+// plain program, not a Google Benchmark: the figure is a ratio of two interleaved series, which
+// Google Benchmark's repetitions do not pair up.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -30,7 +33,8 @@ using namespace fastk;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kBatch = 32;
-const int kDisagreementEvery = consensus::PolicySpec{}.disagreement_every;  // the default
+const int kDisagreementEvery = consensus::PolicySpec{}.disagreement_every;     // the default
+const int kGradientStatsEvery = consensus::PolicySpec{}.gradient_stats_every;  // the default
 
 double median(std::vector<double> v) {
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
@@ -47,8 +51,9 @@ double seconds(F&& f) {
 struct Row {
   std::string model;
   double plain_s, noise_s, disagreement_s, decision_s;
-  double overhead() const {
-    return (noise_s - plain_s + disagreement_s / kDisagreementEvery + decision_s) / plain_s;
+  double overhead(int stats_every = 1) const {
+    return ((noise_s - plain_s) / stats_every + disagreement_s / kDisagreementEvery + decision_s) /
+           plain_s;
   }
 };
 
@@ -107,7 +112,10 @@ Row measure(const char* name, learning::ModelSpec spec, learning::SampleShape sh
   std::vector<double> decision;
   for (int r = 0; r < 50; ++r) {
     decision.push_back(seconds([&] {
-                         for (int c = 0; c < 100; ++c) sink += policy.decide(input).awaited;
+                         for (int c = 0; c < 100; ++c) {
+                           sink += policy.decide(input).awaited;
+                           sink += policy.relax_at(30.0, 30.2).value_or(0.0);
+                         }
                        }) /
                        100);
   }
@@ -131,15 +139,15 @@ int main(int argc, char** argv) {
       measure("MLP 784-128-10", {.kind = ModelKind::kMlp, .hidden = {128}}, {1, 28, 28}, rounds));
   rows.push_back(measure("LeNet-5", {.kind = ModelKind::kLenet}, {1, 28, 28}, rounds / 4));
   rows.push_back(measure("CIFAR CNN", {.kind = ModelKind::kCifarCnn}, {3, 32, 32}, rounds / 16));
-  std::printf("%-20s %12s %12s %14s %10s %9s\n", "model", "gradient_us", "+noise_us",
-              "disagree_us/10", "decide_us", "overhead");
+  std::printf("%-20s %12s %12s %14s %10s %9s %11s\n", "model", "gradient_us", "+noise_us",
+              "disagree_us/10", "decide_us", "overhead", "on average");
   bool all_under = true;
   for (const Row& r : rows) {
-    std::printf("%-20s %12.1f %12.1f %14.2f %10.2f %8.1f%%\n", r.model.c_str(), 1e6 * r.plain_s,
-                1e6 * r.noise_s, 1e6 * r.disagreement_s / kDisagreementEvery, 1e6 * r.decision_s,
-                100 * r.overhead());
-    all_under = all_under && r.overhead() <= 0.05;
+    std::printf("%-20s %12.1f %12.1f %14.2f %10.2f %8.1f%% %10.1f%%\n", r.model.c_str(),
+                1e6 * r.plain_s, 1e6 * r.noise_s, 1e6 * r.disagreement_s / kDisagreementEvery,
+                1e6 * r.decision_s, 100 * r.overhead(), 100 * r.overhead(kGradientStatsEvery));
+    all_under = all_under && r.overhead(kGradientStatsEvery) <= 0.05;
   }
-  std::printf("overhead <= 5%% for every model: %s\n", all_under ? "yes" : "no");
+  std::printf("overhead on average <= 5%% for every model: %s\n", all_under ? "yes" : "no");
   return all_under ? 0 : 1;
 }

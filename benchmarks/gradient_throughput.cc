@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
     std::vector<std::vector<float>> params;
     for (int t = 0; t < count; ++t) {
       trainers.push_back(
-          std::make_unique<PeerTrainer>(config.data, config.model, config.optimizer, count, t, 1));
+          std::make_unique<PeerTrainer>(config.data, config.model, config.optimizer, count, t));
       params.push_back(trainers.back()->initial());
     }
     const float lr = static_cast<float>(config.optimizer.lr);

@@ -39,6 +39,7 @@ struct StartGradient {
   std::vector<PeerId> partitions;  // empty: the own shard only
   bool split_batch = true;         // spread one mini-batch over the partitions
   double work = 1;                 // compute relative to one uncoded gradient (simulated time)
+  bool gradient_stats = false;     // also GradientStats, for the policy (own shard only)
 };
 
 // Call on_timer at (or after) `at_s`. Timers only prompt a re-evaluation: a late, early or

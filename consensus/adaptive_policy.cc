@@ -2,9 +2,38 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace fastk::consensus {
+namespace {
+
+double mean(const std::vector<double>& values) {
+  double sum = 0;
+  for (double v : values) sum += v;
+  return values.empty() ? 0.0 : sum / static_cast<double>(values.size());
+}
+
+// The first elapsed time e >= own_s at which waiting on stops paying: no iteration of the
+// window (`sorted_s`, ascending) took longer than e, or those that did took on average at
+// least `ratio` * e (the progress of waiting over that of going now). For e between two of
+// the times the tail is the same and mean / e falls with e, so only own_s and the times
+// beyond it are candidates.
+double worth_waiting_until(const std::vector<double>& sorted_s, double own_s, double ratio) {
+  double tail_sum = 0;  // of sorted_s[i..]
+  for (double t : sorted_s) tail_sum += t;
+  std::size_t i = 0;
+  double e = own_s;
+  while (true) {
+    while (i < sorted_s.size() && sorted_s[i] <= e) tail_sum -= sorted_s[i++];
+    const std::size_t later = sorted_s.size() - i;
+    if (later == 0) return e;
+    if (e > 0 && tail_sum / static_cast<double>(later) >= ratio * e) return e;
+    e = sorted_s[i];
+  }
+}
+
+}  // namespace
 
 AdaptivePolicy::AdaptivePolicy(const PolicySpec& spec) : spec_(spec) {
   if (spec.window < 1) throw std::invalid_argument("adaptive policy: window must be >= 1");
@@ -16,6 +45,9 @@ AdaptivePolicy::AdaptivePolicy(const PolicySpec& spec) : spec_(spec) {
     throw std::invalid_argument("adaptive policy: smoothness must be > 0");
   if (spec.disagreement_every < 1) {
     throw std::invalid_argument("adaptive policy: disagreement_every must be >= 1");
+  }
+  if (spec.gradient_stats_every < 1) {
+    throw std::invalid_argument("adaptive policy: gradient_stats_every must be >= 1");
   }
   if (spec.disagreement_ema < 0 || spec.disagreement_ema >= 1) {
     throw std::invalid_argument("adaptive policy: disagreement_ema must be in [0, 1)");
@@ -50,13 +82,13 @@ Decision AdaptivePolicy::decide(const PolicyInput& in) {
     est.gradient_variance /= static_cast<double>(gradients_.size());
   }
   est.disagreement = disagreement_;
-  expected_time_s_ = kNotEstimated;
+  decided_.reset();
   if (warming_up || !has_timing || gradients_.empty() || in.neighbours == 0) return decision;
-  const Candidate chosen = choose(in, est);
-  decision.awaited = chosen.m;
-  est.expected_time_s = chosen.time_s;
-  est.progress_rate = chosen.progress > 0 ? chosen.progress / chosen.time_s : kNotEstimated;
-  expected_time_s_ = chosen.time_s;
+  decided_ = choose(in, est);
+  decision.awaited = decided_->m;
+  est.expected_time_s = decided_->time_s;
+  est.progress_rate =
+      decided_->progress > 0 ? decided_->progress / decided_->time_s : kNotEstimated;
   return decision;
 }
 
@@ -66,29 +98,43 @@ AdaptivePolicy::Candidate AdaptivePolicy::choose(const PolicyInput& in,
   const double L = spec_.smoothness;
   const double nu2 = std::isnan(disagreement_) ? 0.0 : disagreement_;
   const double gain = eta * (1 - L * eta / 2) * est.gradient_norm2;
-  std::optional<Candidate> best_rate, fastest;
+  std::vector<Candidate> candidates;
+  candidates.reserve(static_cast<std::size_t>(in.neighbours - in.m_min + 1));
+  std::optional<std::size_t> best_rate, fastest;
   for (int m = in.m_min; m <= in.neighbours; ++m) {
-    Candidate c;
+    Candidate& c = candidates.emplace_back();
     c.m = m;
+    c.m_min = in.m_min;
     c.progress = gain - (L * eta * eta / 2) * est.gradient_variance / (m + 1) -
                  (eta * L * L / 2) * nu2 / (m + 1);
-    c.time_s = std::max(*in.arrivals->expected_iteration_time(m, in.iteration, in.now_s), 1e-12);
+    c.floor_progress = candidates.front().progress;
+    c.times_s = in.arrivals->iteration_times(m, in.iteration, in.now_s);
+    c.time_s = std::max(mean(c.times_s), 1e-12);
+    const std::size_t i = candidates.size() - 1;
     // Ties (relative 1e-9) go to the larger m: m ascends, so >= with tolerance.
     if (c.progress > 0 &&
-        (!best_rate ||
-         c.progress / c.time_s >= best_rate->progress / best_rate->time_s * (1 - 1e-9))) {
-      best_rate = c;
+        (!best_rate || c.progress / c.time_s >= candidates[*best_rate].progress /
+                                                    candidates[*best_rate].time_s * (1 - 1e-9))) {
+      best_rate = i;
     }
-    if (!fastest || c.time_s <= fastest->time_s * (1 + 1e-9)) fastest = c;
+    if (!fastest || c.time_s <= candidates[*fastest].time_s * (1 + 1e-9)) fastest = i;
   }
   // With no m making progress by the estimates (the gradient is lost in the noise, or the
   // models disagree), waiting for more buys nothing measurable: save the time.
-  return best_rate ? *best_rate : *fastest;
+  Candidate chosen = std::move(candidates[best_rate ? *best_rate : *fastest]);
+  std::sort(chosen.times_s.begin(), chosen.times_s.end());  // for relax_at
+  return chosen;
 }
 
 std::optional<double> AdaptivePolicy::relax_at(double start_s, double gradient_done_s) const {
-  if (std::isnan(expected_time_s_)) return std::nullopt;
-  return start_s + std::max(expected_time_s_, gradient_done_s - start_s);
+  if (!decided_ || decided_->m <= decided_->m_min) return std::nullopt;
+  const double own_s = gradient_done_s - start_s;
+  // Without progress by the estimates for m, waiting buys nothing; without progress for
+  // m_min, going early buys nothing (then wait as long as any iteration in the window did).
+  if (!(decided_->progress > 0)) return gradient_done_s;
+  const double ratio = decided_->floor_progress > 0 ? decided_->progress / decided_->floor_progress
+                                                    : std::numeric_limits<double>::infinity();
+  return start_s + worth_waiting_until(decided_->times_s, own_s, ratio);
 }
 
 }  // namespace fastk::consensus

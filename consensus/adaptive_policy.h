@@ -16,24 +16,32 @@ class AdaptivePolicy final : public BackupPolicy {
   Decision decide(const PolicyInput& in) override;
   void observe_gradient(const GradientStats& stats) override;
   bool wants_disagreement() const override { return true; }
+  bool wants_gradient_stats(std::int64_t k) const override {
+    return k % spec_.gradient_stats_every == 0;
+  }
   void observe_disagreement(double nu2) override;
-  // The decision expected the iteration to take T(m): an awaited neighbour later than that
-  // (or than the own gradient, if that took longer) is straggling by the rule's own
-  // estimate, and the peer goes with the fresh ones it has (at least m_min).
+  // The wait is re-judged with what it has learnt by then: once the own gradient is done,
+  // the peer goes with the fresh neighbours it has (at least m_min) from the first elapsed
+  // time e at which going beats waiting on, by the window's iterations that were still
+  // waiting at e: P(m_min) / e >= P(m) / mean{T_k'(m) : T_k'(m) > e} (docs/protocol.md
+  // §5.5.2). nullopt when the rule did not decide or decided m = m_min.
   std::optional<double> relax_at(double start_s, double gradient_done_s) const override;
 
  private:
   struct Candidate {
     int m = 0;
-    double progress = 0;  // P(m)
-    double time_s = 0;    // T(m)
+    double progress = 0;          // P(m)
+    double time_s = 0;            // T(m)
+    std::vector<double> times_s;  // the window's T_k'(m), whose mean T(m) is
+    double floor_progress = 0;    // P(m_min)
+    int m_min = 0;
   };
   Candidate choose(const PolicyInput& in, const EstimatorValues& est) const;
 
   PolicySpec spec_;
   std::deque<GradientStats> gradients_;  // valid ones only, newest last
   double disagreement_ = kNotEstimated;
-  double expected_time_s_ = kNotEstimated;  // T(m) of the last decision
+  std::optional<Candidate> decided_;  // the rule's last decision (none in warm-up)
 };
 
 }  // namespace fastk::consensus

@@ -42,10 +42,9 @@ int ArrivalWindow::samples(std::int64_t current_k) const {
   return n;
 }
 
-std::optional<double> ArrivalWindow::expected_iteration_time(int m, std::int64_t current_k,
-                                                             double now_s) const {
-  double sum = 0;
-  int n = 0;
+std::vector<double> ArrivalWindow::iteration_times(int m, std::int64_t current_k,
+                                                   double now_s) const {
+  std::vector<double> times;
   std::vector<double> delays;
   for (const auto& e : entries_) {
     if (e.k >= current_k || !e.gradient_s) continue;
@@ -59,11 +58,18 @@ std::optional<double> ArrivalWindow::expected_iteration_time(int m, std::int64_t
                        delays.end());
       wait = delays[index];
     }
-    sum += std::max(*e.gradient_s, wait);
-    ++n;
+    times.push_back(std::max(*e.gradient_s, wait));
   }
-  if (n == 0) return std::nullopt;
-  return sum / n;
+  return times;
+}
+
+std::optional<double> ArrivalWindow::expected_iteration_time(int m, std::int64_t current_k,
+                                                             double now_s) const {
+  const std::vector<double> times = iteration_times(m, current_k, now_s);
+  if (times.empty()) return std::nullopt;
+  double sum = 0;
+  for (double t : times) sum += t;
+  return sum / static_cast<double>(times.size());
 }
 
 }  // namespace fastk::consensus

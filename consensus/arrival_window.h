@@ -32,9 +32,12 @@ class ArrivalWindow {
 
   // Number of finished iterations (gradient known) in the window, the current one excluded.
   int samples(std::int64_t current_k) const;
-  // Mean over the finished iterations of max(tau(k'), A_(m)(k')), the m-th smallest
-  // neighbour delay (clipped at 0; unknown ones bounded below by now - t(k')). Iterations
-  // with fewer than m neighbours use their largest delay. nullopt without samples.
+  // For each finished iteration k' in the window, max(tau(k'), A_(m)(k')): how long it would
+  // have taken waiting for m neighbours, A_(m) being the m-th smallest neighbour delay
+  // (clipped at 0; unknown ones bounded below by now - t(k')). Iterations with fewer than
+  // m neighbours use their largest delay.
+  std::vector<double> iteration_times(int m, std::int64_t current_k, double now_s) const;
+  // T(m): the mean of iteration_times. nullopt without samples.
   std::optional<double> expected_iteration_time(int m, std::int64_t current_k, double now_s) const;
 
  private:

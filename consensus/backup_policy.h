@@ -19,7 +19,8 @@
 //             m = d. When P(m) <= 0 for every m, the m with the smallest T(m) (ties: the
 //             larger). The wait is cut short at t(k) + max(T(m), tau(k)) (relax_at).
 //             Parameters: window (20), gradient_window (5), warmup (3), smoothness (L, 1),
-//             disagreement_ema (0.5), disagreement_every (10).
+//             disagreement_ema (0.5), disagreement_every (10), gradient_stats_every (4):
+//             G and S are measured on every gradient_stats_every-th gradient only.
 #pragma once
 
 #include <cstdint>
@@ -49,6 +50,7 @@ struct PolicySpec {
   double smoothness = 1.0;        // adaptive: L
   double disagreement_ema = 0.5;  // adaptive: beta (weight of the previous value)
   int disagreement_every = 10;    // adaptive: nu2 measured every this many iterations
+  int gradient_stats_every = 4;   // adaptive: G and S measured every this many gradients
 };
 
 constexpr double kNotEstimated = std::numeric_limits<double>::quiet_NaN();
@@ -87,6 +89,9 @@ class BackupPolicy {
   }
   // Observations the adaptive rule learns from; others ignore them.
   virtual void observe_gradient(const GradientStats& /*stats*/) {}
+  // Whether the gradient of iteration k should also yield GradientStats (a few percent more
+  // compute, learning/gradient_noise.h).
+  virtual bool wants_gradient_stats(std::int64_t /*k*/) const { return false; }
   virtual bool wants_disagreement() const { return false; }
   virtual void observe_disagreement(double /*nu2*/) {}
 };

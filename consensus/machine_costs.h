@@ -13,13 +13,13 @@
 namespace fastk::consensus {
 
 struct MachineCosts {
-  // CPU seconds of one gradient as the policy computes it (with the adaptive policy's noise
-  // estimate, a little more than the plain one). 0: the whole compute time is CPU work.
+  // CPU seconds of one plain gradient. 0: the whole compute time is CPU work. It is also
+  // what the delay model's slowdowns multiply: a gradient whose compute time is f times it
+  // sleeps (f - 1) times it after its CPU work, using no CPU, as real peers do.
   double gradient_cpu_s = 0;
-  // The plain gradient time the delay model's slowdowns multiply: a gradient whose compute
-  // time is f times it sleeps (f - 1) times it after its CPU work, using no CPU, as real
-  // peers do. 0: gradient_cpu_s.
-  double slowdown_base_s = 0;
+  // CPU seconds of a gradient that also yields GradientStats (StartGradient::gradient_stats,
+  // the adaptive policy's noise estimate): a little more. 0: gradient_cpu_s.
+  double gradient_stats_cpu_s = 0;
   double receive_s = 0;          // I/O thread, per message received
   double send_s = 0;             // I/O thread, per message sent (per destination)
   double update_s = 0;           // I/O thread, per update: mixing and the step...

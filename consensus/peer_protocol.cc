@@ -168,7 +168,7 @@ void PeerProtocol::begin_iteration(double now_s, Actions& out) {
   if (config_.order == UpdateOrder::kCombineThenAdapt && !round_.send_to.empty()) {
     out.push_back(SendParams{round_.send_to, k_, x_});
   }
-  out.push_back(StartGradient{k_, x_, {}, true, 1.0});
+  out.push_back(StartGradient{k_, x_, {}, true, 1.0, policy_->wants_gradient_stats(k_)});
 }
 
 void PeerProtocol::on_gradient_done(double now_s, std::span<const float> gradient,

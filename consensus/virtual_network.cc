@@ -12,7 +12,7 @@ std::vector<double> pool_groups(const MachineCosts& costs) {
 }
 
 void check_costs(const MachineCosts& costs, std::size_t peers) {
-  for (double c : {costs.gradient_cpu_s, costs.slowdown_base_s, costs.receive_s, costs.send_s,
+  for (double c : {costs.gradient_cpu_s, costs.gradient_stats_cpu_s, costs.receive_s, costs.send_s,
                    costs.update_s, costs.update_per_term_s, costs.latency_s}) {
     if (!(c >= 0)) throw std::invalid_argument("VirtualNetwork: machine costs must be >= 0");
   }
@@ -93,17 +93,20 @@ void VirtualNetwork::execute(PeerId peer, Actions& actions) {
 void VirtualNetwork::start_gradient(PeerId peer, const StartGradient& request) {
   gradients_.begin(peer, request);
   // Coded peers without split batches do `work` gradients' worth of compute. On a measured
-  // machine the plain gradient is CPU work and what a slowdown adds is a sleep, as in real
-  // peers; a factor below 1 cannot make the CPU work faster, so it adds nothing.
+  // machine the gradient is CPU work (more when it also yields statistics) and what a
+  // slowdown adds is a sleep of its share of the plain gradient, as in real peers; a factor
+  // below 1 cannot make the CPU work faster, so it adds nothing.
   const double total_s = request.work * delays_.compute_time_s(peer, request.iteration);
-  const double cpu_s = costs_.gradient_cpu_s > 0 ? request.work * costs_.gradient_cpu_s : total_s;
-  const double base_s = costs_.slowdown_base_s > 0 ? costs_.slowdown_base_s : costs_.gradient_cpu_s;
+  const bool measured = costs_.gradient_cpu_s > 0;
+  const double stats_s =
+      costs_.gradient_stats_cpu_s > 0 ? costs_.gradient_stats_cpu_s : costs_.gradient_cpu_s;
+  const double cpu_s = request.work * (request.gradient_stats ? stats_s : costs_.gradient_cpu_s);
   Job job;
   job.peer = peer;
   job.gradient = true;
   job.iteration = request.iteration;
-  job.sleep_s = costs_.gradient_cpu_s > 0 ? std::max(0.0, total_s - request.work * base_s) : 0.0;
-  run_job(std::move(job), cpu_s);
+  job.sleep_s = measured ? std::max(0.0, total_s - request.work * costs_.gradient_cpu_s) : 0.0;
+  run_job(std::move(job), measured ? cpu_s : total_s);
 }
 
 void VirtualNetwork::send(PeerId from, PeerId to, std::int64_t tag, const Params& params,

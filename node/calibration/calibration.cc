@@ -118,17 +118,13 @@ void check_fits(const Calibration& c, const learning::ModelSpec& model_spec,
   }
 }
 
-double gradient_cpu_s(const Calibration& c, consensus::PolicyKind policy) {
-  return policy == consensus::PolicyKind::kAdaptive ? c.gradient_noise_s : c.gradient_s;
-}
-
 consensus::MachineCosts machine_costs(const Calibration& c, const topology::TopologySpec& topology,
                                       const ClusterConfig& cluster,
                                       const consensus::PolicySpec& policy) {
   const bool adaptive = policy.kind == consensus::PolicyKind::kAdaptive;
   consensus::MachineCosts costs;
-  costs.gradient_cpu_s = gradient_cpu_s(c, policy.kind);
-  costs.slowdown_base_s = c.gradient_s;
+  costs.gradient_cpu_s = c.gradient_s;
+  costs.gradient_stats_cpu_s = c.gradient_noise_s;
   costs.receive_s = c.message_s;
   costs.send_s = c.message_s;
   costs.update_s = c.update_s + (adaptive ? c.adaptive_decision_s : 0.0);

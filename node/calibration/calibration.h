@@ -61,10 +61,6 @@ void check_fits(const Calibration& c, const learning::ModelSpec& model,
 Calibration read_calibration_for(const std::filesystem::path& path, const ExperimentConfig& config,
                                  std::optional<std::size_t> parameters = std::nullopt);
 
-// CPU seconds of one of `policy`'s gradients: with the noise estimate under the adaptive
-// policy. (Slowdowns multiply the plain gradient, `gradient_s`, whatever the policy.)
-double gradient_cpu_s(const Calibration& c, consensus::PolicyKind policy);
-
 // The costs of a run's peers on machines like the calibrated one: peers on this machine
 // share its cpus in the blocks [cluster] bind_cpus gives them (or all of them, unbound);
 // peers on other hosts likewise on each host, assumed alike. Peers whose blocks overlap

@@ -69,7 +69,7 @@ std::pair<double, double> fit_line(const std::vector<double>& x, const std::vect
 
 GradientMeasurement measure_gradients(const ExperimentConfig& config, int repeats) {
   const int peers = topology::build_topology(config.topology).graph.size();
-  training::PeerTrainer trainer(config.data, config.model, config.optimizer, peers, 0, false);
+  training::PeerTrainer trainer(config.data, config.model, config.optimizer, peers, 0);
   const auto times = trainer.time_gradients(repeats);
   return {times.plain_s, times.with_noise_s, trainer.num_parameters()};
 }

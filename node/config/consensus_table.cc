@@ -18,6 +18,7 @@ void read_consensus_table(TableReader& t, ConsensusConfig& config) {
   t.read("smoothness", policy.smoothness, 1e-12);
   t.read("disagreement_ema", policy.disagreement_ema, 0.0, 0.999999);
   t.read("disagreement_every", policy.disagreement_every, 1, 1'000'000);
+  t.read("gradient_stats_every", policy.gradient_stats_every, 1, 1'000'000);
   t.read("m_min", p.m_min, 0, 1'000'000);
   t.read_choice<consensus::UpdateOrder>("order", p.order, consensus::parse_update_order);
   t.read_choice<consensus::Renormalisation>("renormalisation", p.renormalisation,

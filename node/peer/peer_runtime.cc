@@ -151,14 +151,13 @@ class Peer {
     protocol.iterations = config.run.iterations;
     protocol.learning_rate = config.optimizer.lr;
     protocol.silence_timeout_s = static_cast<double>(config.cluster.peer_timeout_ms) / 1000.0;
-    const bool adaptive = protocol.policy.kind == consensus::PolicyKind::kAdaptive;
     std::vector<int> stored;  // coded neighbourhoods: the partitions this peer holds
     if (protocol.coding.scheme != coding::Scheme::kNone) {
       stored = training::coded_placement(topology_.graph, protocol.coding)
                    .stored[static_cast<std::size_t>(options.peer)];
     }
     trainer_ = std::make_unique<training::PeerTrainer>(config.data, config.model, config.optimizer,
-                                                       n, options.peer, adaptive, stored);
+                                                       n, options.peer, stored);
     if (options.base_gradient_parameters != 0 &&
         options.base_gradient_parameters != trainer_->num_parameters()) {
       throw std::invalid_argument(

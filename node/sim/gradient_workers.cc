@@ -9,12 +9,8 @@
 namespace fastk::node::sim {
 
 GradientWorkers::GradientWorkers(const learning::Model& model, const learning::Dataset& train,
-                                 std::vector<learning::BatchSampler> samplers, int threads,
-                                 bool estimate_noise)
-    : train_(train),
-      samplers_(std::move(samplers)),
-      estimate_noise_(estimate_noise),
-      last_loss_(samplers_.size(), 0.0) {
+                                 std::vector<learning::BatchSampler> samplers, int threads)
+    : train_(train), samplers_(std::move(samplers)), last_loss_(samplers_.size(), 0.0) {
   const int workers = threads <= 1 ? 0 : threads;
   models_.push_back(model.clone());
   for (int t = 0; t < workers; ++t) models_.push_back(model.clone());
@@ -42,8 +38,7 @@ void GradientWorkers::enable_partitions(const learning::Partition& partition, in
 void GradientWorkers::compute(learning::Model& model, Task& task) {
   training::GradientStep step =
       task.partition_batches.empty()
-          ? training::compute_gradient(model, train_, task.batch, task.params->values(),
-                                       estimate_noise_)
+          ? training::compute_gradient(model, train_, task.batch, task.params->values(), task.stats)
           : training::compute_partition_gradients(model, train_, task.partition_batches,
                                                   task.params->values());
   task.loss = step.loss;
@@ -56,6 +51,7 @@ void GradientWorkers::begin(int peer, const consensus::StartGradient& request) {
   task->peer = peer;
   task->k = k;
   task->params = request.params;
+  task->stats = request.gradient_stats;
   if (request.partitions.empty()) {
     const auto batch = samplers_[static_cast<std::size_t>(peer)].next();
     task->batch.assign(batch.begin(), batch.end());

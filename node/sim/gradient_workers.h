@@ -25,10 +25,11 @@ namespace fastk::node::sim {
 
 class GradientWorkers final : public consensus::GradientSource {
  public:
-  // `threads` <= 1 computes on the calling thread inside collect(). `estimate_noise` adds
-  // the gradient-noise estimates (consensus::GradientStats) from the same pass.
+  // `threads` <= 1 computes on the calling thread inside collect(). A request's
+  // gradient_stats adds the gradient-noise estimates (consensus::GradientStats) from the
+  // same pass.
   GradientWorkers(const learning::Model& model, const learning::Dataset& train,
-                  std::vector<learning::BatchSampler> samplers, int threads, bool estimate_noise);
+                  std::vector<learning::BatchSampler> samplers, int threads);
   ~GradientWorkers() override;
   GradientWorkers(const GradientWorkers&) = delete;
   GradientWorkers& operator=(const GradientWorkers&) = delete;
@@ -49,6 +50,7 @@ class GradientWorkers final : public consensus::GradientSource {
     consensus::Params params;
     std::vector<std::int64_t> batch;
     std::vector<std::vector<std::int64_t>> partition_batches;  // coded: one per partition
+    bool stats = false;                                        // GradientStats too
     bool done = false;
     double loss = 0;
     consensus::GradientResult result;
@@ -62,7 +64,6 @@ class GradientWorkers final : public consensus::GradientSource {
   int batch_size_ = 1;
   std::uint64_t seed_ = 0;
   std::map<std::pair<int, int>, learning::BatchSampler> partition_samplers_;  // (holder, r)
-  bool estimate_noise_;
   std::vector<std::unique_ptr<learning::Model>> models_;  // one per thread (index 0: caller)
   std::vector<double> last_loss_;
   std::map<std::pair<int, std::int64_t>, std::unique_ptr<Task>> tasks_;

@@ -164,11 +164,10 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
   consensus::ProtocolConfig protocol = in.consensus.protocol;
   protocol.iterations = in.run.iterations;
   protocol.learning_rate = in.optimizer.lr;
-  const bool adaptive = protocol.policy.kind == consensus::PolicyKind::kAdaptive;
   stragglers::DelaySpec delay_spec = in.stragglers;
   consensus::MachineCosts costs = machine(in, delay_spec);
   stragglers::DelayModel delays(delay_spec, n);
-  GradientWorkers gradients(*model, data.train, std::move(samplers), in.sim.threads, adaptive);
+  GradientWorkers gradients(*model, data.train, std::move(samplers), in.sim.threads);
   if (protocol.coding.scheme != coding::Scheme::kNone) {
     gradients.enable_partitions(partition, in.optimizer.batch_size, in.optimizer.seed);
   }

@@ -51,8 +51,8 @@ coding::Placement coded_placement(const topology::Graph& graph,
 
 PeerTrainer::PeerTrainer(const learning::DataSpec& data, const learning::ModelSpec& model,
                          const learning::OptimizerSpec& optimizer, int peers, int peer,
-                         bool estimate_noise, std::vector<int> stored)
-    : batch_size_(optimizer.batch_size), estimate_noise_(estimate_noise) {
+                         std::vector<int> stored)
+    : batch_size_(optimizer.batch_size) {
   check_optimizer(optimizer);
   std::vector<std::int64_t> own;
   // Rows kept: the own shard first, then each other stored partition; where each starts.
@@ -105,14 +105,16 @@ PeerTrainer::PeerTrainer(const learning::DataSpec& data, const learning::ModelSp
   model_->initialize(initial_, model.init_seed);
 }
 
-GradientStep PeerTrainer::gradient(std::span<const float> params, std::vector<float> buffer) {
-  return compute_gradient(*model_, shard_, sampler_->next(), params, estimate_noise_,
-                          std::move(buffer));
+GradientStep PeerTrainer::gradient(std::span<const float> params, bool stats,
+                                   std::vector<float> buffer) {
+  return compute_gradient(*model_, shard_, sampler_->next(), params, stats, std::move(buffer));
 }
 
 GradientStep PeerTrainer::gradient(const consensus::StartGradient& request,
                                    std::vector<float> buffer) {
-  if (request.partitions.empty()) return gradient(request.params->values(), std::move(buffer));
+  if (request.partitions.empty()) {
+    return gradient(request.params->values(), request.gradient_stats, std::move(buffer));
+  }
   const auto batches =
       draw_partition_batches(request, batch_size_, [&](int r) -> learning::BatchSampler& {
         const auto it = partition_samplers_.find(r);

@@ -47,17 +47,18 @@ coding::Placement coded_placement(const topology::Graph& graph,
 class PeerTrainer {
  public:
   PeerTrainer(const learning::DataSpec& data, const learning::ModelSpec& model,
-              const learning::OptimizerSpec& optimizer, int peers, int peer, bool estimate_noise,
+              const learning::OptimizerSpec& optimizer, int peers, int peer,
               std::vector<int> stored = {});
 
   std::size_t num_parameters() const { return model_->num_parameters(); }
   const std::vector<float>& initial() const { return initial_; }
   std::int64_t shard_size() const { return shard_.size(); }
-  // Next mini-batch gradient at `params`, written into `buffer` (see compute_gradient).
-  // Not thread-safe: one caller (the compute thread).
-  GradientStep gradient(std::span<const float> params, std::vector<float> buffer = {});
-  // What a StartGradient asks for: the own gradient (into `buffer`), or one per listed
-  // (stored) partition.
+  // Next mini-batch gradient at `params`, written into `buffer` (see compute_gradient), with
+  // its GradientStats when `stats`. Not thread-safe: one caller (the compute thread).
+  GradientStep gradient(std::span<const float> params, bool stats = false,
+                        std::vector<float> buffer = {});
+  // What a StartGradient asks for: the own gradient (into `buffer`, with GradientStats if
+  // asked), or one per listed (stored) partition.
   GradientStep gradient(const consensus::StartGradient& request, std::vector<float> buffer = {});
   // Median times of one plain gradient and of one with the adaptive policy's noise
   // estimate, on a fixed batch of the shard, `repeats` (>= 1) of each, interleaved, after a
@@ -84,7 +85,6 @@ class PeerTrainer {
   std::unique_ptr<learning::BatchSampler> sampler_;
   int batch_size_ = 1;
   std::map<int, learning::BatchSampler> partition_samplers_;  // coded: by partition (peer id)
-  bool estimate_noise_;  // the adaptive policy's G and S (learning/gradient_noise.h)
 };
 
 }  // namespace fastk::node::training

@@ -222,6 +222,76 @@ TEST(AdaptivePolicy, WithoutExpectedProgressItTakesTheQuickestCount) {
   EXPECT_EQ(policy.decide(input(5, history(5, 0.5), 50.0)).awaited, 4);
 }
 
+// Iterations 0..19 of a peer with neighbours 1 and 2, own gradient 1 s: neighbour 1 arrives
+// after 0.5 s; neighbour 2 after `usual_s`, except in the `late` first iterations, after 9 s.
+ArrivalWindow two_neighbours(double usual_s, int late) {
+  ArrivalWindow w(20);
+  const std::vector<PeerId> nbrs{1, 2};
+  for (int k = 0; k < 20; ++k) {
+    const double t = 10.0 * k;
+    w.begin(k, t, nbrs, {false, false});
+    w.message(1, k, t + 0.5);
+    w.gradient_done(k, t + 1.0);
+    w.message(2, k, t + (k < late ? 9.0 : usual_s));
+  }
+  return w;
+}
+
+// With G = 1, S = 30, eta = 0.1, L = 1: P(1) = 0.02, P(2) = 0.045, so waiting for both pays
+// while it costs less than 2.25 times going with one.
+AdaptivePolicy decided_for_both(const ArrivalWindow& w, double variance = 30.0) {
+  AdaptivePolicy policy = adaptive_with_gradient(1.0, variance);
+  PolicyInput in = input(20, w, 200.0);
+  in.neighbours = 2;
+  EXPECT_EQ(policy.decide(in).awaited, 2);
+  return policy;
+}
+
+TEST(AdaptivePolicy, WaitsForAUsualArrivalButNotForAStraggler) {
+  // Neighbour 2 usually comes 0.05 s after the own gradient, twice in 20 iterations after 9 s
+  // (T(2) = 1.845). Past 1.05 s only stragglers are left, 9 s on average: waiting for them
+  // would cost far more than the 2.25x it buys. DBW-C as first written waited until T(2).
+  const AdaptivePolicy policy = decided_for_both(two_neighbours(1.05, 2));
+  EXPECT_DOUBLE_EQ(*policy.relax_at(200.0, 201.0), 201.05);
+}
+
+TEST(AdaptivePolicy, ANeighbourLaterThanUsualIsLeftAtOnce) {
+  // Neighbour 2 usually arrives before the own gradient is done: if it has not by then, it
+  // is one of the 9 s cases, and the peer goes as soon as its gradient is done.
+  const AdaptivePolicy policy = decided_for_both(two_neighbours(0.9, 2));
+  EXPECT_DOUBLE_EQ(*policy.relax_at(200.0, 201.0), 201.0);
+  // A gradient slower than any iteration of the window: nothing seen says waiting pays.
+  EXPECT_DOUBLE_EQ(*policy.relax_at(200.0, 209.5), 209.5);
+}
+
+TEST(AdaptivePolicy, WithoutProgressFromMMinItWaitsAsLongAsTheWindowEverDid) {
+  // S = 50 leaves P(1) < 0: going with one neighbour buys nothing, so the peer waits up to
+  // the longest time of the window (never longer).
+  const AdaptivePolicy policy = decided_for_both(two_neighbours(1.05, 2), 50.0);
+  EXPECT_DOUBLE_EQ(*policy.relax_at(200.0, 201.0), 209.0);
+}
+
+TEST(AdaptivePolicy, NothingToRelaxAtMMinOrInWarmUp) {
+  AdaptivePolicy policy = adaptive_with_gradient(1.0, 0.01);
+  const ArrivalWindow w = history(5, 9.0);
+  PolicyInput in = input(5, w, 50.0);
+  in.m_min = 3;
+  ASSERT_EQ(policy.decide(in).awaited, 3);
+  EXPECT_FALSE(policy.relax_at(50.0, 51.0).has_value());
+  ASSERT_EQ(policy.decide(input(2, history(2, 9.0), 20.0)).awaited, 4);
+  EXPECT_FALSE(policy.relax_at(20.0, 21.0).has_value());
+}
+
+TEST(AdaptivePolicy, AsksForGradientStatisticsEveryFewGradients) {
+  AdaptivePolicy policy(PolicySpec{.kind = PolicyKind::kAdaptive, .gradient_stats_every = 3});
+  std::vector<bool> asked;
+  for (std::int64_t k = 0; k < 7; ++k) asked.push_back(policy.wants_gradient_stats(k));
+  EXPECT_EQ(asked, (std::vector<bool>{true, false, false, true, false, false, true}));
+  EXPECT_FALSE(make_policy(PolicySpec{.kind = PolicyKind::kDeadline})->wants_gradient_stats(0));
+  EXPECT_THROW(AdaptivePolicy(PolicySpec{.kind = PolicyKind::kAdaptive, .gradient_stats_every = 0}),
+               std::invalid_argument);
+}
+
 TEST(AdaptivePolicy, RejectsBadParameters) {
   EXPECT_THROW(AdaptivePolicy(PolicySpec{.kind = PolicyKind::kAdaptive, .window = 0}),
                std::invalid_argument);
