@@ -6,7 +6,9 @@ policy runs on real peers (`fastk run`) and in `fastk sim --calibration`, once p
 (--repeats seeds: run.seed = 1, 2, ...; real runs interleaved across policies), and the
 script prints per policy the medians over seeds of: the time until the mean model reaches
 the target accuracy, and the training phase of the fixed iteration count, real and
-simulated, with their ratio; then whether both rank the policies alike. Seeds matter: one
+simulated, with their ratio; then whether both rank the policies alike, by medians and run
+by run (a policy is ahead of another where it is faster by more than 1% on at least 4 of 5
+seeds; the orders each runtime shows, and any the simulator reverses). Seeds matter: one
 run's time to target moves by a whole evaluation interval when its accuracy curve wobbles
 at the target.
 
@@ -132,6 +134,42 @@ def ranking(table, key):
     return [p for p, _ in sorted(known, key=lambda item: item[1])]
 
 
+CLEAR = 0.8    # a policy is ahead of another when faster on at least this share of the seeds,
+MARGIN = 0.01  # each time by more than this fraction (the simulator has no noise: it would
+               # otherwise order policies by differences no real run can resolve)
+
+
+def clear_orders(table, among, runs, key):
+    """The pairs (a, b) of `among` where a was faster than b (by MARGIN) on at least CLEAR of
+    the seeds, run by run on the same seed (the same straggler draws): an order the seeds agree on.
+    Medians alone rank policies whose difference is smaller than the spread between seeds."""
+    def value(run):
+        return math.inf if run[key] is None else run[key]
+    orders = set()
+    for a in among:
+        for b in among:
+            pairs = list(zip(table[a][runs], table[b][runs]))
+            ahead = sum(1 for x, y in pairs if value(x) < (1 - MARGIN) * value(y))
+            if a != b and pairs and ahead >= math.ceil(CLEAR * len(pairs)):
+                orders.add((a, b))
+    return orders
+
+
+def report_orders(table, among, key, name):
+    """Prints the orders real peers and the simulator agree on, and any they reverse."""
+    real = clear_orders(table, among, "real_runs", key)
+    sim = clear_orders(table, among, "sim_runs", key)
+    reversed_ = sorted((a, b) for a, b in real if (b, a) in sim)
+    def show(orders):
+        return ", ".join(f"{a} < {b}" for a, b in sorted(orders)) or "none"
+    runs = len(next(iter(table.values()))["real_runs"])
+    print(f"  {name}, orders on >= {math.ceil(CLEAR * runs)} of {runs} seeds: "
+          f"real {show(real)}")
+    print(f"  {' ' * len(name)}  {' ' * 27}sim  {show(sim)}")
+    print(f"  {' ' * len(name)}  {' ' * 27}reversed by the simulator: {show(reversed_)}; "
+          f"real only: {show(real - sim)}; sim only: {show(sim - real)}")
+
+
 def compare(args, setting, calibration):
     common = [f"run.target_accuracy={args.target}", "run.eval_interval_s=0.05",
               "run.duration_s=0", "run.stop_at_target=false", f"run.iterations={args.iterations}"]
@@ -205,6 +243,8 @@ def report(setting, table, target):
             print(f"  {name}, {label}: real {' < '.join(r)}")
             print(f"  {' ' * len(name)}  {' ' * len(label)}  sim  {' < '.join(s)}   "
                   f"{'same' if r == s else 'DIFFERENT'}")
+        report_orders(table, four, "time_to_target_s" if key == "target_s" else "training_s",
+                      name)
     best_static = min((table[p]["real_target_s"] for p in table
                        if p.startswith("static") or p == "full"
                        if table[p]["real_target_s"] is not None), default=None)
