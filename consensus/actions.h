@@ -90,4 +90,11 @@ using Action =
     std::variant<SendParams, SendCoded, StartGradient, ArmTimer, IterationCompleted, Finished>;
 using Actions = std::vector<Action>;
 
+// One handler per action, for std::visit: a runtime that lacks a handler for a new action
+// does not compile, where a chain of get_if would drop the action silently.
+template <typename... Handlers>
+struct ActionHandlers : Handlers... {
+  using Handlers::operator()...;
+};
+
 }  // namespace fastk::consensus

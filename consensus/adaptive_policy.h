@@ -19,6 +19,7 @@ class AdaptivePolicy final : public BackupPolicy {
   bool wants_gradient_stats(std::int64_t k) const override {
     return k % spec_.gradient_stats_every == 0;
   }
+  bool costly_decision() const override { return true; }
   void observe_disagreement(double nu2) override;
   // The wait is re-judged with what it has learnt by then: once the own gradient is done,
   // the peer goes with the fresh neighbours it has (at least m_min) from the first elapsed

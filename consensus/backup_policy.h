@@ -92,6 +92,18 @@ class BackupPolicy {
   // Whether the gradient of iteration k should also yield GradientStats (a few percent more
   // compute, learning/gradient_noise.h).
   virtual bool wants_gradient_stats(std::int64_t /*k*/) const { return false; }
+
+  // Traits the runtimes and the config ask instead of comparing kinds, so that a new policy
+  // is one class and its entries in make_policy and parse_policy_kind.
+  // Mixes each neighbour's model of iteration k itself, not its newest fresh one: D-PSGD,
+  // whose updates are then the same bits in every runtime (docs/protocol.md §4.2).
+  virtual bool mixes_exact_iteration() const { return false; }
+  // Can leave the waiting to a coded neighbourhood ([coding]), which waits until the
+  // neighbourhood's gradient decodes: only a policy that itself waits for everyone.
+  virtual bool allows_coding() const { return false; }
+  // Its decision takes measurable time, which `fastk calibrate` measures and the simulator
+  // charges per update.
+  virtual bool costly_decision() const { return false; }
   virtual bool wants_disagreement() const { return false; }
   virtual void observe_disagreement(double /*nu2*/) {}
 };

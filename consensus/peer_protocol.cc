@@ -78,7 +78,7 @@ bool PeerProtocol::fresh(const Slot& slot) const {
 }
 
 const Params& PeerProtocol::mixed(const Slot& slot) const {
-  const bool exact = config_.policy.kind == PolicyKind::kFull;
+  const bool exact = policy_->mixes_exact_iteration();
   const bool usable = slot.oldest_fresh && slot.oldest_fresh_tag >= k_ - config_.staleness;
   return exact && usable ? slot.oldest_fresh : slot.params;
 }

@@ -12,6 +12,8 @@ class FullPolicy final : public BackupPolicy {
  public:
   PolicyKind kind() const override { return PolicyKind::kFull; }
   Decision decide(const PolicyInput& in) override { return {in.neighbours, {}}; }
+  bool mixes_exact_iteration() const override { return true; }
+  bool allows_coding() const override { return true; }
 };
 
 class StaticPolicy final : public BackupPolicy {

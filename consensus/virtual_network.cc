@@ -69,25 +69,25 @@ void VirtualNetwork::start(double now_s) {
 
 void VirtualNetwork::execute(PeerId peer, Actions& actions) {
   // Executing may not re-enter a protocol, so `actions` stays valid throughout.
-  for (auto& action : actions) {
-    if (auto* params = std::get_if<SendParams>(&action)) {
-      for (PeerId to : params->to) send(peer, to, params->tag, params->params, nullptr);
-    } else if (auto* coded = std::get_if<SendCoded>(&action)) {
-      send(peer, coded->to, coded->tag, nullptr, coded->coded);
-    } else if (auto* grad = std::get_if<StartGradient>(&action)) {
-      start_gradient(peer, *grad);
-    } else if (auto* timer = std::get_if<ArmTimer>(&action)) {
-      Event e;
-      e.at_s = std::max(now_s_, timer->at_s);
-      e.kind = Kind::kTimer;
-      e.peer = peer;
-      schedule(std::move(e));
-    } else if (auto* done = std::get_if<IterationCompleted>(&action)) {
-      if (on_record) on_record(done->record);
-    } else if (std::holds_alternative<Finished>(action)) {
-      ++finished_;
-    }
-  }
+  const ActionHandlers handle{
+      [&](SendParams& params) {
+        for (PeerId to : params.to) send(peer, to, params.tag, params.params, nullptr);
+      },
+      [&](SendCoded& coded) { send(peer, coded.to, coded.tag, nullptr, coded.coded); },
+      [&](StartGradient& grad) { start_gradient(peer, grad); },
+      [&](ArmTimer& timer) {
+        Event e;
+        e.at_s = std::max(now_s_, timer.at_s);
+        e.kind = Kind::kTimer;
+        e.peer = peer;
+        schedule(std::move(e));
+      },
+      [&](IterationCompleted& done) {
+        if (on_record) on_record(done.record);
+      },
+      [&](Finished&) { ++finished_; },
+  };
+  for (auto& action : actions) std::visit(handle, action);
 }
 
 void VirtualNetwork::start_gradient(PeerId peer, const StartGradient& request) {
@@ -254,16 +254,21 @@ void VirtualNetwork::handle_input(PeerProtocol& peer, const Event& input, Action
 double VirtualNetwork::io_cost_s(const Event& input, const Actions& actions) const {
   if (!costs_.charges_io()) return 0;
   double cost = input.kind == Kind::kMessage ? costs_.receive_s : 0.0;
-  for (const auto& action : actions) {
-    if (const auto* params = std::get_if<SendParams>(&action)) {
-      cost += costs_.send_s * static_cast<double>(params->to.size());
-    } else if (std::holds_alternative<SendCoded>(action)) {
-      cost += costs_.send_s;
-    } else if (const auto* done = std::get_if<IterationCompleted>(&action)) {
-      cost += costs_.update_s +
-              costs_.update_per_term_s * static_cast<double>(done->record.used.size());
-    }
-  }
+  const ActionHandlers charge{
+      [&](const SendParams& params) {
+        cost += costs_.send_s * static_cast<double>(params.to.size());
+      },
+      [&](const SendCoded&) { cost += costs_.send_s; },
+      [&](const IterationCompleted& done) {
+        cost += costs_.update_s +
+                costs_.update_per_term_s * static_cast<double>(done.record.used.size());
+      },
+      // Starting a gradient and arming a timer are hand-offs, not I/O work.
+      [](const StartGradient&) {},
+      [](const ArmTimer&) {},
+      [](const Finished&) {},
+  };
+  for (const auto& action : actions) std::visit(charge, action);
   return cost;
 }
 

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "consensus/backup_policy.h"
 #include "node/config/cluster.h"
 #include "node/metrics/output_files.h"
 #include "node/peer/cpu_binding.h"
@@ -121,17 +122,17 @@ void check_fits(const Calibration& c, const learning::ModelSpec& model_spec,
 consensus::MachineCosts machine_costs(const Calibration& c, const topology::TopologySpec& topology,
                                       const ClusterConfig& cluster,
                                       const consensus::PolicySpec& policy) {
-  const bool adaptive = policy.kind == consensus::PolicyKind::kAdaptive;
+  const auto rule = consensus::make_policy(policy);
   consensus::MachineCosts costs;
   costs.gradient_cpu_s = c.gradient_s;
   costs.gradient_stats_cpu_s = c.gradient_noise_s;
   costs.receive_s = c.message_s;
   costs.send_s = c.message_s;
-  costs.update_s = c.update_s + (adaptive ? c.adaptive_decision_s : 0.0);
+  costs.update_s = c.update_s + (rule->costly_decision() ? c.adaptive_decision_s : 0.0);
   // The disagreement pass, every disagreement_every updates: charged on average.
   costs.update_per_term_s =
       c.update_per_term_s +
-      (adaptive ? c.disagreement_per_term_s / policy.disagreement_every : 0.0);
+      (rule->wants_disagreement() ? c.disagreement_per_term_s / policy.disagreement_every : 0.0);
   costs.latency_s = c.latency_s;
   // Groups of cores: one per host and CPU block, as the peers would bind themselves.
   const int n = topology::build_topology(topology).graph.size();

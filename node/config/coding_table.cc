@@ -1,5 +1,6 @@
 // [coding]: gradient coding inside every neighbourhood (coding/neighbourhood_code.h).
 #include "coding/neighbourhood_code.h"
+#include "consensus/backup_policy.h"
 #include "node/config/tables.h"
 
 namespace fastk::node {
@@ -29,7 +30,7 @@ void read_coding_table(TableReader& t, ConsensusConfig& config,
   }
   // The coded wait rule (until the neighbourhood decodes) takes the policy's place; a policy
   // that would be silently ignored is an error.
-  if (config.protocol.policy.kind != consensus::PolicyKind::kFull) {
+  if (!consensus::make_policy(config.protocol.policy)->allows_coding()) {
     t.errors().add("coding.scheme",
                    "a coded neighbourhood waits until its gradient decodes, which replaces the "
                    "backup policy: set consensus.policy = \"full\" (the default) or "

@@ -595,34 +595,39 @@ class Peer {
 
   void execute(const consensus::Actions& actions) {
     if (!iterating_) return;  // after the run loop nothing the protocol asks is carried out
-    for (const auto& action : actions) {
-      if (const auto* s = std::get_if<consensus::SendParams>(&action)) {
-        const auto self = static_cast<wire::PeerId>(options_.peer);
-        const auto slot = own_slots_ ? own_slots_->publish(*s->params) : std::nullopt;
-        const auto message = slot
-                                 ? wire::encode_shared_model(self, s->tag, *slot, s->params)
-                                 : wire::encode_model(self, s->tag, s->params, s->params->values());
-        if (slot) {
-          report_.shared_models_sent += s->to.size();
-          report_.shared_bytes += s->to.size() * s->params->values().size_bytes();
-        }
-        for (int j : s->to) send(j, message);
-      } else if (const auto* coded = std::get_if<consensus::SendCoded>(&action)) {
-        const consensus::CodedGradient& part = *coded->coded;
-        const std::vector<std::uint32_t> covers(part.covers.begin(), part.covers.end());
-        const std::vector<std::uint32_t> role(part.role.begin(), part.role.end());
-        send(coded->to,
-             wire::encode_coded_gradient(static_cast<wire::PeerId>(options_.peer), coded->tag,
-                                         covers, role, part.compute_s, part.gradient->values()));
-      } else if (const auto* g = std::get_if<consensus::StartGradient>(&action)) {
-        compute_->recycle(protocol_->release_gradient());  // into the last gradient's memory
-        compute_->submit(*g);
-      } else if (const auto* t = std::get_if<consensus::ArmTimer>(&action)) {
-        timers_.push(t->at_s);
-      } else if (const auto* c = std::get_if<consensus::IterationCompleted>(&action)) {
-        completed(c->record);
-      }
+    const consensus::ActionHandlers handle{
+        [&](const consensus::SendParams& s) { send_model(s); },
+        [&](const consensus::SendCoded& coded) {
+          const consensus::CodedGradient& part = *coded.coded;
+          const std::vector<std::uint32_t> covers(part.covers.begin(), part.covers.end());
+          const std::vector<std::uint32_t> role(part.role.begin(), part.role.end());
+          send(coded.to,
+               wire::encode_coded_gradient(static_cast<wire::PeerId>(options_.peer), coded.tag,
+                                           covers, role, part.compute_s, part.gradient->values()));
+        },
+        [&](const consensus::StartGradient& g) {
+          compute_->recycle(protocol_->release_gradient());  // into the last gradient's memory
+          compute_->submit(g);
+        },
+        [&](const consensus::ArmTimer& t) { timers_.push(t.at_s); },
+        [&](const consensus::IterationCompleted& c) { completed(c.record); },
+        [](const consensus::Finished&) {},  // the run loop asks protocol_->finished()
+    };
+    for (const auto& action : actions) std::visit(handle, action);
+  }
+
+  // With shared-memory slots the message names the slot the model was published in; otherwise
+  // it carries the model.
+  void send_model(const consensus::SendParams& s) {
+    const auto self = static_cast<wire::PeerId>(options_.peer);
+    const auto slot = own_slots_ ? own_slots_->publish(*s.params) : std::nullopt;
+    const auto message = slot ? wire::encode_shared_model(self, s.tag, *slot, s.params)
+                              : wire::encode_model(self, s.tag, s.params, s.params->values());
+    if (slot) {
+      report_.shared_models_sent += s.to.size();
+      report_.shared_bytes += s.to.size() * s.params->values().size_bytes();
     }
+    for (int j : s.to) send(j, message);
   }
 
   void completed(const consensus::IterationRecord& r) {
