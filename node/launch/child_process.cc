@@ -50,20 +50,26 @@ std::string ExitStatus::describe() const {
 
 ChildProcess::ChildProcess(const std::vector<std::string>& argv, bool stdin_pipe) {
   if (argv.empty()) throw std::invalid_argument("ChildProcess needs a command");
-  int pipe_fds[2];
-  int in_fds[2] = {-1, -1};
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0 || (stdin_pipe && pipe2(in_fds, O_CLOEXEC) != 0)) {
-    throw std::runtime_error(std::string("cannot create a pipe: ") + strerror(errno));
-  }
+  os::UniqueFd output_read, output_write, input_read, input_write;
+  auto make_pipe = [](os::UniqueFd& read_end, os::UniqueFd& write_end) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+      throw std::runtime_error(std::string("cannot create a pipe: ") + strerror(errno));
+    }
+    read_end.reset(fds[0]);
+    write_end.reset(fds[1]);
+  };
+  make_pipe(output_read, output_write);
+  if (stdin_pipe) make_pipe(input_read, input_write);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   if (stdin_pipe) {
-    posix_spawn_file_actions_adddup2(&actions, in_fds[0], STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, input_read.get(), STDIN_FILENO);
   } else {
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   }
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, output_write.get(), STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, output_write.get(), STDERR_FILENO);
   // The child gets default signal dispositions, so a launcher ignoring SIGINT does not
   // make its peers immune; it gets its own process group so a terminal Ctrl-C reaches
   // the launcher only, which then stops the peers in order.
@@ -84,20 +90,15 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, bool stdin_pipe
   int rc = posix_spawnp(&pid_, args[0], &actions, &attributes, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
-  close(pipe_fds[1]);
-  if (stdin_pipe) close(in_fds[0]);
-  stdin_fd_ = in_fds[1];
-  if (rc != 0) {
-    close(pipe_fds[0]);
-    close_stdin();
-    throw std::runtime_error("cannot start '" + argv[0] + "': " + strerror(rc));
-  }
-  fd_ = pipe_fds[0];
-  fcntl(fd_, F_SETFL, fcntl(fd_, F_GETFL) | O_NONBLOCK);
+  // The child's ends close here: the child holds its own copies.
+  if (rc != 0) throw std::runtime_error("cannot start '" + argv[0] + "': " + strerror(rc));
+  stdin_fd_ = std::move(input_write);
+  fd_ = std::move(output_read);
+  fcntl(fd_.get(), F_SETFL, fcntl(fd_.get(), F_GETFL) | O_NONBLOCK);
 }
 
 ChildProcess::~ChildProcess() {
-  if (fd_ >= 0) close(fd_);
+  fd_.reset();
   close_stdin();
   if (!exit_ && pid_ > 0) {
     kill(-pid_, SIGKILL);
@@ -107,19 +108,16 @@ ChildProcess::~ChildProcess() {
 
 std::vector<std::string> ChildProcess::read_lines() {
   std::vector<std::string> lines;
-  if (fd_ < 0) return lines;
+  if (!fd_.valid()) return lines;
   char buffer[65536];
   while (true) {
-    ssize_t n = read(fd_, buffer, sizeof buffer);
+    ssize_t n = read(fd_.get(), buffer, sizeof buffer);
     if (n > 0) {
       partial_.append(buffer, static_cast<std::size_t>(n));
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
-    if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {  // end of file or error
-      close(fd_);
-      fd_ = -1;
-    }
+    if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) fd_.reset();  // end of file, error
     break;
   }
   std::size_t start = 0;
@@ -127,7 +125,7 @@ std::vector<std::string> ChildProcess::read_lines() {
     lines.push_back(partial_.substr(start, end - start));
   }
   partial_.erase(0, start);
-  if (fd_ < 0 && !partial_.empty()) lines.push_back(std::move(partial_)), partial_.clear();
+  if (!fd_.valid() && !partial_.empty()) lines.push_back(std::move(partial_)), partial_.clear();
   return lines;
 }
 
@@ -145,24 +143,18 @@ std::optional<ExitStatus> ChildProcess::poll_exit() {
 }
 
 bool ChildProcess::write_stdin(const std::string& text) {
-  if (stdin_fd_ < 0) return false;
-  const ssize_t written = write(stdin_fd_, text.data(), text.size());
+  if (!stdin_fd_.valid()) return false;
+  const ssize_t written = write(stdin_fd_.get(), text.data(), text.size());
   return written == static_cast<ssize_t>(text.size());
 }
 
-void ChildProcess::close_stdin() {
-  if (stdin_fd_ >= 0) close(stdin_fd_);
-  stdin_fd_ = -1;
-}
+void ChildProcess::close_stdin() { stdin_fd_.reset(); }
 
 void ChildProcess::send_signal(int signal) {
   // The child leads its own process group: signal the group so helpers it started go too.
   if (!exit_ && pid_ > 0) kill(-pid_, signal);
 }
 
-void ChildProcess::stop_reading() {
-  if (fd_ >= 0) close(fd_);
-  fd_ = -1;
-}
+void ChildProcess::stop_reading() { fd_.reset(); }
 
 }  // namespace fastk::node

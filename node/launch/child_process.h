@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "node/os/unique_fd.h"
+
 namespace fastk::node {
 
 struct ExitStatus {
@@ -32,7 +34,7 @@ class ChildProcess {
 
   pid_t pid() const { return pid_; }
   // File descriptor to poll for output; -1 once the pipe reached end of file.
-  int output_fd() const { return fd_; }
+  int output_fd() const { return fd_.get(); }
   // Reads what is available without blocking and returns the complete lines (without
   // '\n'); a last unterminated line is returned once the pipe closes.
   std::vector<std::string> read_lines();
@@ -54,8 +56,8 @@ class ChildProcess {
 
  private:
   pid_t pid_ = -1;
-  int fd_ = -1;
-  int stdin_fd_ = -1;
+  os::UniqueFd fd_;
+  os::UniqueFd stdin_fd_;
   std::string partial_;
   std::optional<ExitStatus> exit_;
 };

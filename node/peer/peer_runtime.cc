@@ -19,6 +19,7 @@
 #include "node/config/cluster.h"
 #include "node/launch/wall_clock.h"
 #include "node/metrics/run_metrics.h"
+#include "node/os/unique_fd.h"
 #include "node/peer/compute_thread.h"
 #include "node/peer/cpu_binding.h"
 #include "node/peer_id.h"
@@ -76,24 +77,23 @@ class StopWatcher {
   StopWatcher(transport::Waker waker, bool watch_stdin)
       : waker_(std::move(waker)), watch_stdin_(watch_stdin) {
     const sigset_t set = request_signals();
-    signal_fd_ = signalfd(-1, &set, SFD_CLOEXEC);
-    if (signal_fd_ < 0) throw std::runtime_error("cannot watch for signals (signalfd)");
+    signal_fd_.reset(signalfd(-1, &set, SFD_CLOEXEC));
+    if (!signal_fd_.valid()) throw std::runtime_error("cannot watch for signals (signalfd)");
     thread_ = std::thread([this] { loop(); });
   }
   ~StopWatcher() {
     done_ = true;
     thread_.join();
-    close(signal_fd_);
   }
 
  private:
   void loop() {
     while (!done_) {
-      pollfd fds[2] = {{signal_fd_, POLLIN, 0}, {STDIN_FILENO, POLLIN, 0}};
+      pollfd fds[2] = {{signal_fd_.get(), POLLIN, 0}, {STDIN_FILENO, POLLIN, 0}};
       if (poll(fds, watch_stdin_ ? 2 : 1, 100) <= 0) continue;  // 100 ms: notice done_
       if (fds[0].revents & POLLIN) {
         signalfd_siginfo info{};
-        if (read(signal_fd_, &info, sizeof info) == sizeof info)
+        if (read(signal_fd_.get(), &info, sizeof info) == sizeof info)
           request(static_cast<int>(info.ssi_signo));
       }
       if (watch_stdin_ && (fds[1].revents & (POLLIN | POLLHUP))) {
@@ -118,7 +118,7 @@ class StopWatcher {
 
   transport::Waker waker_;
   bool watch_stdin_;
-  int signal_fd_ = -1;
+  os::UniqueFd signal_fd_;
   std::atomic<bool> done_{false};
   std::thread thread_;
 };

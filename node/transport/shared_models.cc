@@ -12,6 +12,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "node/os/unique_fd.h"
+
 namespace fastk::node::transport {
 namespace {
 
@@ -134,20 +136,20 @@ OwnModelSlots::OwnModelSlots(const std::string& name, std::uint64_t run_id, Peer
   const RegionLayout layout(slot_count, readers.size(), floats);
   const std::string where = "shared memory /dev/shm" + name;
   ::shm_unlink(name.c_str());  // a stale object of a killed peer that had this endpoint
-  const int fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
-  if (fd < 0) throw std::runtime_error(system_error("cannot create " + where, errno));
+  os::UniqueFd fd(::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600));
+  if (!fd.valid()) throw std::runtime_error(system_error("cannot create " + where, errno));
   void* base = MAP_FAILED;
   std::string failure;
-  if (::ftruncate(fd, static_cast<off_t>(layout.total_bytes)) != 0) {
+  if (::ftruncate(fd.get(), static_cast<off_t>(layout.total_bytes)) != 0) {
     failure = system_error("cannot size " + where, errno);
-  } else if (const int e = ::posix_fallocate(fd, 0, static_cast<off_t>(layout.total_bytes))) {
+  } else if (const int e = ::posix_fallocate(fd.get(), 0, static_cast<off_t>(layout.total_bytes))) {
     failure = system_error(
         "cannot reserve " + std::to_string(layout.total_bytes >> 20) + " MiB for " + where, e);
   } else {
-    base = ::mmap(nullptr, layout.total_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    base = ::mmap(nullptr, layout.total_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
     if (base == MAP_FAILED) failure = system_error("cannot map " + where, errno);
   }
-  ::close(fd);
+  fd.reset();  // the mapping stays
   if (base == MAP_FAILED) {
     ::shm_unlink(name.c_str());
     throw std::runtime_error(failure);
@@ -251,15 +253,14 @@ NeighbourModels::Taken NeighbourModels::take(PeerId from, const std::string& nam
   };
   auto found = mapped_.find(from);
   if (found == mapped_.end()) {
-    const int fd = ::shm_open(name.c_str(), O_RDWR, 0);
-    if (fd < 0) return invalid(system_error("cannot open " + where, errno));
+    os::UniqueFd fd(::shm_open(name.c_str(), O_RDWR, 0));
+    if (!fd.valid()) return invalid(system_error("cannot open " + where, errno));
     struct stat info {};
     RegionHeader h{};
-    const bool sized = ::fstat(fd, &info) == 0 &&
+    const bool sized = ::fstat(fd.get(), &info) == 0 &&
                        static_cast<std::size_t>(info.st_size) >= sizeof(RegionHeader) &&
-                       ::pread(fd, &h, sizeof h, 0) == static_cast<ssize_t>(sizeof h);
+                       ::pread(fd.get(), &h, sizeof h, 0) == static_cast<ssize_t>(sizeof h);
     if (!sized || h.magic != kRegionMagic || h.version != kRegionVersion) {
-      ::close(fd);
       return invalid(where + " is not a fastk model region (version " +
                      std::to_string(kRegionVersion) + ")");
     }
@@ -274,13 +275,10 @@ NeighbourModels::Taken NeighbourModels::take(PeerId from, const std::string& nam
                 h.total_bytes != static_cast<std::size_t>(info.st_size)
             ? "has the wrong size"
             : "";
-    if (!mismatch.empty()) {
-      ::close(fd);
-      return invalid(where + " " + mismatch);
-    }
-    void* base = ::mmap(nullptr, h.total_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (!mismatch.empty()) return invalid(where + " " + mismatch);
+    void* base = ::mmap(nullptr, h.total_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
     const int map_error = errno;
-    ::close(fd);
+    fd.reset();  // the mapping stays
     if (base == MAP_FAILED) return invalid(system_error("cannot map " + where, map_error));
     auto region = std::make_shared<SharedRegion>(
         base, h.total_bytes, RegionLayout(h.slot_count, h.reader_count, h.floats));

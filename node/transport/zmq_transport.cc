@@ -48,12 +48,9 @@ bool ipc_path_in_use(const std::string& endpoint) {
   if (path.size() >= sizeof(address.sun_path)) return false;  // ZeroMQ reports it
   address.sun_family = AF_UNIX;
   std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-  if (fd < 0) return false;
-  const bool in_use =
-      ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0;
-  ::close(fd);
-  return in_use;
+  const os::UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM, 0));
+  if (!fd.valid()) return false;
+  return ::connect(fd.get(), reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0;
 }
 
 std::span<const std::byte> bytes_of(const zmq::message_t& frame) {
@@ -92,22 +89,20 @@ ZmqTransport::ZmqTransport(wire::WirePeers peers, const std::string& bind_endpoi
       options_(std::move(options)),
       rejections_(options_.log),
       receiver_(context_, zmq::socket_type::pull) {
-  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (wake_fd_ < 0) {
+  wake_fd_.reset(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+  if (!wake_fd_.valid()) {
     throw std::runtime_error(std::string("cannot create an eventfd: ") + std::strerror(errno));
   }
   receiver_.set(zmq::sockopt::linger, 0);
   receiver_.set(zmq::sockopt::rcvhwm, options_.receive_high_water_mark);
   receiver_.set(zmq::sockopt::maxmsgsize, options_.max_frame_bytes);
   if (ipc_path_in_use(bind_endpoint)) {
-    ::close(wake_fd_);  // no destructor runs after a throwing constructor
     throw std::runtime_error("cannot bind the receive socket to '" + bind_endpoint +
                              "': Address already in use");
   }
   try {
     receiver_.bind(bind_endpoint);
   } catch (const zmq::error_t& e) {
-    ::close(wake_fd_);
     throw std::runtime_error("cannot bind the receive socket to '" + bind_endpoint +
                              "': " + e.what());
   }
@@ -117,7 +112,6 @@ ZmqTransport::ZmqTransport(wire::WirePeers peers, const std::string& bind_endpoi
 // Every socket was given linger 0. ZeroMQ leaves an ipc:// socket file behind when the
 // socket closes; the path was ours while bound, so remove it.
 ZmqTransport::~ZmqTransport() {
-  ::close(wake_fd_);
   const std::string scheme = "ipc://";
   if (!endpoint_.starts_with(scheme)) return;
   receiver_.close();
@@ -167,7 +161,7 @@ SendStatus ZmqTransport::send(PeerId neighbour, const wire::EncodedMessage& mess
   return SendStatus::kQueued;
 }
 
-Waker ZmqTransport::make_waker() { return Waker(wake_fd_); }
+Waker ZmqTransport::make_waker() { return Waker(wake_fd_.get()); }
 
 // Adds 1 to the eventfd's counter; wake-ups not yet seen collapse into one.
 void Waker::wake() {
@@ -179,11 +173,11 @@ std::optional<Received> ZmqTransport::receive(std::chrono::milliseconds timeout)
   try {
     if (auto got = read_one()) return got;
     zmq::pollitem_t items[] = {{receiver_.handle(), 0, ZMQ_POLLIN, 0},
-                               {nullptr, wake_fd_, ZMQ_POLLIN, 0}};
+                               {nullptr, wake_fd_.get(), ZMQ_POLLIN, 0}};
     if (zmq::poll(items, 2, timeout) == 0) return std::nullopt;
     if (items[1].revents & ZMQ_POLLIN) {
       std::uint64_t count = 0;
-      (void)!::read(wake_fd_, &count, sizeof count);  // resets the counter
+      (void)!::read(wake_fd_.get(), &count, sizeof count);  // resets the counter
       ++wakeups_;
       return std::nullopt;
     }

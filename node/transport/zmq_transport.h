@@ -24,6 +24,7 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "node/os/unique_fd.h"
 #include "node/wire/decoder.h"
 #include "node/wire/encoder.h"
 #include "node/wire/rejection_counter.h"
@@ -45,9 +46,9 @@ struct TransportOptions {
   wire::LogSink log = wire::stderr_log_sink();  // bad-message reports, once per cause
 };
 
-enum class SendStatus {
-  kQueued,   // handed to ZeroMQ; delivered unless the neighbour dies
-  kDropped,  // the neighbour's queue is full (dead, not yet started, or slow): counted
+enum class [[nodiscard]] SendStatus{
+    kQueued,   // handed to ZeroMQ; delivered unless the neighbour dies
+    kDropped,  // the neighbour's queue is full (dead, not yet started, or slow): counted
 };
 
 struct SendCounters {
@@ -151,7 +152,7 @@ class ZmqTransport {
   TransportOptions options_;
   wire::RejectionCounter rejections_;
   zmq::socket_t receiver_;
-  int wake_fd_ = -1;  // eventfd written by Wakers
+  os::UniqueFd wake_fd_;  // eventfd written by Wakers
   std::uint64_t wakeups_ = 0;
   std::string endpoint_;
   std::map<PeerId, Neighbour> neighbours_;

@@ -64,6 +64,7 @@ struct DecodedMessage {
 
 using DecodeResult = std::variant<DecodedMessage, Rejection>;
 
-DecodeResult decode(std::span<const std::span<const std::byte>> frames, const WirePeers& peers);
+[[nodiscard]] DecodeResult decode(std::span<const std::span<const std::byte>> frames,
+                                  const WirePeers& peers);
 
 }  // namespace fastk::node::wire

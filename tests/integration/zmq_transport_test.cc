@@ -296,7 +296,7 @@ TEST(ZmqTransport, AnotherThreadCanCutAWaitShort) {
 TEST(ZmqTransport, MisuseIsReportedClearly) {
   const wire::PeerId neighbours[] = {1};
   ZmqTransport peer(wire::WirePeers(0, kRun, neighbours), kAnyPort);
-  EXPECT_THROW(peer.send(1, wire::encode_bye(0, 0)), std::invalid_argument);
+  EXPECT_THROW((void)peer.send(1, wire::encode_bye(0, 0)), std::invalid_argument);
   peer.connect(1, "tcp://127.0.0.1:1");
   EXPECT_THROW(peer.connect(1, "tcp://127.0.0.1:2"), std::invalid_argument);
   EXPECT_THROW(peer.connect(2, "nonsense"), std::runtime_error);
