@@ -8,16 +8,11 @@
 namespace fastk::consensus {
 namespace {
 
-double mean(const std::vector<double>& values) {
-  double sum = 0;
-  for (double v : values) sum += v;
-  return values.empty() ? 0.0 : sum / static_cast<double>(values.size());
-}
-
-// The first elapsed time e >= own_s at which waiting on stops paying: no iteration of the
-// window (`sorted_s`, ascending) took longer than e, or those that did took on average at
-// least `ratio` * e (the progress of waiting over that of going now). For e between two of
-// the times the tail is the same and mean / e falls with e, so only own_s and the times
+// The first elapsed time e >= own_s (the own gradient is done) at which waiting on stops
+// paying: no m-th arrival of the window (`sorted_s`, ascending) came later than e, or those
+// that did came on average at least `ratio` * e (the progress of waiting over that of going
+// now). The own gradient being done, the iteration ends with the arrival. For e between two
+// arrivals the tail is the same and mean / e falls with e, so only own_s and the arrivals
 // beyond it are candidates.
 double worth_waiting_until(const std::vector<double>& sorted_s, double own_s, double ratio) {
   double tail_sum = 0;  // of sorted_s[i..]
@@ -83,7 +78,11 @@ Decision AdaptivePolicy::decide(const PolicyInput& in) {
   }
   est.disagreement = disagreement_;
   decided_.reset();
-  if (warming_up || !has_timing || gradients_.empty() || in.neighbours == 0) return decision;
+  // (m_min above d breaks PolicyInput's contract; waiting for everyone is the safe answer.)
+  if (warming_up || !has_timing || gradients_.empty() || in.neighbours == 0 ||
+      in.m_min > in.neighbours) {
+    return decision;
+  }
   decided_ = choose(in, est);
   decision.awaited = decided_->m;
   est.expected_time_s = decided_->time_s;
@@ -108,8 +107,12 @@ AdaptivePolicy::Candidate AdaptivePolicy::choose(const PolicyInput& in,
     c.progress = gain - (L * eta * eta / 2) * est.gradient_variance / (m + 1) -
                  (eta * L * L / 2) * nu2 / (m + 1);
     c.floor_progress = candidates.front().progress;
-    c.times_s = in.arrivals->iteration_times(m, in.iteration, in.now_s);
-    c.time_s = std::max(mean(c.times_s), 1e-12);
+    double sum = 0;
+    for (const ArrivalWindow::Wait& w : in.arrivals->waits(m, in.iteration, in.now_s)) {
+      sum += w.iteration_s();
+      c.arrivals_s.push_back(w.arrival_s);
+    }
+    c.time_s = std::max(sum / static_cast<double>(c.arrivals_s.size()), 1e-12);
     const std::size_t i = candidates.size() - 1;
     // Ties (relative 1e-9) go to the larger m: m ascends, so >= with tolerance.
     if (c.progress > 0 &&
@@ -122,7 +125,7 @@ AdaptivePolicy::Candidate AdaptivePolicy::choose(const PolicyInput& in,
   // With no m making progress by the estimates (the gradient is lost in the noise, or the
   // models disagree), waiting for more buys nothing measurable: save the time.
   Candidate chosen = std::move(candidates[best_rate ? *best_rate : *fastest]);
-  std::sort(chosen.times_s.begin(), chosen.times_s.end());  // for relax_at
+  std::sort(chosen.arrivals_s.begin(), chosen.arrivals_s.end());
   return chosen;
 }
 
@@ -130,11 +133,11 @@ std::optional<double> AdaptivePolicy::relax_at(double start_s, double gradient_d
   if (!decided_ || decided_->m <= decided_->m_min) return std::nullopt;
   const double own_s = gradient_done_s - start_s;
   // Without progress by the estimates for m, waiting buys nothing; without progress for
-  // m_min, going early buys nothing (then wait as long as any iteration in the window did).
+  // m_min, going early buys nothing (then wait until the latest m-th arrival of the window).
   if (!(decided_->progress > 0)) return gradient_done_s;
   const double ratio = decided_->floor_progress > 0 ? decided_->progress / decided_->floor_progress
                                                     : std::numeric_limits<double>::infinity();
-  return start_s + worth_waiting_until(decided_->times_s, own_s, ratio);
+  return start_s + worth_waiting_until(decided_->arrivals_s, own_s, ratio);
 }
 
 }  // namespace fastk::consensus

@@ -23,18 +23,18 @@ class AdaptivePolicy final : public BackupPolicy {
   void observe_disagreement(double nu2) override;
   // The wait is re-judged with what it has learnt by then: once the own gradient is done,
   // the peer goes with the fresh neighbours it has (at least m_min) from the first elapsed
-  // time e at which going beats waiting on, by the window's iterations that were still
-  // waiting at e: P(m_min) / e >= P(m) / mean{T_k'(m) : T_k'(m) > e} (docs/protocol.md
-  // §5.5.2). nullopt when the rule did not decide or decided m = m_min.
+  // time e at which going beats waiting on, by the window's m-th arrivals later than e:
+  // P(m_min) / e >= P(m) / mean{A_(m)(k') : A_(m)(k') > e} (docs/protocol.md §5.5.6).
+  // nullopt when the rule did not decide or decided m = m_min.
   std::optional<double> relax_at(double start_s, double gradient_done_s) const override;
 
  private:
   struct Candidate {
     int m = 0;
-    double progress = 0;          // P(m)
-    double time_s = 0;            // T(m)
-    std::vector<double> times_s;  // the window's T_k'(m), whose mean T(m) is
-    double floor_progress = 0;    // P(m_min)
+    double progress = 0;             // P(m)
+    double time_s = 0;               // T(m)
+    std::vector<double> arrivals_s;  // the window's A_(m)(k'), ascending (for relax_at)
+    double floor_progress = 0;       // P(m_min)
     int m_min = 0;
   };
   Candidate choose(const PolicyInput& in, const EstimatorValues& est) const;

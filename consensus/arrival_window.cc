@@ -42,34 +42,34 @@ int ArrivalWindow::samples(std::int64_t current_k) const {
   return n;
 }
 
-std::vector<double> ArrivalWindow::iteration_times(int m, std::int64_t current_k,
-                                                   double now_s) const {
-  std::vector<double> times;
+std::vector<ArrivalWindow::Wait> ArrivalWindow::waits(int m, std::int64_t current_k,
+                                                      double now_s) const {
+  std::vector<Wait> waits;
   std::vector<double> delays;
   for (const auto& e : entries_) {
     if (e.k >= current_k || !e.gradient_s) continue;
     delays.clear();
     for (const auto& d : e.delay_s) delays.push_back(d ? *d : std::max(0.0, now_s - e.start_s));
-    double wait = 0;
+    double arrival = 0;
     if (!delays.empty() && m > 0) {
       const auto index =
           static_cast<std::size_t>(std::min<int>(m, static_cast<int>(delays.size())) - 1);
       std::nth_element(delays.begin(), delays.begin() + static_cast<std::ptrdiff_t>(index),
                        delays.end());
-      wait = delays[index];
+      arrival = delays[index];
     }
-    times.push_back(std::max(*e.gradient_s, wait));
+    waits.push_back({*e.gradient_s, arrival});
   }
-  return times;
+  return waits;
 }
 
 std::optional<double> ArrivalWindow::expected_iteration_time(int m, std::int64_t current_k,
                                                              double now_s) const {
-  const std::vector<double> times = iteration_times(m, current_k, now_s);
-  if (times.empty()) return std::nullopt;
+  const std::vector<Wait> all = waits(m, current_k, now_s);
+  if (all.empty()) return std::nullopt;
   double sum = 0;
-  for (double t : times) sum += t;
-  return sum / static_cast<double>(times.size());
+  for (const Wait& w : all) sum += w.iteration_s();
+  return sum / static_cast<double>(all.size());
 }
 
 }  // namespace fastk::consensus

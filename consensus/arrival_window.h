@@ -32,12 +32,17 @@ class ArrivalWindow {
 
   // Number of finished iterations (gradient known) in the window, the current one excluded.
   int samples(std::int64_t current_k) const;
-  // For each finished iteration k' in the window, max(tau(k'), A_(m)(k')): how long it would
-  // have taken waiting for m neighbours, A_(m) being the m-th smallest neighbour delay
-  // (clipped at 0; unknown ones bounded below by now - t(k')). Iterations with fewer than
-  // m neighbours use their largest delay.
-  std::vector<double> iteration_times(int m, std::int64_t current_k, double now_s) const;
-  // T(m): the mean of iteration_times. nullopt without samples.
+  // What waiting for m neighbours meant in one finished iteration k' of the window: its own
+  // gradient time tau(k') and A_(m)(k'), the m-th smallest neighbour delay (clipped at 0;
+  // unknown ones bounded below by now - t(k'); the largest if it had fewer than m). The
+  // iteration would have taken max(tau, A_(m)).
+  struct Wait {
+    double gradient_s = 0;
+    double arrival_s = 0;
+    double iteration_s() const { return gradient_s > arrival_s ? gradient_s : arrival_s; }
+  };
+  std::vector<Wait> waits(int m, std::int64_t current_k, double now_s) const;
+  // T(m): the mean of max(tau, A_(m)) over waits(). nullopt without samples.
   std::optional<double> expected_iteration_time(int m, std::int64_t current_k, double now_s) const;
 
  private:

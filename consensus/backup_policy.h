@@ -17,7 +17,9 @@
 //             smoothed by an EMA with weight `disagreement_ema` on the old value. The first
 //             `warmup` iterations (or while no timing or gradient statistics exist) use
 //             m = d. When P(m) <= 0 for every m, the m with the smallest T(m) (ties: the
-//             larger). The wait is cut short at t(k) + max(T(m), tau(k)) (relax_at).
+//             larger). Once the own gradient is done the wait is re-judged: the peer
+//             goes with m_min from the first elapsed e at which the window's m-th
+//             arrivals later than e average at least P(m)/P(m_min) times e (relax_at).
 //             Parameters: window (20), gradient_window (5), warmup (3), smoothness (L, 1),
 //             disagreement_ema (0.5), disagreement_every (10), gradient_stats_every (4):
 //             G and S are measured on every gradient_stats_every-th gradient only.

@@ -18,7 +18,8 @@ struct MachineCosts {
   // sleeps (f - 1) times it after its CPU work, using no CPU, as real peers do.
   double gradient_cpu_s = 0;
   // CPU seconds of a gradient that also yields GradientStats (StartGradient::gradient_stats,
-  // the adaptive policy's noise estimate): a little more. 0: gradient_cpu_s.
+  // the adaptive policy's noise estimate): a little more. 0: gradient_cpu_s. Used only on a
+  // measured machine (gradient_cpu_s > 0).
   double gradient_stats_cpu_s = 0;
   double receive_s = 0;          // I/O thread, per message received
   double send_s = 0;             // I/O thread, per message sent (per destination)

@@ -7,8 +7,8 @@ policy runs on real peers (`fastk run`) and in `fastk sim --calibration`, once p
 script prints per policy the medians over seeds of: the time until the mean model reaches
 the target accuracy, and the training phase of the fixed iteration count, real and
 simulated, with their ratio; then whether both rank the policies alike, by medians and run
-by run (a policy is ahead of another where it is faster by more than 1% on at least 4 of 5
-seeds; the orders each runtime shows, and any the simulator reverses). Seeds matter: one
+by run (a policy is ahead of another where it is faster by more than 1% on every
+one of the 5 seeds; the orders each runtime shows, and any the simulator reverses). Seeds matter: one
 run's time to target moves by a whole evaluation interval when its accuracy curve wobbles
 at the target.
 
@@ -134,7 +134,7 @@ def ranking(table, key):
     return [p for p, _ in sorted(known, key=lambda item: item[1])]
 
 
-CLEAR = 0.8    # a policy is ahead of another when faster on at least this share of the seeds,
+CLEAR = 1.0    # a policy is ahead of another when faster on at least this share of the seeds,
 MARGIN = 0.01  # each time by more than this fraction (the simulator has no noise: it would
                # otherwise order policies by differences no real run can resolve)
 

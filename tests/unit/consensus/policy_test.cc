@@ -271,6 +271,35 @@ TEST(AdaptivePolicy, WithoutProgressFromMMinItWaitsAsLongAsTheWindowEverDid) {
   EXPECT_DOUBLE_EQ(*policy.relax_at(200.0, 201.0), 209.0);
 }
 
+TEST(AdaptivePolicy, PastSlowOwnGradientsDoNotMakeItLeaveEarly) {
+  // Neighbour 2 always arrives after 1.2 s; the peer's own gradient took 10 s in 4 of the 20
+  // iterations. Those iterations were long, but not because of the neighbour: once the own
+  // gradient is done, the wait ahead is the neighbour's 0.2 s, and the peer waits for it.
+  ArrivalWindow w(20);
+  const std::vector<PeerId> nbrs{1, 2};
+  for (int k = 0; k < 20; ++k) {
+    const double t = 20.0 * k;
+    w.begin(k, t, nbrs, {false, false});
+    w.message(1, k, t + 0.5);
+    w.message(2, k, t + 1.2);
+    w.gradient_done(k, t + (k % 5 == 0 ? 10.0 : 1.0));
+  }
+  AdaptivePolicy policy = adaptive_with_gradient(1.0, 30.0);
+  PolicyInput in = input(20, w, 400.0);
+  in.neighbours = 2;
+  ASSERT_EQ(policy.decide(in).awaited, 2);
+  EXPECT_DOUBLE_EQ(*policy.relax_at(400.0, 401.0), 401.2);
+}
+
+TEST(AdaptivePolicy, WithoutExpectedProgressItGoesWhenItsGradientIsDone) {
+  // No m makes progress (G = 0): the quickest m was taken, and a wait beyond the own
+  // gradient buys nothing.
+  AdaptivePolicy policy = adaptive_with_gradient(0.0, 1.0);
+  const ArrivalWindow w = history(5, 0.5);
+  ASSERT_EQ(policy.decide(input(5, w, 50.0)).awaited, 4);
+  EXPECT_DOUBLE_EQ(*policy.relax_at(50.0, 51.0), 51.0);
+}
+
 TEST(AdaptivePolicy, NothingToRelaxAtMMinOrInWarmUp) {
   AdaptivePolicy policy = adaptive_with_gradient(1.0, 0.01);
   const ArrivalWindow w = history(5, 9.0);
@@ -278,8 +307,11 @@ TEST(AdaptivePolicy, NothingToRelaxAtMMinOrInWarmUp) {
   in.m_min = 3;
   ASSERT_EQ(policy.decide(in).awaited, 3);
   EXPECT_FALSE(policy.relax_at(50.0, 51.0).has_value());
-  ASSERT_EQ(policy.decide(input(2, history(2, 9.0), 20.0)).awaited, 4);
-  EXPECT_FALSE(policy.relax_at(20.0, 21.0).has_value());
+  // A decision with something to relax, then one in warm-up: the earlier one is forgotten.
+  AdaptivePolicy both = decided_for_both(two_neighbours(1.05, 2));
+  ASSERT_TRUE(both.relax_at(200.0, 201.0).has_value());
+  ASSERT_EQ(both.decide(input(2, history(2, 9.0), 20.0)).awaited, 4);
+  EXPECT_FALSE(both.relax_at(20.0, 21.0).has_value());
 }
 
 TEST(AdaptivePolicy, AsksForGradientStatisticsEveryFewGradients) {
