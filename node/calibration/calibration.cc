@@ -9,7 +9,7 @@
 #include "consensus/backup_policy.h"
 #include "node/config/cluster.h"
 #include "node/metrics/output_files.h"
-#include "node/peer/cpu_binding.h"
+#include "node/os/cpu_binding.h"
 #include "topology/topology.h"
 
 namespace fastk::node::calibration {
@@ -142,7 +142,7 @@ consensus::MachineCosts machine_costs(const Calibration& c, const topology::Topo
   for (int i = 0; i < n; ++i) {
     const HostShare share = host_share(cluster, n, i);
     std::vector<int> block =
-        cluster.bind_cpus ? peer::cpu_share(cpus, share.local_index, share.local_count) : cpus;
+        cluster.bind_cpus ? os::cpu_share(cpus, share.local_index, share.local_count) : cpus;
     const auto key = std::pair{host_of(cluster, n, i), block};
     auto [it, added] = group_of.emplace(key, static_cast<int>(costs.group_cores.size()));
     if (added) costs.group_cores.push_back(static_cast<double>(block.size()));

@@ -12,10 +12,10 @@
 #include "learning/model.h"
 #include "node/calibration/calibration.h"
 #include "node/calibration/fit.h"
-#include "node/calibration/measure.h"
 #include "node/cli/commands.h"
 #include "node/cli/config_options.h"
 #include "node/launch/child_process.h"
+#include "node/measure/measure.h"
 #include "topology/topology.h"
 
 namespace fastk::node {
@@ -124,11 +124,11 @@ void run_calibrate(const CalibrateOptions& o) {
   c.reference_iterations = o.reference_iterations;
 
   std::cout << "fastk calibrate: timing gradients, updates and messages..." << std::endl;
-  const auto gradients = calibration::measure_gradients(config, o.repeats);
+  const auto gradients = measure::measure_gradients(config, o.repeats);
   c.gradient_s = gradients.plain_s;
   c.gradient_noise_s = gradients.with_noise_s;
   c.parameters = gradients.parameters;
-  const auto update = calibration::measure_update(c.parameters, o.repeats);
+  const auto update = measure::measure_update(c.parameters, o.repeats);
   c.update_s = update.base_s;
   c.update_per_term_s = update.per_term_s;
   c.disagreement_per_term_s = update.disagreement_per_term_s;
@@ -136,9 +136,9 @@ void run_calibrate(const CalibrateOptions& o) {
   for (int i = 0; i < topo.graph.size(); ++i) {
     degree = std::max(degree, static_cast<int>(topo.graph.neighbors(i).size()));
   }
-  c.adaptive_decision_s = calibration::measure_adaptive_decision(degree, o.repeats);
+  c.adaptive_decision_s = measure::measure_adaptive_decision(degree, o.repeats);
   const double one_way_s =
-      calibration::measure_message_round_trip_s(config.cluster.local_transport, c.parameters, 300);
+      measure::measure_message_round_trip_s(config.cluster.local_transport, c.parameters, 300);
 
   std::cout << "fastk calibrate: reference runs of " << c.reference_peers << " peers, "
             << o.reference_iterations << " iterations, policy full..." << std::endl;

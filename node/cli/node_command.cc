@@ -11,8 +11,8 @@
 #include "node/launch/snapshots.h"
 #include "node/metrics/iteration_csv.h"
 #include "node/metrics/output_files.h"
+#include "node/peer/peer_id.h"
 #include "node/peer/peer_runtime.h"
-#include "node/peer_id.h"
 #include "topology/topology.h"
 
 namespace fastk::node {

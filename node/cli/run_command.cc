@@ -15,7 +15,6 @@
 #include <set>
 
 #include "node/calibration/calibration.h"
-#include "node/calibration/measure.h"
 #include "node/cli/commands.h"
 #include "node/cli/config_options.h"
 #include "node/config/cluster.h"
@@ -24,6 +23,7 @@
 #include "node/launch/run_outputs.h"
 #include "node/launch/snapshots.h"
 #include "node/launch/wall_clock.h"
+#include "node/measure/measure.h"
 #include "node/metrics/output_files.h"
 #include "node/report/plots.h"
 #include "node/training/peer_trainer.h"
@@ -76,7 +76,7 @@ double base_gradient_s(const RunOptions& o, const ExperimentConfig& config,
   if (!o.calibration.empty()) {
     return calibration::read_calibration_for(o.calibration, config, parameters).gradient_s;
   }
-  return calibration::measure_gradients(config, 30).plain_s;
+  return measure::measure_gradients(config, 30).plain_s;
 }
 
 std::vector<PeerLaunch> peer_launches(const RunOptions& o, const ExperimentConfig& config, int n,

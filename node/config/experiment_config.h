@@ -12,7 +12,7 @@
 #include "consensus/peer_protocol.h"
 #include "learning/specs.h"
 #include "node/config/cluster.h"
-#include "node/sim/sim_settings.h"
+#include "node/config/sim_settings.h"
 #include "node/stragglers/delay_spec.h"
 #include "topology/topology.h"
 
@@ -58,7 +58,7 @@ struct ExperimentConfig {
   ConsensusConfig consensus;          // [consensus]
   stragglers::DelaySpec stragglers;   // [stragglers]
   ClusterConfig cluster;              // [cluster]
-  sim::SimSettings sim;               // [sim]
+  SimSettings sim;                    // [sim]
 };
 
 // Throws ConfigError listing every problem with its TOML path (syntax errors with line and

@@ -3,8 +3,7 @@
 
 namespace fastk::node {
 
-void read_sim_table(TableReader& t, sim::SimSettings& settings,
-                    const std::filesystem::path& base_dir) {
+void read_sim_table(TableReader& t, SimSettings& settings, const std::filesystem::path& base_dir) {
   t.read("threads", settings.threads, 1, 256);
   t.read("per_peer_eval", settings.per_peer_eval);
   t.read("calibration", settings.calibration);

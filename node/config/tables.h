@@ -31,7 +31,7 @@ void read_optimizer_table(TableReader& table, learning::OptimizerSpec& spec,
                           std::uint64_t seed_default);
 
 // `base_dir` resolves a relative calibration path.
-void read_sim_table(TableReader& table, sim::SimSettings& settings,
+void read_sim_table(TableReader& table, SimSettings& settings,
                     const std::filesystem::path& base_dir);
 
 // A relative path in a config is relative to the config file's folder.

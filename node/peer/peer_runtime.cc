@@ -19,10 +19,10 @@
 #include "node/config/cluster.h"
 #include "node/launch/wall_clock.h"
 #include "node/metrics/run_metrics.h"
+#include "node/os/cpu_binding.h"
 #include "node/os/unique_fd.h"
 #include "node/peer/compute_thread.h"
-#include "node/peer/cpu_binding.h"
-#include "node/peer_id.h"
+#include "node/peer/peer_id.h"
 #include "node/stragglers/delay_model.h"
 #include "node/training/peer_trainer.h"
 #include "node/transport/shared_models.h"
@@ -223,8 +223,8 @@ class Peer {
     }
     const HostShare share = host_share(config_.cluster, peers, options_.peer);
     try {
-      const auto cpus = bind_to_cpu_share(share.local_index, share.local_count);
-      std::cerr << who << "bound to CPU " << describe_cpus(cpus) << " (peer "
+      const auto cpus = os::bind_to_cpu_share(share.local_index, share.local_count);
+      std::cerr << who << "bound to CPU " << os::describe_cpus(cpus) << " (peer "
                 << share.local_index + 1 << " of " << share.local_count
                 << " on this host; [cluster] bind_cpus)" << std::endl;
     } catch (const std::runtime_error& e) {

@@ -14,8 +14,8 @@
 #include "learning/specs.h"
 #include "node/calibration/calibration.h"
 #include "node/config/experiment_config.h"
+#include "node/config/sim_settings.h"
 #include "node/metrics/run_metrics.h"
-#include "node/sim/sim_settings.h"
 #include "node/stragglers/delay_spec.h"
 
 namespace fastk::node::sim {

@@ -2,7 +2,8 @@
 # The dependency rule (docs/design.md, "Layout and the dependency rule"): the pure libraries
 # (topology, learning, consensus, coding) include no ZeroMQ, Asio, TOML++, threads, sockets or
 # clocks, and include nothing from node/.
-# Also checks the CMake side: pure targets do not link the I/O libraries.
+# Also checks the CMake side: pure targets do not link the I/O libraries. And the order among
+# node/'s libraries (node/CMakeLists.txt): a folder includes only the node/ folders below it.
 set -uo pipefail
 root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$root" || exit 2
@@ -23,6 +24,41 @@ for dir in "${pure[@]}"; do
     status=1
   fi
 done
+
+# node/: each folder and the node/ folders it may include (node/CMakeLists.txt has the order).
+declare -A below=(
+  [os]="" [wire]="" [stragglers]="" [training]=""
+  [transport]="wire os"
+  [config]="stragglers"
+  [metrics]="config stragglers"
+  [calibration]="config metrics stragglers os"
+  [sim]="calibration config metrics stragglers training"
+  [launch]="config metrics os stragglers"
+  [report]="launch config metrics os stragglers"
+  [measure]="config training transport wire os stragglers"
+  [peer]="config launch metrics stragglers training transport wire os"
+  [cli]="*"
+)
+for dir in node/*/; do
+  folder=$(basename "$dir")
+  allowed=${below[$folder]-missing}
+  if [[ $allowed == missing ]]; then
+    echo "dependency rule: node/$folder/ has no place in the order (tests/lint/check_dependency_rule.sh, node/CMakeLists.txt)"
+    status=1
+    continue
+  fi
+  [[ $allowed == "*" ]] && continue
+  while IFS= read -r hit; do
+    [[ -z $hit ]] && continue
+    used=$(sed -E 's|.*#[[:space:]]*include[[:space:]]*"node/([a-z_]+)/.*|\1|' <<<"$hit")
+    [[ $used == "$folder" ]] && continue
+    if [[ " $allowed " != *" $used "* ]]; then
+      echo "dependency rule broken: node/$folder/ may not include node/$used/ ($hit)"
+      status=1
+    fi
+  done < <(grep -rnE '#[[:space:]]*include[[:space:]]*"node/[a-z_]+/' "$dir" --include='*.h' --include='*.cc' || true)
+done
+
 checked=$(for d in "${pure[@]}"; do [[ -d $d ]] && echo "$d"; done | tr '\n' ' ')
-[[ $status -eq 0 ]] && echo "dependency rule holds for: $checked"
+[[ $status -eq 0 ]] && echo "dependency rule holds for: $checked and the order of node/'s libraries"
 exit $status

@@ -1,5 +1,5 @@
 // How a peer picks its CPUs ([cluster] bind_cpus): blocks in peer order.
-#include "node/peer/cpu_binding.h"
+#include "node/os/cpu_binding.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 
 #include "node/config/cluster.h"
 
-namespace fastk::node::peer {
+namespace fastk::node::os {
 namespace {
 
 using Cpus = std::vector<int>;
@@ -72,4 +72,4 @@ TEST(HostShare, PeersOnOneHostInPeerOrder) {
 }
 
 }  // namespace
-}  // namespace fastk::node::peer
+}  // namespace fastk::node::os

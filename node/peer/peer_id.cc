@@ -1,4 +1,4 @@
-#include "node/peer_id.h"
+#include "node/peer/peer_id.h"
 
 #include <algorithm>
 #include <charconv>

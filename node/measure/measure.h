@@ -8,7 +8,7 @@
 #include "node/config/experiment_config.h"
 #include "node/training/peer_trainer.h"
 
-namespace fastk::node::calibration {
+namespace fastk::node::measure {
 
 // One gradient of the config's model at its batch size, plain and with the adaptive policy's
 // noise estimate, on peer 0's shard (loads the data set).
@@ -38,4 +38,4 @@ double measure_adaptive_decision(int neighbours, int repeats);
 double measure_message_round_trip_s(const std::string& local_transport, std::size_t parameters,
                                     int repeats);
 
-}  // namespace fastk::node::calibration
+}  // namespace fastk::node::measure

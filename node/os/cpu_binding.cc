@@ -1,4 +1,4 @@
-#include "node/peer/cpu_binding.h"
+#include "node/os/cpu_binding.h"
 
 #include <sched.h>
 
@@ -6,7 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace fastk::node::peer {
+namespace fastk::node::os {
 
 std::vector<int> cpu_share(std::span<const int> allowed, int local_index, int local_count) {
   const long cpus = static_cast<long>(allowed.size());
@@ -52,4 +52,4 @@ std::string describe_cpus(std::span<const int> cpus) {
   return out;
 }
 
-}  // namespace fastk::node::peer
+}  // namespace fastk::node::os

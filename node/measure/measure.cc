@@ -1,4 +1,4 @@
-#include "node/calibration/measure.h"
+#include "node/measure/measure.h"
 
 #include <unistd.h>
 
@@ -19,7 +19,7 @@
 #include "node/wire/encoder.h"
 #include "topology/topology.h"
 
-namespace fastk::node::calibration {
+namespace fastk::node::measure {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -193,4 +193,4 @@ double measure_message_round_trip_s(const std::string& local_transport, std::siz
   return median(times) / 2;
 }
 
-}  // namespace fastk::node::calibration
+}  // namespace fastk::node::measure

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace fastk::node::peer {
+namespace fastk::node::os {
 
 // The CPUs peer `local_index` of the `local_count` peers on this host gets out of `allowed`
 // (the CPUs the process may run on, in order): contiguous blocks in peer order, one CPU
@@ -28,4 +28,4 @@ std::vector<int> bind_to_cpu_share(int local_index, int local_count);
 
 std::string describe_cpus(std::span<const int> cpus);  // "0-3", "1", "0,2"
 
-}  // namespace fastk::node::peer
+}  // namespace fastk::node::os

@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace fastk::node::sim {
+namespace fastk::node {
 
 struct SimSettings {
   int threads = 1;            // gradient worker threads (results do not depend on it)
@@ -14,4 +14,4 @@ struct SimSettings {
   std::string calibration;    // a `fastk calibrate` file: simulate this machine; empty: none
 };
 
-}  // namespace fastk::node::sim
+}  // namespace fastk::node
