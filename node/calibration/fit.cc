@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "consensus/virtual_network.h"
+#include "node/config/protocol_config.h"
 #include "node/metrics/csv_writer.h"
 #include "node/stragglers/delay_model.h"
 #include "topology/topology.h"
@@ -54,11 +55,11 @@ double simulated_iteration_s(const Calibration& c, const ExperimentConfig& confi
   const int n = topo.graph.size();
   // The config's protocol, as the reference run has it (`fastk run --set consensus.policy=full
   // --set coding={}`).
-  consensus::ProtocolConfig protocol = config.consensus.protocol;
+  consensus::ProtocolConfig protocol = protocol_config(
+      config.consensus, config.run, config.optimizer, config.cluster, PeerRuntime::kSimulated);
   protocol.policy = consensus::PolicySpec{};
   protocol.coding = {};
   protocol.iterations = iterations;
-  protocol.learning_rate = config.optimizer.lr;
   std::vector<std::unique_ptr<consensus::PeerProtocol>> peers;
   for (int i = 0; i < n; ++i) {
     peers.push_back(std::make_unique<consensus::PeerProtocol>(

@@ -25,7 +25,11 @@ void read_consensus_table(TableReader& t, ConsensusConfig& config) {
                                             consensus::parse_renormalisation);
   t.read("staleness", p.staleness, 0, 1'000'000);
   t.read("max_gap", p.max_gap, 0, 1'000'000);
-  t.read("silence_timeout_s", p.silence_timeout_s, 0.0);
+  if (t.has("silence_timeout_s")) {
+    t.errors().add(t.path_of("silence_timeout_s"),
+                   "is gone: a neighbour silent for cluster.peer_timeout_ms stops being awaited "
+                   "(real peers; simulated peers do not fail)");
+  }
   if (t.has("micro_batches")) {
     t.errors().add(t.path_of("micro_batches"),
                    "is gone: the adaptive policy's noise estimates now come from per-example "

@@ -17,6 +17,7 @@
 
 #include "consensus/peer_protocol.h"
 #include "node/config/cluster.h"
+#include "node/config/protocol_config.h"
 #include "node/launch/wall_clock.h"
 #include "node/metrics/run_metrics.h"
 #include "node/os/cpu_binding.h"
@@ -147,10 +148,8 @@ class Peer {
     // Before any thread starts (ZeroMQ's I/O thread, the compute thread), so that all of
     // them inherit the binding; the data are loaded on the bound CPUs too.
     if (config.cluster.bind_cpus) bind_cpus(n);
-    consensus::ProtocolConfig protocol = config.consensus.protocol;
-    protocol.iterations = config.run.iterations;
-    protocol.learning_rate = config.optimizer.lr;
-    protocol.silence_timeout_s = static_cast<double>(config.cluster.peer_timeout_ms) / 1000.0;
+    const consensus::ProtocolConfig protocol = protocol_config(
+        config.consensus, config.run, config.optimizer, config.cluster, PeerRuntime::kReal);
     std::vector<int> stored;  // coded neighbourhoods: the partitions this peer holds
     if (protocol.coding.scheme != coding::Scheme::kNone) {
       stored = training::coded_placement(topology_.graph, protocol.coding)

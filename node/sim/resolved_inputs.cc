@@ -49,12 +49,12 @@ void write_resolved_inputs(const std::filesystem::path& path, const SimulationIn
                     {"smoothness", p.policy.smoothness},
                     {"disagreement_ema", p.policy.disagreement_ema},
                     {"disagreement_every", p.policy.disagreement_every},
+                    {"gradient_stats_every", p.policy.gradient_stats_every},
                     {"m_min", p.m_min},
                     {"order", consensus::to_string(p.order)},
                     {"renormalisation", consensus::to_string(p.renormalisation)},
                     {"staleness", p.staleness},
-                    {"max_gap", p.max_gap},
-                    {"silence_timeout_s", p.silence_timeout_s}};
+                    {"max_gap", p.max_gap}};
   const auto& s = in.stragglers;
   nlohmann::ordered_json slow = nlohmann::ordered_json::array();
   for (const auto& sp : s.slow_peers) slow.push_back({{"peer", sp.peer}, {"factor", sp.factor}});

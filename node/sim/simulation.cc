@@ -10,6 +10,7 @@
 #include "learning/model.h"
 #include "learning/partition.h"
 #include "learning/sampler.h"
+#include "node/config/protocol_config.h"
 #include "node/metrics/mean_model.h"
 #include "node/metrics/output_files.h"
 #include "node/sim/gradient_workers.h"
@@ -161,9 +162,8 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
                           in.optimizer.batch_size, training::peer_seed(in.optimizer.seed, i));
   }
 
-  consensus::ProtocolConfig protocol = in.consensus.protocol;
-  protocol.iterations = in.run.iterations;
-  protocol.learning_rate = in.optimizer.lr;
+  const consensus::ProtocolConfig protocol =
+      protocol_config(in.consensus, in.run, in.optimizer, in.cluster, PeerRuntime::kSimulated);
   stragglers::DelaySpec delay_spec = in.stragglers;
   consensus::MachineCosts costs = machine(in, delay_spec);
   stragglers::DelayModel delays(delay_spec, n);

@@ -4,6 +4,7 @@
 
 #include "node/config/config_error.h"
 #include "node/config/experiment_config.h"
+#include "node/config/protocol_config.h"
 #include "tests/support/config_parsing.h"
 
 namespace fastk::node {
@@ -40,7 +41,7 @@ order = "adapt_then_combine"
 renormalisation = "proportional"
 staleness = 1
 max_gap = 3
-silence_timeout_s = 30
+gradient_stats_every = 7
 )");
   const auto& p = c.consensus.protocol;
   EXPECT_EQ(p.policy.kind, consensus::PolicyKind::kAdaptive);
@@ -56,7 +57,38 @@ silence_timeout_s = 30
   EXPECT_EQ(p.renormalisation, consensus::Renormalisation::kProportional);
   EXPECT_EQ(p.staleness, 1);
   EXPECT_EQ(p.max_gap, 3);
-  EXPECT_DOUBLE_EQ(p.silence_timeout_s, 30);
+  EXPECT_EQ(p.policy.gradient_stats_every, 7);
+}
+
+TEST(ConsensusTable, SilenceTimeoutIsGoneWithAPointerToPeerTimeout) {
+  const std::string e = error_of("[consensus]\nsilence_timeout_s = 30\n");
+  EXPECT_THAT(e, HasSubstr("consensus.silence_timeout_s: is gone"));
+  EXPECT_THAT(e, HasSubstr("cluster.peer_timeout_ms"));
+}
+
+TEST(ProtocolConfig, OneBuilderForBothRuntimesWithSilenceOnlyWherePeersCanFail) {
+  const ExperimentConfig c = parse(R"(
+[run]
+iterations = 17
+[optimizer]
+lr = 0.25
+[consensus]
+policy = "static"
+backups = 1
+[cluster]
+peer_timeout_ms = 2500
+)");
+  const auto real = protocol_config(c.consensus, c.run, c.optimizer, c.cluster, PeerRuntime::kReal);
+  const auto simulated =
+      protocol_config(c.consensus, c.run, c.optimizer, c.cluster, PeerRuntime::kSimulated);
+  for (const auto& p : {real, simulated}) {
+    EXPECT_EQ(p.iterations, 17);
+    EXPECT_DOUBLE_EQ(p.learning_rate, 0.25);
+    EXPECT_EQ(p.policy.kind, consensus::PolicyKind::kStatic);
+    EXPECT_EQ(p.policy.backups, 1);
+  }
+  EXPECT_DOUBLE_EQ(real.silence_timeout_s, 2.5);
+  EXPECT_DOUBLE_EQ(simulated.silence_timeout_s, 0.0);
 }
 
 TEST(ConsensusTable, MicroBatchesAreGoneWithAPointerToTheEstimator) {
