@@ -212,37 +212,27 @@ int exit_code(const LaunchResult& result, const std::vector<int>& not_fetched) {
   return 0;
 }
 
-int run(const RunOptions& o) {
-  const auto started = std::chrono::steady_clock::now();
-  signal(SIGPIPE, SIG_IGN);  // a remote peer's stdin may close while we write to it
-  const std::filesystem::path config_path = std::filesystem::absolute(o.config.config);
-  const ExperimentConfig config = load_config(o.config);
-  training::check_optimizer(config.optimizer);  // before any peer starts
-  const int n = topology::build_topology(config.topology).graph.size();
+// The run's folder, emptied of an earlier run's peer results, with the config copied in.
+std::filesystem::path prepare_run_folder(const RunOptions& o, const ExperimentConfig& config,
+                                         const std::filesystem::path& config_path) {
   const std::filesystem::path run_dir = std::filesystem::absolute(run_folder(o.config, config));
   std::filesystem::remove_all(run_dir / "peers");  // results of an earlier run of this name
   std::filesystem::create_directories(run_dir);
   std::filesystem::copy_file(config_path, run_dir / "config.toml",
                              std::filesystem::copy_options::overwrite_existing);
+  return run_dir;
+}
 
-  const double interval_s = config.run.evaluation_interval_s(kWallClockEvaluationInterval_s);
-  const double epoch_s = std::floor(unix_now_s());
-  // The mean model while the peers run, only to stop at the target: evaluating it takes CPU
-  // the peers would otherwise have (the rest is evaluated once they have exited).
-  MeanModelEvaluator evaluator(config, run_dir, n, epoch_s, interval_s);
-  const double base_s = base_gradient_s(o, config, evaluator.parameters());
-  std::vector<PeerLaunch> peers =
-      peer_launches(o, config, n, config_path, run_dir, epoch_s, base_s);
-  if (config.run.stop_at_target &&
-      std::any_of(peers.begin(), peers.end(), [](const auto& p) { return !p.host.empty(); })) {
-    // The live evaluation reads the peers' snapshots from this machine's run folder.
-    throw std::invalid_argument(
-        "run.stop_at_target needs every peer on this machine (remote peers' snapshots are "
-        "only copied here after the run); drop it, or use run.duration_s");
-  }
-  print_start_line(peers, config, base_s, run_dir);
+// What the launcher needs besides the peers: where logs go, when to stop or finish (the live
+// evaluation of the mean model, only to stop at the target), what the status line adds.
+struct LiveEvaluation {
+  MeanModelEvaluator& evaluator;
   std::vector<metrics::Evaluation> evaluations;
   bool target_reached = false;
+};
+
+LaunchOptions launch_options(const ExperimentConfig& config, const std::filesystem::path& run_dir,
+                             LiveEvaluation& live) {
   LaunchOptions options;
   options.log_dir = run_dir / "logs";
   options.terminal = isatty(STDOUT_FILENO) != 0;
@@ -250,38 +240,52 @@ int run(const RunOptions& o) {
   options.stop_grace_s = static_cast<double>(config.cluster.peer_timeout_ms) / 1000.0 + 5;
   options.should_stop = [] { return g_interrupted.load(); };
   options.start_together = true;
-  options.should_finish = [&] {
+  options.should_finish = [&config, &live] {
     if (!config.run.stop_at_target) return false;
-    for (auto& e : evaluator.evaluate_new()) {
-      target_reached = target_reached || metrics::reaches_target(e, config.run);
-      evaluations.push_back(std::move(e));
+    for (auto& e : live.evaluator.evaluate_new()) {
+      live.target_reached = live.target_reached || metrics::reaches_target(e, config.run);
+      live.evaluations.push_back(std::move(e));
     }
-    return target_reached;
+    return live.target_reached;
   };
-  options.status_extra = [&] {
-    if (evaluations.empty()) return std::string();
+  options.status_extra = [&live] {
+    if (live.evaluations.empty()) return std::string();
     char text[64];
     std::snprintf(text, sizeof text, " | mean model %.2f%%",
-                  100 * evaluations.back().test_accuracy);
+                  100 * live.evaluations.back().test_accuracy);
     return std::string(text);
   };
+  return options;
+}
+
+// Launches the peers with Ctrl-C / SIGTERM asking them to stop; afterwards Ctrl-C ends fastk
+// run itself (evaluation, copies, plots). Removes the shared-memory models a killed peer
+// could not.
+LaunchResult launch_with_signals(const std::vector<PeerLaunch>& peers, const LaunchOptions& options,
+                                 const ExperimentConfig& config, int n) {
   struct sigaction action {};
   action.sa_handler = on_interrupt;
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
-  const LaunchResult result = launch_peers(peers, options, std::cout);
-  // From here on Ctrl-C ends fastk run itself (evaluation, copies, plots).
+  LaunchResult result = launch_peers(peers, options, std::cout);
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
-  // A peer that was killed could not remove its shared-memory models ("shm"): do it here.
   for (int i = 0; i < n; ++i) {
     const std::string models = peer_endpoints(config.cluster, n, i).shared_models;
     if (!models.empty()) transport::remove_shared_models(models);
   }
-  const std::vector<int> not_fetched = fetch_remote_outputs(peers, run_dir);
+  return result;
+}
 
+// The run's results from the peers' folders: evaluation.csv, iterations.csv, summary.json,
+// the outcome on the terminal and the plots.
+void write_results(const RunOptions& o, const ExperimentConfig& config,
+                   const std::filesystem::path& run_dir, int n, LiveEvaluation& live,
+                   const nlohmann::ordered_json& extra,
+                   std::chrono::steady_clock::time_point started) {
   const PeerTimes times = read_peer_times(run_dir, n);
-  evaluations = evaluations_after_run(evaluator, std::move(evaluations), times);
+  const auto evaluations =
+      evaluations_after_run(live.evaluator, std::move(live.evaluations), times);
   if (!o.keep_snapshots) {
     for (int i = 0; i < n; ++i) remove_snapshots(metrics::peer_folder(run_dir, i));
   }
@@ -294,16 +298,50 @@ int run(const RunOptions& o) {
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   nlohmann::ordered_json summary = summarize_run(run_dir, n, evaluations, config.run, wall_s);
-  summary["ok"] = result.ok() && not_fetched.empty();
-  summary["outputs_not_fetched"] = not_fetched;
-  summary["policy"] = consensus::to_string(config.consensus.protocol.policy.kind);
-  summary["base_gradient_s"] = base_s;
-  summary["overrides"] = config.overrides;
+  summary.update(extra);
   metrics::write_json_file(run_dir / "summary.json", summary);
   print_outcome(summary, evaluations, config.run);
-
   if (!o.no_plots) make_plots(run_dir);
   std::cout << "outputs in " << run_dir.string() << std::endl;
+}
+
+int run(const RunOptions& o) {
+  const auto started = std::chrono::steady_clock::now();
+  signal(SIGPIPE, SIG_IGN);  // a remote peer's stdin may close while we write to it
+  const std::filesystem::path config_path = std::filesystem::absolute(o.config.config);
+  const ExperimentConfig config = load_config(o.config);
+  training::check_optimizer(config.optimizer);  // before any peer starts
+  const int n = topology::build_topology(config.topology).graph.size();
+  const std::filesystem::path run_dir = prepare_run_folder(o, config, config_path);
+
+  const double interval_s = config.run.evaluation_interval_s(kWallClockEvaluationInterval_s);
+  const double epoch_s = std::floor(unix_now_s());
+  // The mean model while the peers run, only to stop at the target: evaluating it takes CPU
+  // the peers would otherwise have (the rest is evaluated once they have exited).
+  MeanModelEvaluator evaluator(config, run_dir, n, epoch_s, interval_s);
+  const double base_s = base_gradient_s(o, config, evaluator.parameters());
+  const std::vector<PeerLaunch> peers =
+      peer_launches(o, config, n, config_path, run_dir, epoch_s, base_s);
+  if (config.run.stop_at_target &&
+      std::any_of(peers.begin(), peers.end(), [](const auto& p) { return !p.host.empty(); })) {
+    // The live evaluation reads the peers' snapshots from this machine's run folder.
+    throw std::invalid_argument(
+        "run.stop_at_target needs every peer on this machine (remote peers' snapshots are "
+        "only copied here after the run); drop it, or use run.duration_s");
+  }
+  print_start_line(peers, config, base_s, run_dir);
+  LiveEvaluation live{evaluator, {}, false};
+  const LaunchResult result =
+      launch_with_signals(peers, launch_options(config, run_dir, live), config, n);
+  const std::vector<int> not_fetched = fetch_remote_outputs(peers, run_dir);
+
+  nlohmann::ordered_json extra;
+  extra["ok"] = result.ok() && not_fetched.empty();
+  extra["outputs_not_fetched"] = not_fetched;
+  extra["policy"] = consensus::to_string(config.consensus.protocol.policy.kind);
+  extra["base_gradient_s"] = base_s;
+  extra["overrides"] = config.overrides;
+  write_results(o, config, run_dir, n, live, extra, started);
   return exit_code(result, not_fetched);
 }
 

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include "node/cli/commands.h"
 #include "node/config/experiment_config.h"
@@ -30,7 +31,10 @@ struct TopoOptions {
   std::string dot;
 };
 
-void run_topo(CLI::App& cmd, const TopoOptions& o) {
+// The topology and code to describe: the config's (if given), with the flags given on the
+// command line on top, so `--config X --peers 32` explores a variant of X.
+std::pair<topology::TopologySpec, coding::NeighbourhoodCodeSpec> topo_specs(CLI::App& cmd,
+                                                                            const TopoOptions& o) {
   topology::TopologySpec spec;
   coding::NeighbourhoodCodeSpec code;
   if (!o.config.empty()) {
@@ -38,7 +42,6 @@ void run_topo(CLI::App& cmd, const TopoOptions& o) {
     spec = config.topology;
     code = config.consensus.protocol.coding;
   }
-  // Flags override the config, so `--config X --peers 32` explores a variant of X.
   if (!o.kind.empty()) {
     spec.kind = topology::parse_topology_kind(o.kind);
     if (o.config.empty() && spec.kind == topology::TopologyKind::kEdgeList &&
@@ -65,7 +68,11 @@ void run_topo(CLI::App& cmd, const TopoOptions& o) {
   if (given("--coding")) code.scheme = coding::parse_scheme(o.coding);
   if (given("--coding-stragglers")) code.stragglers = o.coding_stragglers;
   if (given("--dynamic-roles")) code.dynamic_roles = o.dynamic_roles;
+  return {spec, code};
+}
 
+void run_topo(CLI::App& cmd, const TopoOptions& o) {
+  const auto [spec, code] = topo_specs(cmd, o);
   topology::Topology topology = topology::build_topology(spec);
   topology::TopologyFacts facts = topology::analyze(topology, o.eps);
   std::optional<coding::Placement> placement;

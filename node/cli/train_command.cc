@@ -40,35 +40,65 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-void run_train(const TrainOptions& o) {
-  const ExperimentConfig config = load_config(o.config);
-  const auto load_start = std::chrono::steady_clock::now();
-  learning::TrainTest data = learning::load_data(config.data);
+// The data, the model that fits them and the iteration count (--epochs, else run.iterations),
+// announced in one line.
+struct TrainSetup {
+  learning::TrainTest data;
   std::unique_ptr<learning::Model> model;
+  std::int64_t iterations = 0;
+};
+
+TrainSetup set_up_training(const TrainOptions& o, const ExperimentConfig& config) {
+  const auto load_start = std::chrono::steady_clock::now();
+  TrainSetup t;
+  t.data = learning::load_data(config.data);
   try {
-    model = learning::make_model(config.model, data.train);
+    t.model = learning::make_model(config.model, t.data.train);
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error(o.config.config + ": [model] does not fit [data]: " + e.what());
   }
   const learning::OptimizerSpec& opt = config.optimizer;
-  const std::int64_t train_size = data.train.size();
-  const std::int64_t iterations =
-      o.epochs > 0 ? std::int64_t(std::ceil(o.epochs * double(train_size) / opt.batch_size))
-                   : config.run.iterations;
-  std::cout << "fastk train: " << model->name() << " (" << model->num_parameters()
+  const std::int64_t train_size = t.data.train.size();
+  t.iterations = o.epochs > 0
+                     ? std::int64_t(std::ceil(o.epochs * double(train_size) / opt.batch_size))
+                     : config.run.iterations;
+  std::cout << "fastk train: " << t.model->name() << " (" << t.model->num_parameters()
             << " parameters) on " << learning::to_string(config.data.kind) << " (" << train_size
-            << " train, " << data.test.size() << " test samples, loaded in "
+            << " train, " << t.data.test.size() << " test samples, loaded in "
             << format("%.1f s", seconds_since(load_start)) << "), batch " << opt.batch_size << ", "
-            << iterations << " iterations ("
-            << format("%.2f", double(iterations) * opt.batch_size / double(train_size))
+            << t.iterations << " iterations ("
+            << format("%.2f", double(t.iterations) * opt.batch_size / double(train_size))
             << " epochs), lr " << opt.lr << " " << learning::to_string(opt.schedule) << "\n";
+  return t;
+}
+
+// Batches over the whole training set, shuffled by the optimizer's seed.
+learning::BatchSampler whole_set_sampler(std::int64_t train_size,
+                                         const learning::OptimizerSpec& opt) {
+  std::vector<std::int64_t> all(static_cast<std::size_t>(train_size));
+  std::iota(all.begin(), all.end(), std::int64_t{0});
+  return learning::BatchSampler(std::move(all), opt.batch_size, opt.seed);
+}
+
+void check_finite(double loss, std::int64_t k, const learning::OptimizerSpec& opt) {
+  if (std::isfinite(loss)) return;
+  throw std::runtime_error(
+      format("training diverged at iteration %lld (loss %g): lower optimizer.lr (now %g)",
+             (long long)k, loss, opt.lr));
+}
+
+void run_train(const TrainOptions& o) {
+  const ExperimentConfig config = load_config(o.config);
+  TrainSetup setup = set_up_training(o, config);
+  const learning::TrainTest& data = setup.data;
+  learning::Model* model = setup.model.get();
+  const learning::OptimizerSpec& opt = config.optimizer;
+  const std::int64_t iterations = setup.iterations;
 
   std::vector<float> params(model->num_parameters()), grad(params.size());
   model->initialize(params, config.model.init_seed);
   learning::Sgd sgd(opt, params.size(), iterations);
-  std::vector<std::int64_t> all(static_cast<std::size_t>(train_size));
-  std::iota(all.begin(), all.end(), std::int64_t{0});
-  learning::BatchSampler sampler(std::move(all), opt.batch_size, opt.seed);
+  learning::BatchSampler sampler = whole_set_sampler(data.train.size(), opt);
 
   ProgressLine progress(std::cout, stdout_is_tty());
   const auto start = std::chrono::steady_clock::now();
@@ -85,12 +115,7 @@ void run_train(const TrainOptions& o) {
   };
   for (std::int64_t k = 0; k < iterations; ++k) {
     const double loss = model->loss_and_gradient(params, {&data.train, sampler.next()}, grad);
-    if (!std::isfinite(loss)) {
-      throw std::runtime_error(
-          format("training diverged at iteration %lld (loss %g): lower "
-                 "optimizer.lr (now %g)",
-                 (long long)k, loss, opt.lr));
-    }
+    check_finite(loss, k, opt);
     sgd.step(params, grad, k);
     loss_sum += loss;
     ++loss_count;
@@ -110,12 +135,10 @@ void run_train(const TrainOptions& o) {
   const double elapsed = seconds_since(start);
   const learning::Evaluation test = evaluate(iterations);
   std::cout << format(
-                   "final: %s on %lld samples; %.2f epochs, %lld iterations in %.1f s (%.0f "
-                   "samples/s)",
-                   describe_test(test, classification).c_str(), (long long)test.samples,
-                   sampler.epochs(), (long long)iterations, elapsed,
-                   double(iterations) * opt.batch_size / elapsed)
-            << "\n";
+      "final: %s on %lld samples; %.2f epochs, %lld iterations in %.1f s "
+      "(%.0f samples/s)\n",
+      describe_test(test, classification).c_str(), (long long)test.samples, sampler.epochs(),
+      (long long)iterations, elapsed, double(iterations) * opt.batch_size / elapsed);
 }
 
 }  // namespace
