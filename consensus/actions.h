@@ -96,5 +96,8 @@ template <typename... Handlers>
 struct ActionHandlers : Handlers... {
   using Handlers::operator()...;
 };
+// Clang before 17 does not deduce aggregate template arguments by itself.
+template <typename... Handlers>
+ActionHandlers(Handlers...) -> ActionHandlers<Handlers...>;
 
 }  // namespace fastk::consensus

@@ -11,12 +11,19 @@ namespace fastk::node {
 
 std::optional<std::filesystem::path> find_plot_script(const std::filesystem::path& executable) {
   namespace fs = std::filesystem;
+  std::error_code ignored;
+  // A script the user names is the one wanted: if it is not there, say so rather than use
+  // another.
+  if (const char* set = std::getenv("FASTK_PLOT_SCRIPT"); set && *set) {
+    return fs::is_regular_file(set, ignored) ? std::optional<fs::path>(set) : std::nullopt;
+  }
   std::vector<fs::path> candidates;
-  if (const char* set = std::getenv("FASTK_PLOT_SCRIPT"); set && *set) candidates.emplace_back(set);
-  candidates.push_back(executable.parent_path().parent_path() / "share" / "fastk" / "plot_run.py");
+  if (executable.is_absolute()) {
+    candidates.push_back(executable.parent_path().parent_path() / "share" / "fastk" /
+                         "plot_run.py");
+  }
   candidates.push_back(fs::path(FASTK_SOURCE_DIR) / "experiments" / "plot_run.py");
   for (const fs::path& p : candidates) {
-    std::error_code ignored;
     if (fs::is_regular_file(p, ignored)) return p;
   }
   return std::nullopt;
@@ -26,8 +33,15 @@ bool make_plots(const std::filesystem::path& run_dir) {
   std::error_code no_exe;
   const auto script = find_plot_script(std::filesystem::read_symlink("/proc/self/exe", no_exe));
   if (!script) {
-    std::cerr << "fastk: no plots: plot_run.py not found (set FASTK_PLOT_SCRIPT, or install "
-                 "fastk with `cmake --install`, which puts it in <prefix>/share/fastk)\n";
+    const char* set = std::getenv("FASTK_PLOT_SCRIPT");
+    std::cerr << "fastk: no plots: "
+              << (set && *set
+                      ? std::string("FASTK_PLOT_SCRIPT names ") + set + ", which does not exist"
+                      : std::string("plot_run.py is neither in <prefix>/share/fastk "
+                                    "beside this fastk nor in " FASTK_SOURCE_DIR
+                                    "/experiments (install fastk with `cmake "
+                                    "--install`, or set FASTK_PLOT_SCRIPT)"))
+              << "\n";
     return false;
   }
   // Debian's interpreter has python3-matplotlib even when another python3 comes first.

@@ -86,6 +86,13 @@ void write_resolved_inputs(const std::filesystem::path& path, const SimulationIn
                      {"link_jitter_s", s.link_jitter_s},
                      {"links", links},
                      {"seed", s.seed}};
+  const auto& c = p.coding;
+  j["coding"] = {{"scheme", coding::to_string(c.scheme)},
+                 {"stragglers", c.stragglers},
+                 {"deadline_s", c.deadline_s},
+                 {"rescale", c.rescale},
+                 {"split_batch", c.split_batch},
+                 {"dynamic_roles", c.dynamic_roles}};
   // sim.threads is left out: it changes only the speed, never an output byte.
   j["sim"] = {{"per_peer_eval", in.sim.per_peer_eval}, {"calibration", in.sim.calibration}};
   if (in.calibration) j["calibration"] = calibration::to_json(*in.calibration);

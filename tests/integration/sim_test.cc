@@ -69,6 +69,13 @@ TEST(Simulation, LearnsAndWritesEveryMetricsFile) {
   int count = 0;
   while (std::getline(rows, line)) ++count;
   EXPECT_EQ(count, 1 + 9 * 40);
+  // Every table read is echoed back, [coding] included.
+  const std::string resolved = read_all(folder / "resolved_config.json");
+  for (const char* table : {"\"run\"", "\"topology\"", "\"data\"", "\"model\"", "\"optimizer\"",
+                            "\"consensus\"", "\"coding\"", "\"stragglers\"", "\"sim\""}) {
+    EXPECT_NE(resolved.find(table), std::string::npos) << table;
+  }
+  EXPECT_NE(resolved.find("\"gradient_stats_every\""), std::string::npos);
 }
 
 TEST(Simulation, OutputsAreByteIdenticalWhateverTheThreadCount) {

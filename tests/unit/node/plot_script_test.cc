@@ -28,11 +28,16 @@ TEST(PlotScript, AnInstalledFastkUsesTheScriptInstalledBesideIt) {
 TEST(PlotScript, TheEnvironmentOverridesAndABuildTreeFallsBackToItsSources) {
   const fs::path dir = testutil::fresh_test_dir();
   touch(dir / "mine.py");
+  touch(dir / "share" / "fastk" / "plot_run.py");
   ::setenv("FASTK_PLOT_SCRIPT", (dir / "mine.py").c_str(), 1);
   EXPECT_EQ(find_plot_script(dir / "bin" / "fastk"), dir / "mine.py");
-  ::setenv("FASTK_PLOT_SCRIPT", (dir / "missing.py").c_str(), 1);  // not there: skipped
-  const auto fallback = find_plot_script(dir / "bin" / "fastk");
+  // A named script that is not there is not replaced by another.
+  ::setenv("FASTK_PLOT_SCRIPT", (dir / "missing.py").c_str(), 1);
+  EXPECT_FALSE(find_plot_script(dir / "bin" / "fastk").has_value());
   ::unsetenv("FASTK_PLOT_SCRIPT");
+  // Without an absolute executable path (/proc/self/exe unreadable) no installed copy is
+  // looked for, not even relative to the working directory.
+  const auto fallback = find_plot_script("");
   ASSERT_TRUE(fallback.has_value());
   EXPECT_EQ(fallback->filename(), "plot_run.py");
   EXPECT_EQ(fallback->parent_path().filename(), "experiments");
