@@ -107,12 +107,9 @@ AdaptivePolicy::Candidate AdaptivePolicy::choose(const PolicyInput& in,
     c.progress = gain - (L * eta * eta / 2) * est.gradient_variance / (m + 1) -
                  (eta * L * L / 2) * nu2 / (m + 1);
     c.floor_progress = candidates.front().progress;
-    double sum = 0;
-    for (const ArrivalWindow::Wait& w : in.arrivals->waits(m, in.iteration, in.now_s)) {
-      sum += w.iteration_s();
-      c.arrivals_s.push_back(w.arrival_s);
-    }
-    c.time_s = std::max(sum / static_cast<double>(c.arrivals_s.size()), 1e-12);
+    const auto waits = in.arrivals->waits(m, in.iteration, in.now_s);  // not empty: has_timing
+    for (const ArrivalWindow::Wait& w : waits) c.arrivals_s.push_back(w.arrival_s);
+    c.time_s = std::max(ArrivalWindow::mean_iteration_s(waits), 1e-12);
     const std::size_t i = candidates.size() - 1;
     // Ties (relative 1e-9) go to the larger m: m ascends, so >= with tolerance.
     if (c.progress > 0 &&

@@ -67,9 +67,13 @@ std::optional<double> ArrivalWindow::expected_iteration_time(int m, std::int64_t
                                                              double now_s) const {
   const std::vector<Wait> all = waits(m, current_k, now_s);
   if (all.empty()) return std::nullopt;
+  return mean_iteration_s(all);
+}
+
+double ArrivalWindow::mean_iteration_s(const std::vector<Wait>& waits) {
   double sum = 0;
-  for (const Wait& w : all) sum += w.iteration_s();
-  return sum / static_cast<double>(all.size());
+  for (const Wait& w : waits) sum += w.iteration_s();
+  return sum / static_cast<double>(waits.size());
 }
 
 }  // namespace fastk::consensus

@@ -42,7 +42,9 @@ class ArrivalWindow {
     double iteration_s() const { return gradient_s > arrival_s ? gradient_s : arrival_s; }
   };
   std::vector<Wait> waits(int m, std::int64_t current_k, double now_s) const;
-  // T(m): the mean of max(tau, A_(m)) over waits(). nullopt without samples.
+  // The mean of max(tau, A_(m)) over `waits` (not empty).
+  static double mean_iteration_s(const std::vector<Wait>& waits);
+  // T(m): mean_iteration_s of waits(). nullopt without samples.
   std::optional<double> expected_iteration_time(int m, std::int64_t current_k, double now_s) const;
 
  private:
