@@ -81,13 +81,23 @@ struct IterationCompleted {
   IterationRecord record;
 };
 
+// A neighbour stopped being awaited: it said goodbye (on_neighbour_left) or was silent for
+// silence_timeout_s. Reported once per departure, by the first event that sees it; a message
+// from the neighbour brings it back, and a later departure is reported again. The runtime
+// keeps no rule of its own for this: the departures it lists are these.
+struct NeighbourGone {
+  PeerId peer = 0;
+  std::int64_t iteration = 0;  // the own iteration when it was noticed
+  bool said_goodbye = false;   // false: silent
+};
+
 // The peer ran its configured number of iterations; model() is final.
 struct Finished {
   std::int64_t iterations = 0;
 };
 
-using Action =
-    std::variant<SendParams, SendCoded, StartGradient, ArmTimer, IterationCompleted, Finished>;
+using Action = std::variant<SendParams, SendCoded, StartGradient, ArmTimer, IterationCompleted,
+                            NeighbourGone, Finished>;
 using Actions = std::vector<Action>;
 
 // One handler per action, for std::visit: a runtime that lacks a handler for a new action

@@ -181,6 +181,7 @@ void PeerProtocol::on_gradient_done(double now_s, std::span<const float> gradien
     throw std::logic_error("PeerProtocol: gradient has " + std::to_string(gradient.size()) +
                            " values, expected " + std::to_string(expected));
   }
+  report_departures(now_s, out);
   gradient_ready_ = true;
   gradient_done_s_ = now_s;
   arrivals_.gradient_done(k_, now_s);
@@ -240,8 +241,7 @@ void PeerProtocol::on_coded_gradient(double now_s, PeerId from, std::int64_t tag
     return;
   }
   Slot& slot = slots_[static_cast<std::size_t>(s)];
-  slot.last_heard_s = now_s;
-  slot.departed = false;
+  heard_from(slot, now_s);
   if (tag > slot.coded_tag) {  // an older one (reordered, duplicated) teaches nothing
     coded_->learn(from, *coded);
     slot.coded = std::move(coded);
@@ -259,8 +259,7 @@ void PeerProtocol::on_message(double now_s, PeerId from, std::int64_t tag, Param
     return;
   }
   Slot& slot = slots_[static_cast<std::size_t>(s)];
-  slot.last_heard_s = now_s;
-  slot.departed = false;
+  heard_from(slot, now_s);
   arrivals_.message(from, tag, now_s);
   if (tag >= k_ - config_.staleness && slot.oldest_fresh_tag < k_ - config_.staleness) {
     slot.oldest_fresh_tag = tag;
@@ -285,7 +284,23 @@ void PeerProtocol::on_neighbour_left(double now_s, PeerId peer, Actions& out) {
   reevaluate(now_s, out);
 }
 
+void PeerProtocol::heard_from(Slot& slot, double now_s) {
+  slot.last_heard_s = now_s;
+  slot.departed = false;
+  slot.reported_gone = false;
+}
+
+void PeerProtocol::report_departures(double now_s, Actions& out) {
+  for (std::size_t s = 0; s < slots_.size(); ++s) {
+    Slot& slot = slots_[s];
+    if (slot.reported_gone || !gone(slot, now_s)) continue;
+    slot.reported_gone = true;
+    out.push_back(NeighbourGone{neighbours_[s], k_, slot.departed});
+  }
+}
+
 void PeerProtocol::reevaluate(double now_s, Actions& out) {
+  report_departures(now_s, out);
   if (phase_ == Phase::kGapBlocked) {
     begin_or_block(now_s, out);
   } else if (phase_ == Phase::kRunning) {

@@ -13,8 +13,8 @@
 // required = m, relaxed to m_min from the policy's relax_at() on (deadline, adaptive), never more
 // than the neighbours that can still deliver (fresh ones plus those not gone). A neighbour
 // is gone after on_neighbour_left, or while silent for silence_timeout_s (if set); a
-// message brings it back. With max_gap > 0, iteration k+1 starts only once every
-// neighbour not gone has sent a tag >= k + 1 - max_gap.
+// message brings it back. Each departure goes out once as a NeighbourGone action. With max_gap > 0,
+// iteration k+1 starts only once every neighbour not gone has sent a tag >= k + 1 - max_gap.
 #pragma once
 
 #include <cstdint>
@@ -110,6 +110,7 @@ class PeerProtocol {
     Params oldest_fresh;
     double last_heard_s = 0;
     bool departed = false;
+    bool reported_gone = false;  // NeighbourGone went out for the current departure
     // Newest coded gradient; fresh like models (tag >= k - staleness), so a neighbour that
     // ran ahead still counts, which keeps the liveness argument of uncoded runs.
     CodedPart coded;
@@ -135,6 +136,10 @@ class PeerProtocol {
   void arm_silence_timer(std::span<const int> slots, double now_s, Actions& out);
   void arm(double at_s, Actions& out);
   void reevaluate(double now_s, Actions& out);
+  // NeighbourGone for every neighbour that is gone and not reported yet.
+  void report_departures(double now_s, Actions& out);
+  // A message from the slot's neighbour: heard now, and back if it was gone.
+  void heard_from(Slot& slot, double now_s);
 
   PeerId self_;
   std::shared_ptr<const topology::TopologySchedule> schedule_;

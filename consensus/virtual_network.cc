@@ -85,6 +85,7 @@ void VirtualNetwork::execute(PeerId peer, Actions& actions) {
       [&](IterationCompleted& done) {
         if (on_record) on_record(done.record);
       },
+      [](NeighbourGone&) {},  // remove_peer told the neighbours; nothing to schedule
       [&](Finished&) { ++finished_; },
   };
   for (auto& action : actions) std::visit(handle, action);
@@ -266,6 +267,7 @@ double VirtualNetwork::io_cost_s(const Event& input, const Actions& actions) con
       // Starting a gradient and arming a timer are hand-offs, not I/O work.
       [](const StartGradient&) {},
       [](const ArmTimer&) {},
+      [](const NeighbourGone&) {},
       [](const Finished&) {},
   };
   for (const auto& action : actions) std::visit(charge, action);

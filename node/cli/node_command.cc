@@ -117,7 +117,8 @@ void run_node(const NodeOptions& o) {
 
   std::cout << "fastk node: peer " << options.peer << " of " << peers << ", writing to "
             << dir.string() << std::endl;
-  const peer::PeerReport r = peer::run_peer(config, options, hooks);
+  peer::RunRequests requests;  // from signals and stdin (peer/stop_watcher.h)
+  const peer::PeerReport r = peer::run_peer(config, options, hooks, requests);
   iterations.flush();
   metrics::write_model(dir / "model-final.f32", r.final_model);
   metrics::write_json_file(dir / "summary.json", summary_of(r));

@@ -7,10 +7,10 @@
 
 namespace fastk::node::peer {
 
-ComputeThread::ComputeThread(GradientFn gradient, SleepFn sleep, transport::Waker waker)
+ComputeThread::ComputeThread(GradientFn gradient, SleepFn sleep, WakeFn wake)
     : gradient_(std::move(gradient)),
       sleep_(std::move(sleep)),
-      waker_(std::move(waker)),
+      wake_(std::move(wake)),
       thread_([this] { loop(); }) {}
 
 ComputeThread::~ComputeThread() {
@@ -85,7 +85,7 @@ void ComputeThread::loop() {
       std::lock_guard lock(mutex_);
       done_ = std::move(out);
     }
-    waker_.wake();
+    wake_();
   }
 }
 

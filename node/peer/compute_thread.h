@@ -16,7 +16,6 @@
 
 #include "consensus/actions.h"
 #include "node/training/gradient_step.h"
-#include "node/transport/zmq_transport.h"
 
 namespace fastk::node::peer {
 
@@ -36,8 +35,10 @@ class ComputeThread {
   // Injected seconds after gradient k of `work` gradients' worth (StartGradient::work).
   using SleepFn = std::function<double(std::int64_t k, double work)>;
 
-  // `waker` is rung after each gradient so the I/O thread's receive() returns at once.
-  ComputeThread(GradientFn gradient, SleepFn sleep, transport::Waker waker);
+  // Called after each gradient (on this thread), so the I/O thread's receive() returns at once.
+  using WakeFn = std::function<void()>;
+
+  ComputeThread(GradientFn gradient, SleepFn sleep, WakeFn wake);
   ~ComputeThread();  // abandons a gradient in flight (after it finishes) and joins
   ComputeThread(const ComputeThread&) = delete;
   ComputeThread& operator=(const ComputeThread&) = delete;
@@ -56,7 +57,7 @@ class ComputeThread {
 
   GradientFn gradient_;
   SleepFn sleep_;
-  transport::Waker waker_;
+  WakeFn wake_;
   mutable std::mutex mutex_;
   std::condition_variable work_;
   std::optional<consensus::StartGradient> job_;

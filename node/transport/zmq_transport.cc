@@ -17,10 +17,6 @@ namespace {
 // alive (and copied when it has none).
 constexpr std::size_t kCopyBelowBytes = 1024;
 
-// Frames up to this size may be stored inside zmq::message_t itself (libzmq keeps up to 33
-// bytes inline); a margin costs nothing.
-constexpr std::size_t kInlineFrameBytes = 64;
-
 // ZeroMQ calls this (on its I/O thread) once it no longer needs a zero-copy payload.
 void release_owner(void* /*data*/, void* hint) {
   delete static_cast<std::shared_ptr<const void>*>(hint);
@@ -58,30 +54,6 @@ std::span<const std::byte> bytes_of(const zmq::message_t& frame) {
 }
 
 }  // namespace
-
-ReceivedMessage::ReceivedMessage(const wire::DecodedMessage& decoded, zmq::message_t payload_frame)
-    : type_(decoded.type),
-      sender_(decoded.sender),
-      iteration_(decoded.iteration),
-      hello_(decoded.hello),
-      payload_frame_(std::move(payload_frame)) {
-  if (type_ != wire::MessageType::kModel) return;
-  // ZeroMQ keeps small frames inside the message object, which moves with this one; large
-  // frames live on the heap and stay put, so they can be read in place if float-aligned.
-  const void* data = payload_frame_.data();
-  const bool inline_frame = payload_frame_.size() <= kInlineFrameBytes;
-  if (inline_frame || reinterpret_cast<std::uintptr_t>(data) % alignof(float) != 0) {
-    aligned_copy_.resize(payload_frame_.size() / sizeof(float));
-    std::memcpy(aligned_copy_.data(), data, aligned_copy_.size() * sizeof(float));
-    copied_ = true;
-  }
-}
-
-std::span<const float> ReceivedMessage::parameters() const {
-  if (type_ != wire::MessageType::kModel) return {};
-  if (copied_) return aligned_copy_;
-  return {static_cast<const float*>(payload_frame_.data()), payload_frame_.size() / sizeof(float)};
-}
 
 ZmqTransport::ZmqTransport(wire::WirePeers peers, const std::string& bind_endpoint,
                            TransportOptions options)
@@ -161,12 +133,11 @@ SendStatus ZmqTransport::send(PeerId neighbour, const wire::EncodedMessage& mess
   return SendStatus::kQueued;
 }
 
-Waker ZmqTransport::make_waker() { return Waker(wake_fd_.get()); }
-
 // Adds 1 to the eventfd's counter; wake-ups not yet seen collapse into one.
-void Waker::wake() {
+void ZmqTransport::wake() {
   const std::uint64_t one = 1;
-  (void)!::write(fd_, &one, sizeof one);  // EAGAIN only at a counter of 2^64 - 2: awake anyway
+  (void)!::write(wake_fd_.get(), &one,
+                 sizeof one);  // EAGAIN only at a counter of 2^64 - 2: awake anyway
 }
 
 std::optional<Received> ZmqTransport::receive(std::chrono::milliseconds timeout) {
@@ -213,8 +184,11 @@ std::optional<Received> ZmqTransport::read_one() {
     rejections_.record(*rejection);
     return Received(std::move(*rejection));
   }
+  // On the heap, so that the bytes of a small frame (kept inside zmq::message_t) stay put.
+  auto payload = std::make_shared<zmq::message_t>(std::move(frames[1]));
+  const std::span<const std::byte> bytes = bytes_of(*payload);
   return Received(std::in_place_type<ReceivedMessage>, std::get<wire::DecodedMessage>(result),
-                  std::move(frames[1]));
+                  wire::SharedBytes{std::move(payload), bytes});
 }
 
 SendCounters ZmqTransport::send_counters(PeerId neighbour) const {

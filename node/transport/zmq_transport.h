@@ -25,9 +25,7 @@
 #include <zmq.hpp>
 
 #include "node/os/unique_fd.h"
-#include "node/wire/decoder.h"
-#include "node/wire/encoder.h"
-#include "node/wire/rejection_counter.h"
+#include "node/transport/link.h"
 
 namespace fastk::node::transport {
 
@@ -46,66 +44,7 @@ struct TransportOptions {
   wire::LogSink log = wire::stderr_log_sink();  // bad-message reports, once per cause
 };
 
-enum class [[nodiscard]] SendStatus{
-    kQueued,   // handed to ZeroMQ; delivered unless the neighbour dies
-    kDropped,  // the neighbour's queue is full (dead, not yet started, or slow): counted
-};
-
-struct SendCounters {
-  std::uint64_t queued = 0;
-  std::uint64_t dropped = 0;
-  std::uint64_t bytes_queued = 0;  // header + payload bytes of queued messages
-};
-
-// A message that passed the decoder. Owns its frames, so parameters() stays valid as long
-// as the object lives.
-class ReceivedMessage {
- public:
-  ReceivedMessage(const wire::DecodedMessage& decoded, zmq::message_t payload_frame);
-
-  wire::MessageType type() const { return type_; }
-  PeerId sender() const { return sender_; }
-  std::int64_t iteration() const { return iteration_; }
-  const wire::HelloInfo& hello() const { return hello_; }  // HELLO / HELLO_ACK
-  // MODEL: the sender's parameters, read in place from the received frame when it is
-  // float-aligned (it is with libzmq's allocator), else from an aligned copy. Empty for
-  // other types. Valid while this object lives (also after moving it).
-  std::span<const float> parameters() const;
-  // The payload frame's bytes (read them before moving this object: small frames move).
-  std::span<const std::byte> payload() const {
-    return {static_cast<const std::byte*>(payload_frame_.data()), payload_frame_.size()};
-  }
-
- private:
-  wire::MessageType type_;
-  PeerId sender_;
-  std::int64_t iteration_;
-  wire::HelloInfo hello_;
-  zmq::message_t payload_frame_;
-  std::vector<float> aligned_copy_;
-  bool copied_ = false;  // parameters are in aligned_copy_, not read in place
-};
-
-// What receive() got: a good message, or a rejected one (already counted and logged).
-using Received = std::variant<ReceivedMessage, wire::Rejection>;
-
-// Cuts short the I/O thread's receive() from another thread (the compute thread saying
-// "gradient ready"), so the I/O loop need not poll with a short timeout. Made by
-// ZmqTransport::make_waker(); any thread may wake. An eventfd that receive() polls beside
-// the socket: one write(2) per wake-up, where an inproc ZeroMQ socket cost a message and
-// command processing on both sides.
-class Waker {
- public:
-  // Never blocks. receive() returns empty as soon as it next waits (at once if waiting now).
-  void wake();
-
- private:
-  friend class ZmqTransport;
-  explicit Waker(int fd) : fd_(fd) {}
-  int fd_;  // owned by the transport
-};
-
-class ZmqTransport {
+class ZmqTransport final : public Link {
  public:
   // Binds the receive socket at `bind_endpoint` ("tcp://127.0.0.1:*" picks a free port, or
   // an "ipc://path" Unix-domain socket). Throws std::runtime_error naming the endpoint when
@@ -124,21 +63,17 @@ class ZmqTransport {
   // neighbour or std::runtime_error for an endpoint ZeroMQ cannot parse.
   void connect(PeerId neighbour, const std::string& endpoint);
 
-  // Never blocks. Throws std::invalid_argument if `neighbour` was never connected.
-  SendStatus send(PeerId neighbour, const wire::EncodedMessage& message);
+  // Link (link.h). send() throws std::invalid_argument if `neighbour` was never connected.
+  SendStatus send(PeerId neighbour, const wire::EncodedMessage& message) override;
+  std::optional<Received> receive(std::chrono::milliseconds timeout) override;
+  // Writes an eventfd that receive() polls beside the socket: one write(2) per wake-up, where
+  // an inproc ZeroMQ socket cost a message and command processing on both sides.
+  void wake() override;
+  std::uint64_t wakeups() const { return wakeups_; }  // receive() calls cut short by wake()
 
-  // Waits up to `timeout` for one message. Empty on timeout, on a Waker's wake(), or when a
-  // signal interrupted the wait (so the caller's loop can run its timers, pick up work from
-  // other threads and check for shutdown).
-  std::optional<Received> receive(std::chrono::milliseconds timeout);
-
-  // A waker for another thread. Use it only while the transport lives.
-  Waker make_waker();
-  std::uint64_t wakeups() const { return wakeups_; }  // receive() calls cut short by a Waker
-
-  const wire::RejectionCounter& rejections() const { return rejections_; }
+  const wire::RejectionCounter& rejections() const override { return rejections_; }
   SendCounters send_counters(PeerId neighbour) const;
-  SendCounters send_totals() const;
+  SendCounters send_totals() const override;
 
  private:
   struct Neighbour {
@@ -152,7 +87,7 @@ class ZmqTransport {
   TransportOptions options_;
   wire::RejectionCounter rejections_;
   zmq::socket_t receiver_;
-  os::UniqueFd wake_fd_;  // eventfd written by Wakers
+  os::UniqueFd wake_fd_;  // eventfd written by wake()
   std::uint64_t wakeups_ = 0;
   std::string endpoint_;
   std::map<PeerId, Neighbour> neighbours_;

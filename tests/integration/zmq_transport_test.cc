@@ -275,22 +275,19 @@ TEST(ZmqTransport, SendingToAPeerThatIsNotRunningNeverBlocks) {
 TEST(ZmqTransport, AnotherThreadCanCutAWaitShort) {
   const wire::PeerId neighbours[] = {1};
   ZmqTransport peer(wire::WirePeers(0, kRun, neighbours), kAnyPort);
-  {
-    Waker waker = peer.make_waker();
-    std::thread compute([&waker] {
-      std::this_thread::sleep_for(20ms);  // "computing a gradient"
-      waker.wake();
-    });
-    // Without the wake-up this would wait a minute and still return empty, but with
-    // wakeups() == 0.
-    EXPECT_FALSE(peer.receive(60s));
-    compute.join();
-    EXPECT_EQ(peer.wakeups(), 1u);
-    waker.wake();  // a wake-up while nobody waits is kept for the next receive()
-    waker.wake();  // and several collapse into one
-    EXPECT_FALSE(peer.receive(60s));
-    EXPECT_EQ(peer.wakeups(), 2u);
-  }  // the Waker goes before the transport
+  std::thread compute([&peer] {
+    std::this_thread::sleep_for(20ms);  // "computing a gradient"
+    peer.wake();
+  });
+  // Without the wake-up this would wait a minute and still return empty, but with
+  // wakeups() == 0.
+  EXPECT_FALSE(peer.receive(60s));
+  compute.join();
+  EXPECT_EQ(peer.wakeups(), 1u);
+  peer.wake();  // a wake-up while nobody waits is kept for the next receive()
+  peer.wake();  // and several collapse into one
+  EXPECT_FALSE(peer.receive(60s));
+  EXPECT_EQ(peer.wakeups(), 2u);
 }
 
 TEST(ZmqTransport, MisuseIsReportedClearly) {

@@ -238,7 +238,15 @@ TEST_F(HandDriven, ANeighbourThatLeftIsNoLongerAwaited) {
   EXPECT_EQ(count_completed(out_), 0);
   peer->on_neighbour_left(1.5, 2, out_);
   ASSERT_EQ(count_completed(out_), 1);
-  EXPECT_EQ(std::get<IterationCompleted>(out_[0]).record.used, (std::vector<PeerId>{1}));
+  // The departure goes out first, once, as an action: the runtime keeps no rule of its own.
+  const auto& gone = std::get<NeighbourGone>(out_[0]);
+  EXPECT_EQ(gone.peer, 2);
+  EXPECT_TRUE(gone.said_goodbye);
+  EXPECT_EQ(gone.iteration, 0);
+  EXPECT_EQ(std::get<IterationCompleted>(out_[1]).record.used, (std::vector<PeerId>{1}));
+  out_.clear();
+  peer->on_timer(2.0, out_);
+  for (const auto& action : out_) EXPECT_FALSE(std::holds_alternative<NeighbourGone>(action));
 }
 
 TEST_F(HandDriven, ASilentNeighbourStopsBeingAwaitedAfterTheTimeout) {
@@ -256,6 +264,31 @@ TEST_F(HandDriven, ASilentNeighbourStopsBeingAwaitedAfterTheTimeout) {
   EXPECT_EQ(count_completed(out_), 0);
   peer->on_timer(5.0, out_);
   EXPECT_EQ(count_completed(out_), 1);
+  // Neighbour 2 is reported gone (silent) once; a message brings it back, and a second
+  // silence is a second departure.
+  const auto departures = [&] {
+    std::vector<NeighbourGone> found;
+    for (const auto& action : out_)
+      if (const auto* gone = std::get_if<NeighbourGone>(&action)) found.push_back(*gone);
+    return found;
+  };
+  ASSERT_EQ(departures().size(), 1u);
+  EXPECT_EQ(departures()[0].peer, 2);
+  EXPECT_FALSE(departures()[0].said_goodbye);
+  out_.clear();
+  peer->on_timer(6.0, out_);  // neighbour 1, last heard at 0.1, is silent now too
+  ASSERT_EQ(departures().size(), 1u);
+  EXPECT_EQ(departures()[0].peer, 1);
+  out_.clear();
+  peer->on_timer(6.5, out_);
+  EXPECT_TRUE(departures().empty()) << "a departure is reported once";
+  peer->on_message(7.0, 2, 1, model(1, 1), out_);
+  EXPECT_TRUE(departures().empty());
+  out_.clear();
+  peer->on_timer(12.5, out_);
+  ASSERT_EQ(departures().size(), 1u);  // neighbour 2 came back and went silent again
+  EXPECT_EQ(departures()[0].peer, 2);
+  EXPECT_EQ(departures()[0].iteration, 1);
 }
 
 }  // namespace

@@ -1,0 +1,38 @@
+#include "node/peer/outbound_queue.h"
+
+#include <algorithm>
+
+namespace fastk::node::peer {
+
+void OutboundQueue::send(int to, Outbound what, const wire::EncodedMessage& message) {
+  auto& queue = pending_[to];
+  if (queue.empty() &&
+      link_.send(static_cast<wire::PeerId>(to), message) == transport::SendStatus::kQueued) {
+    return;
+  }
+  if (what != Outbound::kControl) {
+    const auto older = std::find_if(queue.begin(), queue.end(),
+                                    [&](const Item& item) { return item.what == what; });
+    if (older != queue.end()) {
+      queue.erase(older);
+      ++superseded_;
+    }
+  }
+  queue.push_back({what, message});
+}
+
+void OutboundQueue::flush() {
+  for (auto& [to, queue] : pending_) {
+    while (!queue.empty() && link_.send(static_cast<wire::PeerId>(to), queue.front().message) ==
+                                 transport::SendStatus::kQueued) {
+      queue.pop_front();
+    }
+  }
+}
+
+bool OutboundQueue::pending() const {
+  return std::any_of(pending_.begin(), pending_.end(),
+                     [](const auto& entry) { return !entry.second.empty(); });
+}
+
+}  // namespace fastk::node::peer

@@ -1,0 +1,329 @@
+#include "node/peer/peer_driver.h"
+
+#include <algorithm>
+#include <iostream>
+
+#include "node/launch/progress.h"
+#include "node/launch/wall_clock.h"
+#include "node/wire/coded_payload.h"
+
+namespace fastk::node::peer {
+namespace {
+
+std::chrono::milliseconds ms(double seconds) {
+  return std::chrono::milliseconds(static_cast<int>(std::ceil(std::max(0.0, seconds) * 1000)));
+}
+
+}  // namespace
+
+PeerDriver::PeerDriver(DriverSettings settings, DriverParts parts)
+    : settings_(std::move(settings)),
+      parts_(parts),
+      rendezvous_(settings_.self, parts.protocol.known_neighbours(), settings_.run),
+      outbound_(parts.link),
+      inbox_(parts.delays, settings_.self),
+      snapshots_(settings_.epoch_s, settings_.eval_interval_s) {
+  if (!parts_.shared_models) {  // a peer without shared memory: every SHARED_MODEL is bad
+    no_shared_models_ = std::make_unique<SharedModelReader>(settings_.run.run_id, settings_.self, 0,
+                                                            std::map<int, std::string>{});
+  }
+  shared_models_ = parts_.shared_models ? parts_.shared_models : no_shared_models_.get();
+}
+
+double PeerDriver::now_s() const {
+  return std::chrono::duration<double>(Clock::now() - settings_.origin).count();
+}
+
+PeerReport PeerDriver::run() {
+  report_.peer = settings_.self;
+  if (handshake() && wait_for_start()) {
+    iterate();
+    print_progress(true);
+    say_goodbye();
+  }
+  count_link();
+  return std::move(report_);
+}
+
+// Sends HELLO until every neighbour has been heard from. False if stopped meanwhile.
+bool PeerDriver::handshake() {
+  const double deadline_s = now_s() + settings_.startup_timeout_s;
+  while (!rendezvous_.everyone_heard()) {
+    if (parts_.requests.stop) return false;
+    if (now_s() >= deadline_s) {
+      throw std::runtime_error(
+          rendezvous_.missing(settings_.startup_timeout_s, settings_.endpoint_of));
+    }
+    const auto hello = rendezvous_.hello(wire::MessageType::kHello, 0);
+    for (int j : rendezvous_.hellos_due(now_s())) outbound_.send(j, Outbound::kControl, hello);
+    receive(ms(std::min(rendezvous_.next_hello_s(), deadline_s) - now_s()));
+  }
+  return true;
+}
+
+// With wait_for_start: "@ready" for the launcher, then answer HELLOs until it says go.
+// False if stopped meanwhile; throws after startup_timeout_s without a go.
+bool PeerDriver::wait_for_start() {
+  if (!settings_.wait_for_start) return true;
+  if (settings_.progress) *settings_.progress << kReadyLine << std::endl;
+  const double deadline_s = now_s() + settings_.startup_timeout_s;
+  while (!parts_.requests.start) {
+    if (parts_.requests.stop) return false;
+    if (now_s() >= deadline_s) {
+      throw std::runtime_error("peer " + std::to_string(settings_.self) +
+                               " was ready but not told to start within startup_timeout_ms = " +
+                               std::to_string(std::lround(settings_.startup_timeout_s * 1000)) +
+                               " (did another peer fail to start? see its log)");
+    }
+    outbound_.flush();
+    receive(std::chrono::milliseconds(50));
+  }
+  return true;
+}
+
+void PeerDriver::iterate() {
+  began_s_ = now_s();
+  report_.startup_s = began_s_;
+  report_.first_iteration_unix_s = unix_now_s();
+  rendezvous_.started(began_s_);
+  iterating_ = true;
+  // The model at the instant the peer starts in is the initial one: saved, so that the mean
+  // model of every later instant is known even when the peers start in different instants.
+  snapshots_.start_at(report_.first_iteration_unix_s);
+  take_due_snapshot();
+  consensus::Actions actions;
+  parts_.protocol.start(began_s_, actions);
+  execute(actions);
+  const RunRequests& requests = parts_.requests;
+  while (!parts_.protocol.finished() && !requests.stop && !requests.finish && !out_of_time()) {
+    step(next_wait_ms());
+    take_due_snapshot();
+    print_progress(false);
+  }
+  end_of_iterating();
+}
+
+// From here on the protocol gets nothing: a peer that stopped before its last iteration
+// (time budget, target, signal) would otherwise go on iterating on the models still arriving
+// during the goodbye, sending models after its BYE, which brings it back into its
+// neighbours' awaited sets just before it goes for good.
+void PeerDriver::end_of_iterating() {
+  iterating_ = false;
+  const bool done = parts_.protocol.finished();
+  report_.finished = !parts_.requests.stop || done;
+  report_.stopped = !report_.finished;
+  report_.end = done                     ? "iterations"
+                : out_of_time()          ? "duration"
+                : parts_.requests.finish ? "target"
+                                         : "signal";
+  report_.elapsed_s = last_update_s_ - began_s_;
+  const double origin_s =
+      std::chrono::duration<double>(settings_.origin.time_since_epoch()).count();
+  report_.first_iteration_monotonic_s = origin_s + began_s_;
+  report_.last_update_monotonic_s = origin_s + last_update_s_;
+  report_.last_update_unix_s = report_.first_iteration_unix_s + (last_update_s_ - began_s_);
+}
+
+void PeerDriver::step(int wait_ms) {
+  outbound_.flush();
+  receive(std::chrono::milliseconds(outbound_.pending() ? std::min(wait_ms, 1) : wait_ms));
+  while (auto message = inbox_.release(now_s())) hand_to_protocol(*message);
+  consensus::Actions actions;
+  if (auto done = parts_.compute.poll()) {
+    report_.compute_s += done->compute_s;
+    report_.injected_s += done->injected_s;
+    last_loss_ = done->step.loss;
+    parts_.compute.recycle(parts_.protocol.hand_over_gradient(
+        now_s(), std::move(done->step.result.gradient), done->step.result.stats, actions));
+  }
+  bool due = false;
+  while (!timers_.empty() && timers_.top() <= now_s()) {
+    timers_.pop();
+    due = true;
+  }
+  if (due) parts_.protocol.on_timer(now_s(), actions);
+  execute(actions);
+}
+
+// Takes at most one message (more wait in the link for the next call).
+void PeerDriver::receive(std::chrono::milliseconds timeout) {
+  auto got = parts_.link.receive(timeout);
+  take_due_snapshot();  // an instant passed while waiting: the model before this message
+  if (!got || !std::holds_alternative<transport::ReceivedMessage>(*got)) return;
+  dispatch(std::get<transport::ReceivedMessage>(std::move(*got)));
+}
+
+void PeerDriver::dispatch(transport::ReceivedMessage message) {
+  const int from = static_cast<int>(message.sender());
+  const auto type = message.type();
+  if (auto answer = rendezvous_.heard(from, type, now_s(), parts_.protocol.iteration())) {
+    outbound_.send(from, Outbound::kControl, *answer);
+  }
+  if (!iterating_) return;  // before the go and during the goodbye the protocol gets nothing
+  auto in = to_inbound(std::move(message), *shared_models_);
+  if (!in) return;
+  if (auto now = inbox_.admit(std::move(*in), now_s())) hand_to_protocol(*now);
+}
+
+void PeerDriver::hand_to_protocol(const Inbound& message) {
+  if (!iterating_) return;
+  consensus::Actions actions;
+  consensus::PeerProtocol& protocol = parts_.protocol;
+  if (message.bye) {
+    protocol.on_neighbour_left(now_s(), message.from, actions);
+  } else if (message.coded) {
+    protocol.on_coded_gradient(now_s(), message.from, message.tag, message.coded, actions);
+  } else {
+    protocol.on_message(now_s(), message.from, message.tag, message.params, actions);
+  }
+  execute(actions);
+}
+
+void PeerDriver::execute(const consensus::Actions& actions) {
+  if (!iterating_) return;  // after the run loop nothing the protocol asks is carried out
+  const consensus::ActionHandlers handle{
+      [&](const consensus::SendParams& s) { send_model(s); },
+      [&](const consensus::SendCoded& s) { send_coded(s); },
+      [&](const consensus::StartGradient& g) {
+        parts_.compute.recycle(parts_.protocol.release_gradient());  // into the last one's memory
+        parts_.compute.submit(g);
+      },
+      [&](const consensus::ArmTimer& t) { timers_.push(t.at_s); },
+      [&](const consensus::IterationCompleted& c) { completed(c.record); },
+      [&](const consensus::NeighbourGone& gone) { departed(gone); },
+      [](const consensus::Finished&) {},  // the run loop asks the protocol finished()
+  };
+  for (const auto& action : actions) std::visit(handle, action);
+}
+
+// With shared-memory slots the message names the slot the model was published in; otherwise
+// it carries the model.
+void PeerDriver::send_model(const consensus::SendParams& s) {
+  const auto self = static_cast<wire::PeerId>(settings_.self);
+  const auto slot = parts_.own_slots ? parts_.own_slots->publish(*s.params) : std::nullopt;
+  const auto message = slot ? wire::encode_shared_model(self, s.tag, *slot, s.params)
+                            : wire::encode_model(self, s.tag, s.params, s.params->values());
+  if (slot) {
+    report_.shared_models_sent += s.to.size();
+    report_.shared_bytes += s.to.size() * s.params->values().size_bytes();
+  }
+  for (int j : s.to) outbound_.send(j, Outbound::kModel, message);
+}
+
+void PeerDriver::send_coded(const consensus::SendCoded& s) {
+  const consensus::CodedGradient& part = *s.coded;
+  const std::vector<std::uint32_t> covers(part.covers.begin(), part.covers.end());
+  const std::vector<std::uint32_t> role(part.role.begin(), part.role.end());
+  outbound_.send(
+      s.to, Outbound::kCodedGradient,
+      wire::encode_coded_gradient(static_cast<wire::PeerId>(settings_.self), s.tag, covers, role,
+                                  part.compute_s, part.gradient->values()));
+}
+
+void PeerDriver::completed(const consensus::IterationRecord& r) {
+  ++report_.iterations;
+  last_update_s_ = r.update_s;
+  report_.waiting_s += r.wait_s();
+  totals_.add(r);
+  if (!parts_.hooks.on_iteration) return;
+  // In the files, times count from the first iteration, as in the simulator (the protocol's
+  // clock began with the process, before the data load and the handshake).
+  consensus::IterationRecord shifted = r;
+  shifted.start_s -= began_s_;
+  shifted.gradient_done_s -= began_s_;
+  shifted.update_s -= began_s_;
+  parts_.hooks.on_iteration(shifted, last_loss_);
+}
+
+void PeerDriver::departed(const consensus::NeighbourGone& gone) {
+  const std::string how = gone.said_goodbye ? "bye" : "silent";
+  last_departure_[gone.peer] = how;
+  report_.departures.push_back({gone.peer, gone.iteration, how});
+}
+
+// Milliseconds until the next protocol timer, held message, snapshot, the end of the time
+// budget or progress line (at most 1 s).
+int PeerDriver::next_wait_ms() const {
+  const double now = now_s();
+  double wait = 1.0;
+  if (!timers_.empty()) wait = std::min(wait, timers_.top() - now);
+  if (auto release_s = inbox_.next_release_s()) wait = std::min(wait, *release_s - now);
+  if (settings_.progress) wait = std::min(wait, next_progress_s_ - now);
+  wait = std::min(wait, snapshots_.seconds_to_next(unix_now_s()));
+  if (settings_.duration_s > 0) wait = std::min(wait, began_s_ + settings_.duration_s - now);
+  return std::max(0, static_cast<int>(std::ceil(wait * 1000)));
+}
+
+bool PeerDriver::out_of_time() const {
+  return settings_.duration_s > 0 && now_s() - began_s_ >= settings_.duration_s;
+}
+
+// The model at the latest instant passed (snapshot_schedule.h), only while iterating:
+// before, the model is the initial one (saved at the start); after, the final model stands
+// for every later instant.
+void PeerDriver::take_due_snapshot() {
+  if (!iterating_) return;
+  const auto instant = snapshots_.due(unix_now_s());
+  if (instant && parts_.hooks.on_snapshot) {
+    parts_.hooks.on_snapshot(*instant, parts_.protocol.iteration(),
+                             parts_.protocol.model()->values());
+  }
+}
+
+void PeerDriver::print_progress(bool force) {
+  if (!settings_.progress) return;
+  if (!force && now_s() < next_progress_s_) return;
+  if (force && printed_iterations_ == report_.iterations) return;
+  printed_iterations_ = report_.iterations;
+  next_progress_s_ = now_s() + settings_.progress_interval_s;
+  PeerProgress p;
+  p.iteration = report_.iterations;
+  p.iterations = settings_.iterations;
+  p.loss = last_loss_;
+  p.accuracy = NAN;  // the launcher shows the mean model's
+  p.elapsed_s = report_.iterations ? last_update_s_ - report_.startup_s : 0;
+  p.waiting_s = report_.waiting_s;
+  p.mean_backup = report_.iterations ? totals_.mean_backups() : NAN;
+  *settings_.progress << format_progress(p) << std::endl;
+}
+
+// BYE to every neighbour, then keep answering until each has left too (or gone silent past
+// peer_timeout_s), so messages still queued reach peers that are behind. A stop request
+// cuts it short only if it came after finishing. Then every neighbour is accounted for: one
+// that said BYE since its last recorded departure left by "bye", one never recorded "silent".
+void PeerDriver::say_goodbye() {
+  const auto bye =
+      wire::encode_bye(static_cast<wire::PeerId>(settings_.self), parts_.protocol.iteration());
+  for (int j : rendezvous_.neighbours()) outbound_.send(j, Outbound::kControl, bye);
+  const double until_s = now_s() + settings_.peer_timeout_s;
+  while (now_s() < until_s && !(report_.finished && parts_.requests.stop)) {
+    if (rendezvous_.all_gone(now_s(), settings_.peer_timeout_s) && !outbound_.pending()) break;
+    outbound_.flush();
+    receive(std::chrono::milliseconds(outbound_.pending() ? 1 : 100));
+  }
+  for (const auto& [j, how] : rendezvous_.unrecorded_departures(last_departure_)) {
+    report_.departures.push_back({j, parts_.protocol.iteration(), how});
+  }
+}
+
+// The link's counters and the outbound queue's, into the report.
+void PeerDriver::count_link() {
+  const auto totals = parts_.link.send_totals();
+  report_.messages_sent = totals.queued;
+  report_.sends_refused = totals.dropped;
+  report_.bytes_sent = totals.bytes_queued;
+  report_.models_superseded = outbound_.superseded();
+  for (std::size_t c = 0; c < wire::kWireErrorCount; ++c) {
+    const auto cause = static_cast<wire::WireError>(c);
+    if (auto count = parts_.link.rejections().count(cause)) {
+      report_.rejected[std::string(wire::to_string(cause))] = count;
+    }
+  }
+  report_.shared_models_lapped = shared_models_->lapped();
+  if (auto bad = shared_models_->bad()) report_.rejected["bad shared model"] = bad;
+  report_.mean_awaited = totals_.mean_awaited();
+  report_.mean_used = totals_.mean_used();
+  report_.mean_backups = totals_.mean_backups();
+}
+
+}  // namespace fastk::node::peer
