@@ -291,6 +291,7 @@ void PeerProtocol::heard_from(Slot& slot, double now_s) {
 }
 
 void PeerProtocol::report_departures(double now_s, Actions& out) {
+  if (phase_ == Phase::kNotStarted) return;  // silence counts from start()
   for (std::size_t s = 0; s < slots_.size(); ++s) {
     Slot& slot = slots_[s];
     if (slot.reported_gone || !gone(slot, now_s)) continue;

@@ -86,7 +86,7 @@ void PeerDriver::iterate() {
   report_.startup_s = began_s_;
   report_.first_iteration_unix_s = unix_now_s();
   rendezvous_.started(began_s_);
-  iterating_ = true;
+  phase_ = Phase::kIterating;
   // The model at the instant the peer starts in is the initial one: saved, so that the mean
   // model of every later instant is known even when the peers start in different instants.
   snapshots_.start_at(report_.first_iteration_unix_s);
@@ -108,7 +108,7 @@ void PeerDriver::iterate() {
 // during the goodbye, sending models after its BYE, which brings it back into its
 // neighbours' awaited sets just before it goes for good.
 void PeerDriver::end_of_iterating() {
-  iterating_ = false;
+  phase_ = Phase::kGoodbye;
   const bool done = parts_.protocol.finished();
   report_.finished = !parts_.requests.stop || done;
   report_.stopped = !report_.finished;
@@ -159,14 +159,16 @@ void PeerDriver::dispatch(transport::ReceivedMessage message) {
   if (auto answer = rendezvous_.heard(from, type, now_s(), parts_.protocol.iteration())) {
     outbound_.send(from, Outbound::kControl, *answer);
   }
-  if (!iterating_) return;  // before the go and during the goodbye the protocol gets nothing
+  // Models that arrive during the start-up are kept by the protocol (a neighbour that got
+  // the go first sends its x(0) at once); during the goodbye the protocol gets nothing.
+  if (phase_ == Phase::kGoodbye) return;
   auto in = to_inbound(std::move(message), *shared_models_);
   if (!in) return;
   if (auto now = inbox_.admit(std::move(*in), now_s())) hand_to_protocol(*now);
 }
 
 void PeerDriver::hand_to_protocol(const Inbound& message) {
-  if (!iterating_) return;
+  if (phase_ == Phase::kGoodbye) return;
   consensus::Actions actions;
   consensus::PeerProtocol& protocol = parts_.protocol;
   if (message.bye) {
@@ -180,7 +182,7 @@ void PeerDriver::hand_to_protocol(const Inbound& message) {
 }
 
 void PeerDriver::execute(const consensus::Actions& actions) {
-  if (!iterating_) return;  // after the run loop nothing the protocol asks is carried out
+  if (phase_ == Phase::kGoodbye) return;  // after the run loop nothing asked is carried out
   const consensus::ActionHandlers handle{
       [&](const consensus::SendParams& s) { send_model(s); },
       [&](const consensus::SendCoded& s) { send_coded(s); },
@@ -262,7 +264,7 @@ bool PeerDriver::out_of_time() const {
 // before, the model is the initial one (saved at the start); after, the final model stands
 // for every later instant.
 void PeerDriver::take_due_snapshot() {
-  if (!iterating_) return;
+  if (phase_ != Phase::kIterating) return;
   const auto instant = snapshots_.due(unix_now_s());
   if (instant && parts_.hooks.on_snapshot) {
     parts_.hooks.on_snapshot(*instant, parts_.protocol.iteration(),

@@ -120,7 +120,9 @@ class PeerDriver {
   double last_loss_ = NAN;
   double next_progress_s_ = 0;
   std::int64_t printed_iterations_ = -1;
-  bool iterating_ = false;  // only then does the protocol get input and its actions run
+  // The protocol gets input (and its actions run) from the start-up on, not in the goodbye.
+  enum class Phase { kStartingUp, kIterating, kGoodbye };
+  Phase phase_ = Phase::kStartingUp;
 };
 
 }  // namespace fastk::node::peer
