@@ -38,7 +38,8 @@
 namespace fastk::consensus {
 
 enum class PolicyKind { kFull, kStatic, kDeadline, kAdaptive };
-// "full", "static", "deadline", "adaptive"; throws std::invalid_argument otherwise.
+// A policy's config name (simple_policies.cc has the table); throws std::invalid_argument
+// listing the known names otherwise.
 PolicyKind parse_policy_kind(const std::string& name);
 std::string to_string(PolicyKind kind);
 

@@ -280,7 +280,11 @@ void PeerProtocol::on_timer(double now_s, Actions& out) {
 void PeerProtocol::on_neighbour_left(double now_s, PeerId peer, Actions& out) {
   const int s = slot_of(peer);
   if (s < 0) return;
-  slots_[static_cast<std::size_t>(s)].departed = true;
+  Slot& slot = slots_[static_cast<std::size_t>(s)];
+  // A BYE after a reported silence is a departure of its own.
+  if (!slot.departed) slot.reported_gone = false;
+  slot.departed = true;
+  unreported_departure_ = true;
   reevaluate(now_s, out);
 }
 
@@ -292,6 +296,10 @@ void PeerProtocol::heard_from(Slot& slot, double now_s) {
 
 void PeerProtocol::report_departures(double now_s, Actions& out) {
   if (phase_ == Phase::kNotStarted) return;  // silence counts from start()
+  // Without a silence timeout only a BYE makes a departure: nothing to look for otherwise
+  // (the simulator's case, on every event).
+  if (config_.silence_timeout_s <= 0 && !unreported_departure_) return;
+  unreported_departure_ = false;
   for (std::size_t s = 0; s < slots_.size(); ++s) {
     Slot& slot = slots_[s];
     if (slot.reported_gone || !gone(slot, now_s)) continue;

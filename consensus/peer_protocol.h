@@ -171,6 +171,7 @@ class PeerProtocol {
   BufferSource buffer_source_;
   ArrivalWindow arrivals_;
   std::optional<double> armed_at_s_;
+  bool unreported_departure_ = false;  // on_neighbour_left since the last report_departures
   std::int64_t dropped_ = 0;
 };
 

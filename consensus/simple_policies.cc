@@ -43,25 +43,35 @@ class DeadlinePolicy final : public BackupPolicy {
 
 }  // namespace
 
+namespace {
+
+// Every policy's name in the config, in the order error messages list them.
+struct PolicyName {
+  PolicyKind kind;
+  const char* name;
+};
+constexpr PolicyName kPolicyNames[] = {
+    {PolicyKind::kFull, "full"},
+    {PolicyKind::kStatic, "static"},
+    {PolicyKind::kDeadline, "deadline"},
+    {PolicyKind::kAdaptive, "adaptive"},
+};
+
+}  // namespace
+
 PolicyKind parse_policy_kind(const std::string& name) {
-  if (name == "full") return PolicyKind::kFull;
-  if (name == "static") return PolicyKind::kStatic;
-  if (name == "deadline") return PolicyKind::kDeadline;
-  if (name == "adaptive") return PolicyKind::kAdaptive;
-  throw std::invalid_argument("unknown backup policy \"" + name +
-                              "\"; expected full, static, deadline or adaptive");
+  std::string known;
+  for (const PolicyName& p : kPolicyNames) {
+    if (name == p.name) return p.kind;
+    known += known.empty() ? p.name : std::string(", ") + p.name;
+  }
+  throw std::invalid_argument("unknown backup policy \"" + name + "\"; expected one of " + known +
+                              " (docs/protocol.md §5)");
 }
 
 std::string to_string(PolicyKind kind) {
-  switch (kind) {
-    case PolicyKind::kFull:
-      return "full";
-    case PolicyKind::kStatic:
-      return "static";
-    case PolicyKind::kDeadline:
-      return "deadline";
-    case PolicyKind::kAdaptive:
-      return "adaptive";
+  for (const PolicyName& p : kPolicyNames) {
+    if (p.kind == kind) return p.name;
   }
   return "?";
 }

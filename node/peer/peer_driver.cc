@@ -47,7 +47,8 @@ PeerReport PeerDriver::run() {
 
 // Sends HELLO until every neighbour has been heard from. False if stopped meanwhile.
 bool PeerDriver::handshake() {
-  const double deadline_s = now_s() + settings_.startup_timeout_s;
+  // From the origin (the process start, for `fastk node`): loading the data counts too.
+  const double deadline_s = settings_.startup_timeout_s;
   while (!rendezvous_.everyone_heard()) {
     if (parts_.requests.stop) return false;
     if (now_s() >= deadline_s) {

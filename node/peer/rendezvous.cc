@@ -1,6 +1,7 @@
 #include "node/peer/rendezvous.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 namespace fastk::node::peer {
@@ -44,7 +45,7 @@ std::string Rendezvous::missing(double timeout_s,
   }
   return "peer " + std::to_string(self_) + " did not hear from " +
          std::to_string(neighbours_.size() - heard_count_) + " neighbour(s) within " +
-         "startup_timeout_ms = " + std::to_string(static_cast<long long>(timeout_s * 1000)) +
+         "startup_timeout_ms = " + std::to_string(std::llround(timeout_s * 1000)) +
          " (are they running, with the same config?):" + list;
 }
 

@@ -20,8 +20,7 @@ void InProcessNetwork::cut(PeerId peer) {
   }
   Mailbox& box = mailbox(peer);
   std::lock_guard lock(box.mutex);
-  box.queue.clear();
-  box.queued_from.clear();
+  box.queue.clear();  // what it had not taken yet; what others send it from now on is lost
 }
 
 InProcessNetwork::Mailbox& InProcessNetwork::mailbox(PeerId peer) { return *mailboxes_.at(peer); }
@@ -60,6 +59,7 @@ SendStatus InProcessLink::send(PeerId neighbour, const wire::EncodedMessage& mes
       ++totals_.dropped;
       return SendStatus::kDropped;
     }
+    ++queued;  // to a cut peer too: nobody takes it, so its queue fills as a dead one's would
     if (!network_.is_cut(self) && !network_.is_cut(neighbour)) {
       // A copy, as a socket makes: the sender may reuse its buffer once the send returns.
       const auto& bytes = message.payload.bytes;
@@ -69,7 +69,6 @@ SendStatus InProcessLink::send(PeerId neighbour, const wire::EncodedMessage& mes
                            {message.header.begin(), message.header.end()},
                            {std::move(copy), view},
                            message.has_payload_frame});
-      ++queued;
     }
   }
   box.arrived.notify_one();

@@ -6,7 +6,8 @@
 //
 // Like ZeroMQ's high-water mark, a mailbox holds at most `capacity` messages from each sender;
 // a send beyond that is refused (SendStatus::kDropped). cut() makes a peer vanish as if its
-// process died: its messages stop arriving and messages to it are lost.
+// process died: its messages stop arriving, and messages to it are lost once accepted, so
+// that its senders' queues fill and then refuse, as they would for a dead ZeroMQ peer.
 #pragma once
 
 #include <condition_variable>

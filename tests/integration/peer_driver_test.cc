@@ -112,6 +112,7 @@ struct Neighbourhood {
     s.startup_timeout_s = startup_timeout_s;
     s.peer_timeout_s = config.silence_timeout_s > 0 ? config.silence_timeout_s : 2.0;
     s.wait_for_start = wait_for_start;
+    s.duration_s = 20;  // a regression that stalls the run fails the test instead of hanging it
     s.progress = wait_for_start ? &ready_lines[static_cast<std::size_t>(i)] : nullptr;
     return s;
   }
@@ -198,9 +199,7 @@ class PeerDriverOver : public ::testing::TestWithParam<LinkKind> {};
 
 TEST_P(PeerDriverOver, FullPolicyEndsWithTheVirtualNetworksBits) {
   Neighbourhood hood(GetParam(), topology::TopologyKind::kRing, 5, full(60));
-  const auto start = Clock::now();
   hood.run();
-  EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 1.0);
   const auto expected = hood.virtual_models();
   for (int i = 0; i < hood.size(); ++i) {
     const PeerReport& r = hood.reports[static_cast<std::size_t>(i)];
@@ -254,11 +253,11 @@ TEST_P(PeerDriverOver, TheHandshakeNamesTheNeighbourThatNeverAnswered) {
 TEST_P(PeerDriverOver, PeersWaitForTheGoAfterSayingTheyAreReady) {
   Neighbourhood hood(GetParam(), topology::TopologyKind::kComplete, 3, full(20));
   hood.wait_for_start = true;
+  const auto go = Clock::now() + std::chrono::milliseconds(100);
   std::thread launcher([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::this_thread::sleep_until(go);
     for (auto& r : hood.requests) r.start = true;
   });
-  const auto go = Clock::now() + std::chrono::milliseconds(100);
   hood.run();
   launcher.join();
   const double go_s = std::chrono::duration<double>(go.time_since_epoch()).count();
@@ -268,7 +267,27 @@ TEST_P(PeerDriverOver, PeersWaitForTheGoAfterSayingTheyAreReady) {
     const std::string lines = hood.ready_lines[static_cast<std::size_t>(i)].str();
     EXPECT_TRUE(lines.starts_with(std::string(kReadyLine) + "\n")) << lines;
     EXPECT_THAT(lines, HasSubstr("@progress iteration=20 iterations=20")) << "the last line";
-    EXPECT_GE(r.first_iteration_monotonic_s, go_s - 0.005) << "peer " << i << " started early";
+    EXPECT_GE(r.first_iteration_monotonic_s, go_s) << "peer " << i << " started early";
+  }
+}
+
+// A peer told to go first sends its x(0) at once, to neighbours still waiting for their go:
+// they must keep it for their iteration 0 (dropping it made full mix x_0(1) instead).
+TEST_P(PeerDriverOver, AModelThatArrivesBeforeTheGoIsKept) {
+  Neighbourhood hood(GetParam(), topology::TopologyKind::kRing, 4, full(30));
+  hood.wait_for_start = true;
+  std::thread launcher([&] {
+    hood.requests[0].start = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // its x(0) is on its way
+    for (auto& r : hood.requests) r.start = true;
+  });
+  hood.run();
+  launcher.join();
+  const auto expected = hood.virtual_models();
+  for (int i = 0; i < hood.size(); ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    EXPECT_EQ(hood.reports[u].end, "iterations") << "peer " << i;
+    EXPECT_EQ(hood.reports[u].final_model, expected[u]) << "peer " << i;
   }
 }
 
@@ -290,11 +309,17 @@ TEST(PeerDriver, ASilentPeerIsReportedByTheProtocolAndTheOthersFinish) {
   for (int j : {1, 3}) {
     const PeerReport& r = hood.reports[static_cast<std::size_t>(j)];
     EXPECT_EQ(r.iterations, 150) << "peer " << j;
-    const auto silent = std::find_if(r.departures.begin(), r.departures.end(),
-                                     [](const Departure& d) { return d.peer == 2; });
-    ASSERT_NE(silent, r.departures.end()) << "peer " << j;
-    EXPECT_EQ(silent->how, "silent");
-    EXPECT_LT(silent->at_iteration, 150);
+    int reported = 0;
+    for (const Departure& d : r.departures) {
+      if (d.peer == 2) {
+        ++reported;
+        EXPECT_EQ(d.how, "silent");
+        EXPECT_LT(d.at_iteration, 150) << "noticed while iterating";
+      }
+      // Peer 0 may be reported silent too: it sends nothing while it waits for this peer,
+      // which waits 0.2 s for peer 2. It comes back with its next model.
+    }
+    EXPECT_EQ(reported, 1) << "peer " << j << ": peer 2's departure, once";
   }
 }
 

@@ -289,6 +289,10 @@ TEST_F(HandDriven, ASilentNeighbourStopsBeingAwaitedAfterTheTimeout) {
   ASSERT_EQ(departures().size(), 1u);  // neighbour 2 came back and went silent again
   EXPECT_EQ(departures()[0].peer, 2);
   EXPECT_EQ(departures()[0].iteration, 1);
+  out_.clear();
+  peer->on_neighbour_left(13.0, 2, out_);  // its BYE, late: a departure of its own, at once
+  ASSERT_EQ(departures().size(), 1u);
+  EXPECT_TRUE(departures()[0].said_goodbye);
 }
 
 }  // namespace
