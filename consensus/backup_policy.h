@@ -5,6 +5,9 @@
 //   full      m = d (wait for every neighbour: D-PSGD). No parameters.
 //   static    m = max(d - b, min(m_min, d)): b backup workers, capped so that at least m_min
 //             neighbours are awaited. Parameter: backups (b).
+//   half      m = max(ceil(d / 2), min(m_min, d)): the faster half of the neighbours, whatever
+//             the peer's degree (static's b means a different share on each degree). No
+//             parameters.
 //   deadline  DBW-D: wait for everyone until the own gradient is done (plus slack), then go
 //             with every fresh neighbour, at least m_min. The deadline is
 //             t(k) + (1 + slack) * tau(k). Parameter: slack (kappa, default 0).
@@ -37,7 +40,7 @@
 
 namespace fastk::consensus {
 
-enum class PolicyKind { kFull, kStatic, kDeadline, kAdaptive };
+enum class PolicyKind { kFull, kStatic, kDeadline, kAdaptive, kHalf };
 // A policy's config name (simple_policies.cc has the table); throws std::invalid_argument
 // listing the known names otherwise.
 PolicyKind parse_policy_kind(const std::string& name);

@@ -1,4 +1,4 @@
-// full, static and deadline: the policies that need no estimation.
+// full, static, half and deadline: the policies that need no estimation.
 #include <algorithm>
 #include <stdexcept>
 
@@ -28,6 +28,14 @@ class StaticPolicy final : public BackupPolicy {
   int backups_;
 };
 
+class HalfPolicy final : public BackupPolicy {
+ public:
+  PolicyKind kind() const override { return PolicyKind::kHalf; }
+  Decision decide(const PolicyInput& in) override {
+    return {std::max((in.neighbours + 1) / 2, in.m_min), {}};
+  }
+};
+
 class DeadlinePolicy final : public BackupPolicy {
  public:
   explicit DeadlinePolicy(double slack) : slack_(slack) {}
@@ -51,10 +59,9 @@ struct PolicyName {
   const char* name;
 };
 constexpr PolicyName kPolicyNames[] = {
-    {PolicyKind::kFull, "full"},
-    {PolicyKind::kStatic, "static"},
-    {PolicyKind::kDeadline, "deadline"},
-    {PolicyKind::kAdaptive, "adaptive"},
+    {PolicyKind::kFull, "full"},         {PolicyKind::kStatic, "static"},
+    {PolicyKind::kDeadline, "deadline"}, {PolicyKind::kAdaptive, "adaptive"},
+    {PolicyKind::kHalf, "half"},
 };
 
 }  // namespace
@@ -88,6 +95,8 @@ std::unique_ptr<BackupPolicy> make_policy(const PolicySpec& spec) {
       return std::make_unique<DeadlinePolicy>(spec.slack);
     case PolicyKind::kAdaptive:
       return std::make_unique<AdaptivePolicy>(spec);
+    case PolicyKind::kHalf:
+      return std::make_unique<HalfPolicy>();
   }
   throw std::invalid_argument("unknown backup policy");
 }

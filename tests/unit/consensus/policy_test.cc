@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
 
 #include "consensus/adaptive_policy.h"
 #include "consensus/peer_protocol.h"
@@ -67,6 +68,40 @@ TEST_F(Hand, StaticUsesEveryFreshNeighbourNotOnlyTheFirstM) {
   peer->on_gradient_done(1.0, zero_, {}, out_);
   ASSERT_NE(completed(), nullptr);
   EXPECT_EQ(completed()->used, (std::vector<PeerId>{2, 4}));
+}
+
+TEST(HalfPolicy, AwaitsTheFasterHalfOfAnyDegree) {
+  const auto half = make_policy({.kind = parse_policy_kind("half")});
+  EXPECT_EQ(to_string(half->kind()), "half");
+  PolicyInput in;
+  for (const auto& [d, m_min, m] : {std::tuple{1, 1, 1},
+                                    {2, 1, 1},
+                                    {3, 1, 2},
+                                    {4, 1, 2},
+                                    {7, 1, 4},
+                                    {8, 1, 4},
+                                    {4, 3, 3},
+                                    {0, 0, 0}}) {
+    in.neighbours = d;
+    in.m_min = m_min;
+    EXPECT_EQ(half->decide(in).awaited, m) << "d = " << d << ", m_min = " << m_min;
+  }
+  EXPECT_FALSE(half->mixes_exact_iteration());
+  EXPECT_FALSE(half->allows_coding());
+  EXPECT_FALSE(half->relax_at(0, 1).has_value());
+}
+
+TEST_F(Hand, HalfGoesWhenTwoOfFourNeighboursAreFresh) {
+  auto peer = make({.kind = PolicyKind::kHalf});
+  peer->start(0, out_);
+  peer->on_gradient_done(1.0, zero_, {}, out_);
+  peer->on_message(1.5, 3, 0, one(), out_);
+  EXPECT_EQ(completed(), nullptr) << "one of four is not half";
+  peer->on_message(2.0, 1, 0, one(), out_);
+  ASSERT_NE(completed(), nullptr);
+  EXPECT_EQ(completed()->awaited, 2);
+  EXPECT_EQ(completed()->used, (std::vector<PeerId>{1, 3}));
+  EXPECT_EQ(completed()->update_s, 2.0);
 }
 
 TEST_F(Hand, DeadlineGoesWithWhoeverIsFreshWhenTheGradientIsDone) {
