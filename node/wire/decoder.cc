@@ -13,11 +13,6 @@ namespace {
 
 Rejection reject(WireError cause, std::string detail) { return {cause, std::move(detail)}; }
 
-bool known_type(std::uint8_t type) {
-  return type >= static_cast<std::uint8_t>(MessageType::kHello) &&
-         type <= static_cast<std::uint8_t>(MessageType::kSharedModel);
-}
-
 // The payload size a kind allows; false when `bytes` is wrong for it.
 bool payload_fits(PayloadKind kind, std::span<const std::byte> payload) {
   const std::size_t bytes = payload.size();

@@ -57,22 +57,4 @@ EncodedMessage encode_bye(PeerId sender, std::int64_t iteration) {
   return {encode_header({MessageType::kBye, PayloadKind::kNone, sender, iteration}, {}), {}, false};
 }
 
-std::string_view to_string(MessageType type) {
-  switch (type) {
-    case MessageType::kHello:
-      return "HELLO";
-    case MessageType::kHelloAck:
-      return "HELLO_ACK";
-    case MessageType::kModel:
-      return "MODEL";
-    case MessageType::kBye:
-      return "BYE";
-    case MessageType::kCodedGradient:
-      return "CODED_GRADIENT";
-    case MessageType::kSharedModel:
-      return "SHARED_MODEL";
-  }
-  return "unknown";
-}
-
 }  // namespace fastk::node::wire

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <set>
 #include <string>
 
 #include "node/wire/coded_payload.h"
@@ -175,6 +176,23 @@ TEST(WireRejects, BadHeaders) {
   store_le<std::int64_t>(&negative[0][kIterationOffset], -5);
   reseal(negative);
   EXPECT_EQ(cause_of(negative), WireError::kBadHeader);
+}
+
+// The message-type table (format.h) is the only list: the types of version 1 are bytes 1..6,
+// each with its own name, and every other byte is rejected by the same table.
+TEST(Wire, TheMessageTypeTableNamesExactlyTheTypesOfVersionOne) {
+  std::set<std::string_view> names;
+  for (int raw = 0; raw < 256; ++raw) {
+    const auto type = static_cast<MessageType>(raw);
+    const bool known = raw >= 1 && raw <= 6;
+    EXPECT_EQ(known_type(static_cast<std::uint8_t>(raw)), known) << raw;
+    EXPECT_EQ(to_string(type) != "unknown", known) << raw;
+    if (known) {
+      EXPECT_TRUE(names.insert(to_string(type)).second) << "two types named " << to_string(type);
+    }
+  }
+  EXPECT_EQ(payload_kind_of(MessageType::kSharedModel), PayloadKind::kModelSlot);
+  EXPECT_EQ(payload_kind_of(MessageType::kBye), PayloadKind::kNone);
 }
 
 TEST(WireRejects, MagicVersionTypeAndKind) {
