@@ -91,7 +91,7 @@ def run(fastk, out, name, seed, coding, args):
     return {
         "iteration_s": statistics.mean(t / args.iterations for t in finish.values()),
         "skipped": len(finish) * args.iterations - len(rows),
-        "virtual_s": summary["virtual_time_s"],
+        "virtual_s": summary["training_phase_s"],
         "accuracy": summary["final_test_accuracy"],
         "decodable": statistics.mean(decodable),
         "curve": evaluations,

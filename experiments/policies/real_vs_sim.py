@@ -91,7 +91,7 @@ def run_sim(args, common, setting, policy, folder, calibration):
     if done.returncode != 0:
         sys.exit(f"simulation failed ({' '.join(cmd)}):\n{done.stdout[-2000:]}")
     s = read_summary(folder)
-    return {"time_to_target_s": s["time_to_target_s"], "training_s": s["virtual_time_s"],
+    return {"time_to_target_s": s["time_to_target_s"], "training_s": s["training_phase_s"],
             "accuracy": s["final_test_accuracy"], "awaited": s["mean_awaited"],
             "backups": s["mean_backups"]}
 

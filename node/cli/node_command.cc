@@ -42,44 +42,6 @@ double peak_rss_mib() {
   return 0;
 }
 
-nlohmann::ordered_json summary_of(const peer::PeerReport& r) {
-  nlohmann::ordered_json summary;
-  summary["peer"] = r.peer;
-  summary["iterations"] = r.iterations;
-  summary["finished"] = r.finished;
-  summary["stopped"] = r.stopped;
-  summary["end"] = r.end;
-  summary["startup_s"] = r.startup_s;
-  summary["elapsed_s"] = r.elapsed_s;
-  summary["first_iteration_unix_s"] = r.first_iteration_unix_s;
-  summary["last_update_unix_s"] = r.last_update_unix_s;
-  summary["first_iteration_monotonic_s"] = r.first_iteration_monotonic_s;
-  summary["last_update_monotonic_s"] = r.last_update_monotonic_s;
-  summary["waiting_s"] = r.waiting_s;
-  summary["compute_s"] = r.compute_s;
-  summary["injected_s"] = r.injected_s;
-  summary["base_gradient_s"] = r.base_gradient_s;
-  summary["mean_awaited"] = r.mean_awaited;
-  summary["mean_used"] = r.mean_used;
-  summary["mean_backups"] = r.mean_backups;
-  summary["messages_sent"] = r.messages_sent;
-  summary["sends_refused"] = r.sends_refused;
-  summary["models_superseded"] = r.models_superseded;
-  summary["bytes_sent"] = r.bytes_sent;
-  summary["shared_models_sent"] = r.shared_models_sent;
-  summary["shared_bytes"] = r.shared_bytes;
-  summary["shared_models_lapped"] = r.shared_models_lapped;
-  summary["rejected_frames"] = r.rejected;
-  auto& departures = summary["departures"] = nlohmann::ordered_json::array();
-  for (const auto& d : r.departures) {
-    departures.push_back({{"peer", d.peer}, {"at_iteration", d.at_iteration}, {"how", d.how}});
-  }
-  summary["test_loss"] = r.final_eval.loss;
-  summary["test_accuracy"] = r.final_eval.accuracy;
-  summary["peak_rss_mib"] = peak_rss_mib();
-  return summary;
-}
-
 void run_node(const NodeOptions& o) {
   const ExperimentConfig config = load_config(o.config);
   const int peers = topology::build_topology(config.topology).graph.size();
@@ -118,10 +80,11 @@ void run_node(const NodeOptions& o) {
   std::cout << "fastk node: peer " << options.peer << " of " << peers << ", writing to "
             << dir.string() << std::endl;
   peer::RunRequests requests;  // from signals and stdin (peer/stop_watcher.h)
-  const peer::PeerReport r = peer::run_peer(config, options, hooks, requests);
+  peer::PeerReport r = peer::run_peer(config, options, hooks, requests);
+  r.peak_rss_mib = peak_rss_mib();
   iterations.flush();
   metrics::write_model(dir / "model-final.f32", r.final_model);
-  metrics::write_json_file(dir / "summary.json", summary_of(r));
+  metrics::write_json_file(dir / "summary.json", metrics::to_json(r));
 
   std::cout << "fastk node: peer " << r.peer << (r.finished ? " finished " : " stopped after ")
             << r.iterations << " iterations (" << r.end << ") in " << r.elapsed_s << " s, waiting "

@@ -25,6 +25,7 @@
 #include "node/launch/wall_clock.h"
 #include "node/measure/measure.h"
 #include "node/metrics/output_files.h"
+#include "node/metrics/resolved_config.h"
 #include "node/report/plots.h"
 #include "node/training/peer_trainer.h"
 #include "node/transport/shared_models.h"
@@ -67,6 +68,18 @@ void print_table(const nlohmann::ordered_json& summary) {
                   p.value("peak_rss_mib", 0.0));
     std::cout << line << "\n";
   }
+}
+
+// resolved_config.json, as `fastk sim` writes it: the config with its defaults filled in, and
+// the calibration given.
+void write_resolved_config(const RunOptions& o, const ExperimentConfig& config,
+                           const std::filesystem::path& run_dir, double interval_s) {
+  nlohmann::ordered_json j =
+      metrics::resolved_config(config, topology::build_topology(config.topology), interval_s);
+  if (!o.calibration.empty()) {
+    j["calibration"] = calibration::to_json(calibration::read_calibration(o.calibration));
+  }
+  metrics::write_json_file(run_dir / "resolved_config.json", j);
 }
 
 // The base gradient time injected slowdowns multiply: from --calibration, else timed here
@@ -281,7 +294,7 @@ LaunchResult launch_with_signals(const std::vector<PeerLaunch>& peers, const Lau
 // the outcome on the terminal and the plots.
 void write_results(const RunOptions& o, const ExperimentConfig& config,
                    const std::filesystem::path& run_dir, int n, LiveEvaluation& live,
-                   const nlohmann::ordered_json& extra,
+                   const metrics::RunSummary& launcher,
                    std::chrono::steady_clock::time_point started) {
   const PeerTimes times = read_peer_times(run_dir, n);
   const auto evaluations =
@@ -297,8 +310,14 @@ void write_results(const RunOptions& o, const ExperimentConfig& config,
   merge_peer_csv(run_dir, "iterations.csv", n);
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  nlohmann::ordered_json summary = summarize_run(run_dir, n, evaluations, config.run, wall_s);
-  summary.update(extra);
+  metrics::RunSummary run = summarize_run(run_dir, config, n, evaluations, wall_s);
+  run.ok = launcher.ok;
+  run.outputs_not_fetched = launcher.outputs_not_fetched;
+  run.base_gradient_s = launcher.base_gradient_s;
+  run.calibrated = launcher.calibrated;
+  const nlohmann::ordered_json summary = metrics::to_json(run);
+  write_final_peer_accuracy(run_dir, run.last ? run.last->time_s : run.training_phase_s,
+                            summary["per_peer"]);
   metrics::write_json_file(run_dir / "summary.json", summary);
   print_outcome(summary, evaluations, config.run);
   if (!o.no_plots) make_plots(run_dir);
@@ -315,6 +334,7 @@ int run(const RunOptions& o) {
   const std::filesystem::path run_dir = prepare_run_folder(o, config, config_path);
 
   const double interval_s = config.run.evaluation_interval_s(kWallClockEvaluationInterval_s);
+  write_resolved_config(o, config, run_dir, interval_s);
   const double epoch_s = std::floor(unix_now_s());
   // The mean model while the peers run, only to stop at the target: evaluating it takes CPU
   // the peers would otherwise have (the rest is evaluated once they have exited).
@@ -335,13 +355,12 @@ int run(const RunOptions& o) {
       launch_with_signals(peers, launch_options(config, run_dir, live), config, n);
   const std::vector<int> not_fetched = fetch_remote_outputs(peers, run_dir);
 
-  nlohmann::ordered_json extra;
-  extra["ok"] = result.ok() && not_fetched.empty();
-  extra["outputs_not_fetched"] = not_fetched;
-  extra["policy"] = consensus::to_string(config.consensus.protocol.policy.kind);
-  extra["base_gradient_s"] = base_s;
-  extra["overrides"] = config.overrides;
-  write_results(o, config, run_dir, n, live, extra, started);
+  metrics::RunSummary launcher;  // what only the launcher knows
+  launcher.ok = result.ok() && not_fetched.empty();
+  launcher.outputs_not_fetched = not_fetched;
+  launcher.base_gradient_s = base_s;
+  launcher.calibrated = !o.calibration.empty();
+  write_results(o, config, run_dir, n, live, launcher, started);
   return exit_code(result, not_fetched);
 }
 

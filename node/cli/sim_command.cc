@@ -48,8 +48,9 @@ void print_summary(const sim::SimulationResult& r, const std::filesystem::path& 
 
 void run_sim(const SimOptions& o) {
   const ExperimentConfig c = load_config(o.config);
-  sim::SimulationInputs in{c.run,       c.topology,   c.data, c.model,   c.optimizer,
-                           c.consensus, c.stragglers, c.sim,  c.cluster, std::nullopt};
+  sim::SimulationInputs in{c.run,       c.topology,   c.data,       c.model,
+                           c.optimizer, c.consensus,  c.stragglers, c.sim,
+                           c.cluster,   std::nullopt, c.overrides};
   if (o.threads > 0) in.sim.threads = o.threads;
   if (!o.calibration.empty()) in.sim.calibration = o.calibration;
   if (!in.sim.calibration.empty()) {

@@ -9,6 +9,7 @@
 
 #include "learning/data_sources.h"
 #include "node/launch/snapshots.h"
+#include "node/metrics/csv_writer.h"
 #include "node/metrics/mean_model.h"
 #include "node/metrics/output_files.h"
 
@@ -41,7 +42,19 @@ std::int64_t merge_peer_csv(const std::filesystem::path& run_dir, const std::str
   }
   out.flush();
   if (!out) throw std::runtime_error("cannot write '" + (run_dir / name).string() + "'");
+  for (int i = 0; i < peers; ++i) std::filesystem::remove(peer_folder(run_dir, i) / name);
   return rows;
+}
+
+void write_final_peer_accuracy(const std::filesystem::path& run_dir, double time_s,
+                               const nlohmann::ordered_json& per_peer) {
+  metrics::CsvWriter csv((run_dir / "peer_accuracy.csv").string(), metrics::kPeerAccuracyColumns);
+  for (const auto& p : per_peer) {
+    if (!p.contains("test_accuracy")) continue;  // a peer that left no summary
+    csv << time_s << p.value("peer", std::int64_t{0}) << p.value("test_accuracy", 0.0);
+    csv.end_row();
+  }
+  csv.flush();
 }
 
 PeerTimes read_peer_times(const std::filesystem::path& run_dir, int peers) {
@@ -217,58 +230,72 @@ std::vector<metrics::Evaluation> MeanModelEvaluator::with_times(
   return out;
 }
 
-nlohmann::ordered_json summarize_run(const std::filesystem::path& run_dir, int peers,
-                                     const std::vector<metrics::Evaluation>& evaluations,
-                                     const RunConfig& run, double wall_s) {
-  nlohmann::ordered_json s;
-  s["peers"] = peers;
-  s["wall_s"] = wall_s;
-  auto& per_peer = s["per_peer"] = nlohmann::ordered_json::array();
-  double waiting = 0, elapsed = 0, rss = 0, awaited = 0, used = 0, backups = 0;
-  std::uint64_t bytes = 0, iterations = 0;
-  int reported = 0;
+namespace {
+
+// How the run ended, from its peers' ends: a signal or the target ends every peer, a time
+// budget the ones still running; "failed" when no peer reported.
+std::string run_end(const std::vector<std::string>& ends) {
+  for (const char* end : {"signal", "target", "duration", "iterations"}) {
+    if (std::find(ends.begin(), ends.end(), end) != ends.end()) return end;
+  }
+  return "failed";
+}
+
+// One peer's summary into the run's totals.
+void add_peer(const nlohmann::ordered_json& p, metrics::RunSummary& s, double& elapsed) {
+  const auto iterations = p.value("iterations", std::int64_t{0});
+  const auto k = static_cast<double>(iterations);
+  s.totals.iterations += iterations;
+  s.totals.awaited_sum += k * p.value("mean_awaited", 0.0);
+  s.totals.used_sum += k * p.value("mean_used", 0.0);
+  s.totals.backups_sum += k * p.value("mean_backups", 0.0);
+  s.totals.wait_sum_s += p.value("waiting_s", 0.0);
+  elapsed += p.value("elapsed_s", 0.0);
+  *s.messages += p.value("messages_sent", std::int64_t{0});
+  *s.bytes_sent += p.value("bytes_sent", std::uint64_t{0});
+  const auto rejected = p.value("rejected_frames", nlohmann::ordered_json::object());
+  for (const auto& [cause, count] : rejected.items())
+    *s.dropped_messages += count.get<std::int64_t>();
+  s.peak_rss_mib_total = (std::isnan(s.peak_rss_mib_total) ? 0.0 : s.peak_rss_mib_total) +
+                         p.value("peak_rss_mib", 0.0);
+}
+
+}  // namespace
+
+metrics::RunSummary summarize_run(const std::filesystem::path& run_dir,
+                                  const ExperimentConfig& config, int peers,
+                                  const std::vector<metrics::Evaluation>& evaluations,
+                                  double wall_s) {
+  metrics::RunSummary s = metrics::summary_of_config(config, peers, "real");
+  s.wall_s = wall_s;
+  s.messages = s.dropped_messages = 0;
+  s.bytes_sent = 0;
+  double elapsed = 0;
+  std::vector<std::string> ends;
+  bool all_finished = true;
   for (int i = 0; i < peers; ++i) {
     nlohmann::ordered_json p = read_summary(run_dir, i);
     if (p.is_discarded()) {
       const bool exists = std::filesystem::exists(peer_folder(run_dir, i) / "summary.json");
-      per_peer.push_back(
+      s.per_peer.push_back(
           {{"peer", i},
            {"status", exists ? "unreadable summary" : "no summary (the peer failed)"}});
+      all_finished = false;
       continue;
     }
-    ++reported;
-    waiting += p.value("waiting_s", 0.0);
-    elapsed += p.value("elapsed_s", 0.0);
-    rss += p.value("peak_rss_mib", 0.0);
-    awaited += p.value("mean_awaited", 0.0);
-    used += p.value("mean_used", 0.0);
-    backups += p.value("mean_backups", 0.0);
-    bytes += p.value("bytes_sent", std::uint64_t{0});
-    iterations += p.value("iterations", std::uint64_t{0});
-    per_peer.push_back(p);
+    ++s.peers_reported;
+    add_peer(p, s, elapsed);
+    ends.push_back(p.value("end", std::string()));
+    all_finished = all_finished && p.value("finished", false);
+    s.per_peer.push_back(p);
   }
   const PeerTimes times = read_peer_times(run_dir, peers);
-  s["peers_reported"] = reported;
-  s["training_phase_s"] = times.training_end_unix_s - times.training_start_unix_s;
-  s["wait_fraction"] = elapsed > 0 ? waiting / elapsed : 0.0;
-  s["mean_awaited"] = reported ? awaited / reported : 0.0;
-  s["mean_used"] = reported ? used / reported : 0.0;
-  s["mean_backups"] = reported ? backups / reported : 0.0;
-  s["bytes_sent"] = bytes;
-  s["bytes_per_iteration"] =
-      iterations ? static_cast<double>(bytes) / static_cast<double>(iterations) : 0.0;
-  s["peak_rss_mib_total"] = rss;
-  s["target_accuracy"] = run.target_accuracy;
-  s["target_loss"] = run.target_loss;
-  const auto reached = metrics::time_to_target(evaluations, run);
-  s["time_to_target_s"] = reached ? nlohmann::ordered_json(*reached) : nullptr;
-  if (!evaluations.empty()) {
-    const auto& last = evaluations.back();
-    s["final_time_s"] = last.time_s;
-    s["final_test_accuracy"] = last.test_accuracy;
-    s["final_test_loss"] = last.test_loss;
-    s["final_consensus_distance"] = last.consensus_distance;
-  }
+  s.training_phase_s = times.training_end_unix_s - times.training_start_unix_s;
+  s.wait_fraction = elapsed > 0 ? s.totals.wait_sum_s / elapsed : 0.0;
+  s.end = run_end(ends);
+  s.finished = all_finished;
+  s.time_to_target_s = metrics::time_to_target(evaluations, config.run);
+  if (!evaluations.empty()) s.last = evaluations.back();
   return s;
 }
 

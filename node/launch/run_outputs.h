@@ -17,10 +17,12 @@
 #include "learning/model.h"
 #include "node/config/experiment_config.h"
 #include "node/metrics/evaluation_csv.h"
+#include "node/metrics/run_summary.h"
 
 namespace fastk::node {
 
-// Concatenates peers/peer-*/<name> into <run_dir>/<name> (one header). Returns the rows.
+// Concatenates peers/peer-*/<name> into <run_dir>/<name> (one header), then removes the
+// peers' copies, so that a run folder has the files of a simulated one. Returns the rows.
 std::int64_t merge_peer_csv(const std::filesystem::path& run_dir, const std::string& name,
                             int peers);
 
@@ -80,10 +82,16 @@ class MeanModelEvaluator {
   std::set<std::int64_t> done_;
 };
 
-// Run summary from the peers' summary.json files, the evaluations (times counted from the
-// training start) and the run's target.
-nlohmann::ordered_json summarize_run(const std::filesystem::path& run_dir, int peers,
-                                     const std::vector<metrics::Evaluation>& evaluations,
-                                     const RunConfig& run, double wall_s);
+// The run's summary (metrics/run_summary.h) from the peers' summary.json files and the
+// evaluations (times counted from the training start). The launcher's part (ok, outputs not
+// fetched, base gradient, calibrated) is the caller's to fill.
+// peer_accuracy.csv at `time_s`: each reported peer's own final model (its test_accuracy).
+void write_final_peer_accuracy(const std::filesystem::path& run_dir, double time_s,
+                               const nlohmann::ordered_json& per_peer);
+
+metrics::RunSummary summarize_run(const std::filesystem::path& run_dir,
+                                  const ExperimentConfig& config, int peers,
+                                  const std::vector<metrics::Evaluation>& evaluations,
+                                  double wall_s);
 
 }  // namespace fastk::node

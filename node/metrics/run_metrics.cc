@@ -32,8 +32,7 @@ RunMetrics::RunMetrics(const std::filesystem::path& folder, bool per_peer_accura
       evaluations_csv_((folder / "evaluation.csv").string()) {
   if (per_peer_accuracy) {
     peer_accuracy_ =
-        std::make_unique<CsvWriter>((folder / "peer_accuracy.csv").string(),
-                                    std::vector<std::string>{"time_s", "peer", "accuracy"});
+        std::make_unique<CsvWriter>((folder / "peer_accuracy.csv").string(), kPeerAccuracyColumns);
   }
 }
 

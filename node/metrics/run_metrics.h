@@ -36,6 +36,10 @@ struct IterationTotals {
   double mean_wait_s() const { return iterations ? wait_sum_s / iterations : 0; }
 };
 
+// peer_accuracy.csv: each peer's own model on the test set at evaluation times (`fastk sim`
+// with sim.per_peer_eval: at every evaluation; `fastk run`: at the end).
+inline const std::vector<std::string> kPeerAccuracyColumns = {"time_s", "peer", "accuracy"};
+
 class RunMetrics {
  public:
   // Creates the folder and the CSV files; throws std::runtime_error naming what failed.

@@ -1,5 +1,6 @@
 #include "node/sim/simulation.h"
 
+#include <cmath>
 #include <fstream>
 #include <functional>
 #include <stdexcept>
@@ -13,8 +14,10 @@
 #include "node/config/protocol_config.h"
 #include "node/metrics/mean_model.h"
 #include "node/metrics/output_files.h"
+#include "node/metrics/peer_summary.h"
+#include "node/metrics/resolved_config.h"
+#include "node/metrics/run_summary.h"
 #include "node/sim/gradient_workers.h"
-#include "node/sim/resolved_inputs.h"
 #include "node/stragglers/delay_model.h"
 #include "node/training/peer_trainer.h"
 
@@ -82,46 +85,110 @@ std::pair<std::string, double> run_to_stop_rule(consensus::VirtualNetwork& net,
   }
 }
 
-// Final models, where real peers put theirs (peers/peer-<i>/model-final.f32, raw float32),
-// so that a simulation and a real run of one config can be compared byte for byte.
-void write_final_models(const consensus::VirtualNetwork& net, const std::filesystem::path& folder) {
+// Per-peer figures of the simulated peers, for their summaries.
+struct SimulatedPeers {
+  explicit SimulatedPeers(int n) : totals(n), compute_s(n, 0.0), last_update_s(n, 0.0) {}
+  void record(const consensus::IterationRecord& r) {
+    const auto i = static_cast<std::size_t>(r.peer);
+    totals[i].add(r);
+    compute_s[i] += r.gradient_done_s - r.start_s;
+    last_update_s[i] = r.update_s;
+  }
+  std::vector<metrics::IterationTotals> totals;
+  std::vector<double> compute_s;
+  std::vector<double> last_update_s;
+};
+
+// One simulated peer's report, in the schema real peers write (metrics/peer_summary.h).
+metrics::PeerReport peer_report(const consensus::VirtualNetwork& net, const SimulatedPeers& peers,
+                                const SimulationResult& result, int i) {
+  const auto u = static_cast<std::size_t>(i);
+  metrics::PeerReport r;
+  r.simulated = true;
+  r.peer = i;
+  r.iterations = peers.totals[u].iterations;
+  r.finished = net.peer(i).finished() || result.finished;
+  r.end = net.peer(i).finished() ? "iterations" : result.end;
+  r.elapsed_s = peers.last_update_s[u];
+  r.waiting_s = peers.totals[u].wait_sum_s;
+  r.compute_s = peers.compute_s[u];
+  r.mean_awaited = peers.totals[u].mean_awaited();
+  r.mean_used = peers.totals[u].mean_used();
+  r.mean_backups = peers.totals[u].mean_backups();
+  return r;
+}
+
+// Where real peers put theirs, each peer's files: peers/peer-<i>/model-final.f32 (raw
+// float32, so that a simulation and a real run of one config can be compared byte for byte)
+// and summary.json. The own model's test figures only with sim.per_peer_eval (one
+// evaluation per peer).
+// Returns the summaries, for the run's summary.
+nlohmann::ordered_json write_peer_files(const consensus::VirtualNetwork& net,
+                                        const SimulatedPeers& peers, const SimulationResult& result,
+                                        const SimulationInputs& in, learning::Model& model,
+                                        const learning::Dataset& test,
+                                        const std::filesystem::path& folder) {
+  auto summaries = nlohmann::ordered_json::array();
   for (int i = 0; i < net.size(); ++i) {
     const auto dir = metrics::peer_folder(folder, i);
     std::filesystem::create_directories(dir);
-    metrics::write_model(dir / "model-final.f32", net.peer(i).model()->values());
+    const auto values = net.peer(i).model()->values();
+    metrics::write_model(dir / "model-final.f32", values);
+    metrics::PeerReport r = peer_report(net, peers, result, i);
+    r.base_gradient_s = in.calibration ? in.calibration->gradient_s : NAN;
+    r.final_eval =
+        in.sim.per_peer_eval ? model.evaluate(values, test) : learning::Evaluation{NAN, NAN};
+    summaries.push_back(metrics::to_json(r));
+    metrics::write_json_file(dir / "summary.json", summaries.back());
   }
+  return summaries;
 }
 
-nlohmann::ordered_json summary_of(const SimulationResult& result, const SimulationInputs& in,
-                                  std::int64_t dropped_messages) {
-  nlohmann::ordered_json s;
-  s["name"] = in.run.name;
-  s["peers"] = result.peers;
-  s["topology"] = topology::to_string(in.topology.kind);
-  s["policy"] = consensus::to_string(in.consensus.protocol.policy.kind);
-  s["calibrated"] = in.calibration.has_value();
-  s["iterations_per_peer"] = in.run.iterations;
-  s["duration_s"] = in.run.duration_s;
-  s["finished"] = result.finished;
-  s["end"] = result.end;
-  s["virtual_time_s"] = result.end_time_s;
-  s["target_accuracy"] = in.run.target_accuracy;
-  s["target_loss"] = in.run.target_loss;
-  s["time_to_target_s"] =
-      result.time_to_target_s ? nlohmann::ordered_json(*result.time_to_target_s) : nullptr;
-  s["final_test_accuracy"] = result.last.test_accuracy;
-  s["final_test_loss"] = result.last.test_loss;
-  s["final_consensus_distance"] = result.last.consensus_distance;
-  s["mean_awaited"] = result.totals.mean_awaited();
-  s["mean_used"] = result.totals.mean_used();
-  s["mean_backups"] = result.totals.mean_backups();
-  s["mean_wait_s"] = result.totals.mean_wait_s();
-  s["wait_fraction"] = result.wait_fraction;
-  s["updates"] = result.totals.iterations;
-  s["events"] = result.events;
-  s["messages"] = result.messages;
-  s["dropped_messages"] = dropped_messages;
+// The simulation's inputs as the config they came from.
+ExperimentConfig as_config(const SimulationInputs& in) {
+  ExperimentConfig config;
+  config.overrides = in.overrides;
+  config.run = in.run;
+  config.topology = in.topology;
+  config.data = in.data;
+  config.model = in.model;
+  config.optimizer = in.optimizer;
+  config.consensus = in.consensus;
+  config.stragglers = in.stragglers;
+  config.cluster = in.cluster;
+  config.sim = in.sim;
+  return config;
+}
+
+// summary.json, in the schema `fastk run` writes too (metrics/run_summary.h).
+metrics::RunSummary summary_of(const SimulationResult& result, const SimulationInputs& in,
+                               std::int64_t dropped_messages, nlohmann::ordered_json per_peer) {
+  metrics::RunSummary s = metrics::summary_of_config(as_config(in), result.peers, "sim");
+  s.calibrated = in.calibration.has_value();
+  s.ok = result.finished;
+  s.finished = result.finished;
+  s.end = result.end;
+  s.training_phase_s = result.end_time_s;
+  s.base_gradient_s = in.calibration ? in.calibration->gradient_s : NAN;
+  s.time_to_target_s = result.time_to_target_s;
+  s.last = result.last;
+  s.totals = result.totals;
+  s.wait_fraction = result.wait_fraction;
+  s.messages = result.messages;
+  s.dropped_messages = dropped_messages;
+  s.events = result.events;
+  s.peers_reported = result.peers;
+  s.per_peer = std::move(per_peer);
   return s;
+}
+
+// resolved_config.json: the config as the simulation used it, with its calibration.
+void write_resolved_config(const std::filesystem::path& path, const SimulationInputs& in,
+                           const topology::Topology& topo) {
+  nlohmann::ordered_json j = metrics::resolved_config(
+      as_config(in), topo, in.run.evaluation_interval_s(in.calibration ? 1.0 : 10.0));
+  if (in.calibration) j["calibration"] = calibration::to_json(*in.calibration);
+  metrics::write_json_file(path, j);
 }
 
 // One protocol state machine per peer, all starting from `initial`.
@@ -175,11 +242,13 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
                                 std::move(costs));
 
   metrics::RunMetrics out(folder, in.sim.per_peer_eval);
-  write_resolved_inputs(folder / "resolved_config.json", in, topo);
+  write_resolved_config(folder / "resolved_config.json", in, topo);
   SimulationResult result;
   result.peers = n;
+  SimulatedPeers peers(n);
   net.on_record = [&](const consensus::IterationRecord& r) {
     out.record(r, gradients.last_loss(r.peer));
+    peers.record(r);
     result.end_time_s = std::max(result.end_time_s, r.update_s);
   };
   const auto report = [&](double t) {
@@ -191,7 +260,6 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
   result.end = end;
   result.finished = end != "stuck";
   if (end != "iterations") result.end_time_s = last_evaluation_s;
-  write_final_models(net, folder);
 
   result.totals = out.totals();
   result.last = out.evaluations().back();
@@ -202,7 +270,9 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
   for (int i = 0; i < n; ++i) dropped += net.peer(i).dropped_messages();
   result.wait_fraction =
       result.end_time_s > 0 ? result.totals.wait_sum_s / (n * result.end_time_s) : 0.0;
-  result.summary = summary_of(result, in, dropped);
+  auto per_peer = write_peer_files(net, peers, result, in, *model, data.test, folder);
+  metrics::RunSummary summary = summary_of(result, in, dropped, std::move(per_peer));
+  result.summary = metrics::to_json(summary);
   metrics::write_json_file(folder / "summary.json", result.summary);
   return result;
 }

@@ -31,6 +31,7 @@ struct SimulationInputs {
   SimSettings sim;
   ClusterConfig cluster;                                // where peers run (calibrated)
   std::optional<calibration::Calibration> calibration;  // none: abstract virtual time
+  std::vector<std::string> overrides;                   // the --set settings, for the summary
 };
 
 struct SimulationResult {

@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "tests/system/system_support.h"
 
 namespace fastk::systest {
@@ -61,6 +63,75 @@ TEST_P(SimEquivalence, FullPolicyRealPeersEqualTheSimulationBitForBit) {
     ASSERT_FALSE(a.empty()) << "peer " << i;
     EXPECT_EQ(a.size(), b.size()) << "peer " << i;
     EXPECT_TRUE(a == b) << "peer " << i << ": real and simulated parameters differ";
+  }
+}
+
+// The files a run leaves, relative to its folder (snapshots and logs are a launcher's own).
+std::set<std::string> files_of(const std::filesystem::path& run) {
+  std::set<std::string> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(run)) {
+    const std::string name = std::filesystem::relative(entry.path(), run).string();
+    if (entry.is_regular_file() && !name.starts_with("logs/")) files.insert(name);
+  }
+  return files;
+}
+
+// The keys of a JSON object, and of the objects of a fixed schema inside it (config tables,
+// each peer's summary), as paths. Lists and maps of data (departures, rejected frames by
+// cause) hold what happened, not schema.
+std::set<std::string> keys_of(const nlohmann::json& j, const std::string& prefix = "") {
+  std::set<std::string> keys;
+  for (const auto& [key, value] : j.items()) {
+    keys.insert(prefix + key);
+    if (key == "per_peer" && !value.empty()) {
+      for (const auto& k : keys_of(value[0], prefix + key + ".")) keys.insert(k);
+    } else if (value.is_object() && key != "rejected_frames") {
+      for (const auto& k : keys_of(value, prefix + key + ".")) keys.insert(k);
+    }
+  }
+  return keys;
+}
+
+std::string first_line(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// `fastk sim` and `fastk run` on one config leave the same files with the same schemas: the
+// same CSV columns, the same JSON keys (what a runtime does not measure is null).
+TEST(RunFolder, SimAndRunLeaveTheSameFilesWithTheSameSchemas) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys");
+  const auto config = write_config(dir, tiny_experiment(4, 40, "static"));
+  FastkProcess real({"run", config.string(), "--no-plots"});
+  const auto status = real.wait(Seconds(120));
+  ASSERT_TRUE(status && status->ok()) << real.output();
+  const auto real_run = dir / "real";
+  std::filesystem::rename(run_dir(dir), real_run);
+  FastkProcess sim({"sim", config.string(), "--quiet", "--no-plots"});
+  const auto sim_status = sim.wait(Seconds(120));
+  ASSERT_TRUE(sim_status && sim_status->ok()) << sim.output();
+  const auto sim_run = run_dir(dir);
+
+  const auto files = files_of(sim_run);
+  EXPECT_EQ(files, files_of(real_run));
+  for (const char* must :
+       {"summary.json", "resolved_config.json", "evaluation.csv", "iterations.csv",
+        "peer_accuracy.csv", "peers/peer-0/summary.json", "peers/peer-0/model-final.f32"}) {
+    EXPECT_TRUE(files.count(must)) << must;
+  }
+  for (const auto& file : files) {
+    if (file.ends_with(".json")) {
+      const auto a = read_json(sim_run / file), b = read_json(real_run / file);
+      EXPECT_EQ(keys_of(a), keys_of(b)) << file;
+      if (file == "summary.json") {
+        EXPECT_EQ(a["runtime"], "sim");
+        EXPECT_EQ(b["runtime"], "real");
+      }
+    } else if (file.ends_with(".csv")) {
+      EXPECT_EQ(first_line(sim_run / file), first_line(real_run / file)) << file;
+    }
   }
 }
 
