@@ -11,6 +11,7 @@
 #include "node/peer/peer_id.h"
 #include "node/peer/stop_watcher.h"
 #include "node/stragglers/delay_model.h"
+#include "node/training/peer_samples.h"
 #include "node/training/peer_trainer.h"
 #include "node/transport/shared_models.h"
 #include "node/transport/zmq_transport.h"
@@ -114,13 +115,11 @@ RealPeer::RealPeer(const ExperimentConfig& config, const PeerOptions& options,
   // Before any thread starts (ZeroMQ's I/O thread, the compute thread), so that all of them
   // inherit the binding; the data are loaded on the bound CPUs too.
   if (config.cluster.bind_cpus) bind_cpus(config.cluster, peers_, options.peer);
-  std::vector<int> stored;  // coded neighbourhoods: the partitions this peer holds
-  if (protocol_config_.coding.scheme != coding::Scheme::kNone) {
-    stored = training::coded_placement(topology_.graph, protocol_config_.coding)
-                 .stored[static_cast<std::size_t>(options.peer)];
-  }
-  trainer_ = std::make_unique<training::PeerTrainer>(config.data, config.model, config.optimizer,
-                                                     peers_, options.peer, stored);
+  // Coded neighbourhoods: the partitions this peer holds (training/peer_samples.h).
+  const auto stored = training::stored_partitions(topology_.graph, protocol_config_.coding);
+  trainer_ = std::make_unique<training::PeerTrainer>(
+      config.data, config.model, config.optimizer, peers_, options.peer,
+      stored[static_cast<std::size_t>(options.peer)]);
   base_gradient_s_ = base_gradient_s(options, *trainer_);
   protocol_ =
       std::make_unique<consensus::PeerProtocol>(options.peer, topology_.schedule, protocol_config_,

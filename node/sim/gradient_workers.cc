@@ -9,8 +9,8 @@
 namespace fastk::node::sim {
 
 GradientWorkers::GradientWorkers(const learning::Model& model, const learning::Dataset& train,
-                                 std::vector<learning::BatchSampler> samplers, int threads)
-    : train_(train), samplers_(std::move(samplers)), last_loss_(samplers_.size(), 0.0) {
+                                 std::vector<training::PeerSamples> samples, int threads)
+    : train_(train), samples_(std::move(samples)), last_loss_(samples_.size(), 0.0) {
   const int workers = threads <= 1 ? 0 : threads;
   models_.push_back(model.clone());
   for (int t = 0; t < workers; ++t) models_.push_back(model.clone());
@@ -26,13 +26,6 @@ GradientWorkers::~GradientWorkers() {
   }
   work_ready_.notify_all();
   for (auto& t : threads_) t.join();
-}
-
-void GradientWorkers::enable_partitions(const learning::Partition& partition, int batch_size,
-                                        std::uint64_t seed) {
-  partition_ = &partition;
-  batch_size_ = batch_size;
-  seed_ = seed;
 }
 
 void GradientWorkers::compute(learning::Model& model, Task& task) {
@@ -52,24 +45,21 @@ void GradientWorkers::begin(int peer, const consensus::StartGradient& request) {
   task->k = k;
   task->params = request.params;
   task->stats = request.gradient_stats;
+  training::PeerSamples& samples = samples_.at(static_cast<std::size_t>(peer));
   if (request.partitions.empty()) {
-    const auto batch = samplers_[static_cast<std::size_t>(peer)].next();
-    task->batch.assign(batch.begin(), batch.end());
+    task->batch = samples.to_rows(samples.own.next());
   } else {
-    if (!partition_) throw std::logic_error("GradientWorkers: partitions requested, none given");
+    const int batch_size = samples.own.batch_size();
     task->partition_batches = training::draw_partition_batches(
-        request, batch_size_, [&](int r) -> learning::BatchSampler& {
-          auto it = partition_samplers_.find({peer, r});
-          if (it == partition_samplers_.end()) {
-            it = partition_samplers_
-                     .emplace(std::pair{peer, r},
-                              learning::BatchSampler(
-                                  partition_->peer_indices.at(static_cast<std::size_t>(r)),
-                                  batch_size_, training::peer_seed(seed_, r)))
-                     .first;
+        request, batch_size, [&](int r) -> learning::BatchSampler& {
+          const auto it = samples.partitions.find(r);
+          if (it == samples.partitions.end()) {
+            throw std::logic_error("GradientWorkers: peer " + std::to_string(peer) +
+                                   " does not store partition " + std::to_string(r));
           }
           return it->second;
         });
+    for (auto& batch : task->partition_batches) batch = samples.to_rows(batch);
   }
   Task* raw = task.get();
   tasks_[{peer, k}] = std::move(task);

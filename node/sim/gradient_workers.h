@@ -20,6 +20,7 @@
 #include "learning/model.h"
 #include "learning/partition.h"
 #include "learning/sampler.h"
+#include "node/training/peer_samples.h"
 
 namespace fastk::node::sim {
 
@@ -28,15 +29,13 @@ class GradientWorkers final : public consensus::GradientSource {
   // `threads` <= 1 computes on the calling thread inside collect(). A request's
   // gradient_stats adds the gradient-noise estimates (consensus::GradientStats) from the
   // same pass.
+  // `samples`: each peer's, from training::peer_samples (as real peers draw theirs), over
+  // `train`, the whole training set.
   GradientWorkers(const learning::Model& model, const learning::Dataset& train,
-                  std::vector<learning::BatchSampler> samplers, int threads);
+                  std::vector<training::PeerSamples> samples, int threads);
   ~GradientWorkers() override;
   GradientWorkers(const GradientWorkers&) = delete;
   GradientWorkers& operator=(const GradientWorkers&) = delete;
-
-  // Coded neighbourhoods: partition r's batches are drawn by a sampler over r's samples
-  // seeded like r's own (one per holder), as real peers do.
-  void enable_partitions(const learning::Partition& partition, int batch_size, std::uint64_t seed);
 
   void begin(int peer, const consensus::StartGradient& request) override;
   consensus::GradientResult collect(int peer, std::int64_t k) override;
@@ -59,11 +58,7 @@ class GradientWorkers final : public consensus::GradientSource {
   void worker_loop(std::size_t index);
 
   const learning::Dataset& train_;
-  std::vector<learning::BatchSampler> samplers_;
-  const learning::Partition* partition_ = nullptr;
-  int batch_size_ = 1;
-  std::uint64_t seed_ = 0;
-  std::map<std::pair<int, int>, learning::BatchSampler> partition_samplers_;  // (holder, r)
+  std::vector<training::PeerSamples> samples_;
   std::vector<std::unique_ptr<learning::Model>> models_;  // one per thread (index 0: caller)
   std::vector<double> last_loss_;
   std::map<std::pair<int, std::int64_t>, std::unique_ptr<Task>> tasks_;

@@ -223,21 +223,19 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
     calibration::check_fits(*in.calibration, in.model, in.optimizer, model->num_parameters());
   }
 
-  std::vector<learning::BatchSampler> samplers;
-  for (int i = 0; i < n; ++i) {
-    samplers.emplace_back(partition.peer_indices[static_cast<std::size_t>(i)],
-                          in.optimizer.batch_size, training::peer_seed(in.optimizer.seed, i));
-  }
-
   const consensus::ProtocolConfig protocol =
       protocol_config(in.consensus, in.run, in.optimizer, in.cluster, PeerRuntime::kSimulated);
+  // Each peer's samples as a real peer draws them (training/peer_samples.h).
+  const auto stored = training::stored_partitions(topo.graph, protocol.coding);
+  std::vector<training::PeerSamples> samples;
+  for (int i = 0; i < n; ++i) {
+    samples.push_back(training::peer_samples(partition, i, stored[static_cast<std::size_t>(i)],
+                                             in.optimizer.batch_size, in.optimizer.seed));
+  }
   stragglers::DelaySpec delay_spec = in.stragglers;
   consensus::MachineCosts costs = machine(in, delay_spec);
   stragglers::DelayModel delays(delay_spec, n);
-  GradientWorkers gradients(*model, data.train, std::move(samplers), in.sim.threads);
-  if (protocol.coding.scheme != coding::Scheme::kNone) {
-    gradients.enable_partitions(partition, in.optimizer.batch_size, in.optimizer.seed);
-  }
+  GradientWorkers gradients(*model, data.train, std::move(samples), in.sim.threads);
   consensus::VirtualNetwork net(make_peers(topo, protocol, initial), delays, gradients,
                                 std::move(costs));
 

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <string>
+
+#include "node/training/peer_samples.h"
 
 namespace fastk::node::training {
 
@@ -54,52 +57,20 @@ PeerTrainer::PeerTrainer(const learning::DataSpec& data, const learning::ModelSp
                          std::vector<int> stored)
     : batch_size_(optimizer.batch_size) {
   check_optimizer(optimizer);
-  std::vector<std::int64_t> own;
-  // Rows kept: the own shard first, then each other stored partition; where each starts.
-  std::vector<std::pair<int, std::size_t>> others;
-  std::vector<std::vector<std::int64_t>> other_rows;
+  // The rows this peer holds and its samplers: peer_samples, which the simulator uses too.
+  std::optional<PeerSamples> samples;
   learning::TrainTest mine = learning::load_data_rows(
-      data, [&](std::span<const std::int32_t> labels, int classes, std::int64_t samples) {
-        learning::Partition all = partition_training_set(labels, classes, samples, data, peers);
-        own = all.peer_indices.at(static_cast<std::size_t>(peer));
-        std::vector<std::int64_t> rows = own;
-        for (int r : stored) {
-          if (r == peer) continue;
-          const auto& theirs = all.peer_indices.at(static_cast<std::size_t>(r));
-          others.emplace_back(r, rows.size());
-          other_rows.push_back(theirs);
-          rows.insert(rows.end(), theirs.begin(), theirs.end());
-        }
-        return rows;
+      data, [&](std::span<const std::int32_t> labels, int classes, std::int64_t count) {
+        const learning::Partition all = partition_training_set(labels, classes, count, data, peers);
+        samples = peer_samples(all, peer, stored, optimizer.batch_size, optimizer.seed);
+        return samples->rows;
       });
   shard_ = std::move(mine.train);
   test_ = std::move(mine.test);
   model_ = learning::make_model(model, shard_);
-  // The sampler walks positions in the shard; it draws the same positions as the
-  // simulator's sampler over this peer's global indices (its shuffle depends only on the
-  // count and the seed), so both runtimes see the same samples in the same order.
-  std::vector<std::int64_t> positions(own.size());
-  std::iota(positions.begin(), positions.end(), 0);
-  sampler_ = std::make_unique<learning::BatchSampler>(std::move(positions), optimizer.batch_size,
-                                                      peer_seed(optimizer.seed, peer));
-  if (!stored.empty()) {
-    // Positions of each partition inside the kept rows; shuffles depend only on the count
-    // and the seed, so these draw the simulator's samples in the simulator's order.
-    auto positions_from = [](std::size_t first, std::size_t count) {
-      std::vector<std::int64_t> range(count);
-      std::iota(range.begin(), range.end(), static_cast<std::int64_t>(first));
-      return range;
-    };
-    partition_samplers_.emplace(peer,
-                                learning::BatchSampler(positions_from(0, own.size()), batch_size_,
-                                                       peer_seed(optimizer.seed, peer)));
-    for (std::size_t o = 0; o < others.size(); ++o) {
-      partition_samplers_.emplace(
-          others[o].first,
-          learning::BatchSampler(positions_from(others[o].second, other_rows[o].size()),
-                                 batch_size_, peer_seed(optimizer.seed, others[o].first)));
-    }
-  }
+  // Positions into the kept rows are the shard's own indices: no mapping needed.
+  sampler_ = std::make_unique<learning::BatchSampler>(std::move(samples->own));
+  partition_samplers_ = std::move(samples->partitions);
   eval_model_ = model_->clone();
   initial_.resize(model_->num_parameters());
   model_->initialize(initial_, model.init_seed);
