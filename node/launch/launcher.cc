@@ -70,52 +70,61 @@ std::vector<std::string> ssh_command(const std::vector<std::string>& ssh, const 
   return command;
 }
 
-LaunchResult launch_peers(const std::vector<PeerLaunch>& peers, const LaunchOptions& options,
-                          std::ostream& status) {
-  std::filesystem::create_directories(options.log_dir);
-  std::vector<RunningPeer> running(peers.size());
-  for (std::size_t i = 0; i < peers.size(); ++i) {
-    RunningPeer& r = running[i];
-    r.launch = peers[i];
-    r.log_path = options.log_dir / ("peer-" + std::to_string(peers[i].peer) + ".log");
-    r.log.open(r.log_path);
-    if (!r.log) throw std::runtime_error("cannot write log file " + r.log_path.string());
-    const bool remote = !peers[i].host.empty();
-    auto argv = remote ? ssh_command(options.ssh, peers[i].host, options.remote_dir, peers[i].argv)
-                       : peers[i].argv;
-    // A remote peer stops when its stdin closes (signals do not cross ssh).
-    r.process = std::make_unique<ChildProcess>(argv, /*stdin_pipe=*/remote);
+namespace {
+
+// One launch of the peers, from starting their processes to collecting how each ended. Each
+// turn of run()'s loop reads their output, acts on the launcher's requests and shows
+// progress.
+class Launch {
+ public:
+  Launch(const std::vector<PeerLaunch>& peers, const LaunchOptions& options, std::ostream& status)
+      : options_(options), status_(status) {
+    start(peers);
   }
 
-  LaunchResult result;
-  std::optional<Clock::time_point> stop_requested;
-  bool killed = false;
-  bool started = false;  // start_together: the go was given
-  Clock::time_point last_summary = Clock::now();
-  const double summary_every =
-      options.terminal ? options.progress_interval_s : options.plain_progress_interval_s;
-  std::size_t exited = 0;
-  while (exited < running.size()) {
+  LaunchResult run() {
+    while (exited_ < running_.size()) {
+      wait_for_output();
+      read_output();
+      control();
+      show_progress();
+    }
+    if (options_.live_progress && options_.terminal) status_ << "\r\033[K" << std::flush;
+    return outcomes();
+  }
+
+ private:
+  void start(const std::vector<PeerLaunch>& peers) {
+    std::filesystem::create_directories(options_.log_dir);
+    running_.resize(peers.size());
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+      RunningPeer& r = running_[i];
+      r.launch = peers[i];
+      r.log_path = options_.log_dir / ("peer-" + std::to_string(peers[i].peer) + ".log");
+      r.log.open(r.log_path);
+      if (!r.log) throw std::runtime_error("cannot write log file " + r.log_path.string());
+      const bool remote = !peers[i].host.empty();
+      auto argv = remote
+                      ? ssh_command(options_.ssh, peers[i].host, options_.remote_dir, peers[i].argv)
+                      : peers[i].argv;
+      // A remote peer stops when its stdin closes (signals do not cross ssh).
+      r.process = std::make_unique<ChildProcess>(argv, /*stdin_pipe=*/remote);
+    }
+  }
+
+  void wait_for_output() {
     std::vector<pollfd> fds;
-    for (auto& r : running)
+    for (auto& r : running_)
       if (r.process->output_fd() >= 0) fds.push_back({r.process->output_fd(), POLLIN, 0});
     poll(fds.data(), fds.size(), 100);
+  }
 
-    exited = 0;
-    for (auto& r : running) {
-      for (auto& line : r.process->read_lines()) {
-        r.log << line << '\n';
-        if (auto p = parse_progress(line)) {
-          r.progress = p;
-          continue;
-        }
-        if (line == kReadyLine) {
-          r.ready = true;
-          continue;
-        }
-        r.tail.push_back(std::move(line));
-        if (r.tail.size() > kTailLines) r.tail.pop_front();
-      }
+  // Every peer's new lines into its log, its progress, readiness and last lines; counts the
+  // peers that are gone.
+  void read_output() {
+    exited_ = 0;
+    for (auto& r : running_) {
+      for (auto& line : r.process->read_lines()) take_line(r, std::move(line));
       r.log.flush();
       if (r.process->poll_exit()) {
         if (!r.exited_at) r.exited_at = Clock::now();
@@ -124,69 +133,110 @@ LaunchResult launch_peers(const std::vector<PeerLaunch>& peers, const LaunchOpti
         if (r.process->output_fd() >= 0 && seconds_since(*r.exited_at) > kOutputDrain_s) {
           r.process->stop_reading();
         }
-        if (r.process->output_fd() < 0) ++exited;
+        if (r.process->output_fd() < 0) ++exited_;
       }
     }
+  }
 
-    if (options.start_together && !started && !stop_requested) {
-      for (auto& r : running) {
-        if (!r.ready && r.process->poll_exit()) result.exited_before_start = r.launch.peer;
-      }
+  static void take_line(RunningPeer& r, std::string line) {
+    r.log << line << '\n';
+    if (auto p = parse_progress(line)) {
+      r.progress = p;
+    } else if (line == kReadyLine) {
+      r.ready = true;
+    } else {
+      r.tail.push_back(std::move(line));
+      if (r.tail.size() > kTailLines) r.tail.pop_front();
     }
-    const bool stop_by_request = !stop_requested && options.should_stop();
-    if (stop_by_request || (!stop_requested && result.exited_before_start)) {
-      stop_requested = Clock::now();
-      result.stopped = stop_by_request;
-      for (auto& r : running) {
-        // Local peers get SIGTERM; a remote peer gets end of file on stdin, because killing
-        // the ssh client would cut it off before it writes its metrics.
-        if (r.launch.host.empty()) {
-          r.process->send_signal(SIGTERM);
-        } else {
-          r.process->close_stdin();
-        }
-      }
-    }
-    if (options.start_together && !started &&
-        std::all_of(running.begin(), running.end(), [](const RunningPeer& r) { return r.ready; })) {
-      started = true;
-      for (auto& r : running) tell(r, SIGUSR2, "g");
-    }
-    if (!result.finished && !stop_requested && options.should_finish()) {
-      result.finished = true;
-      for (auto& r : running) tell(r, SIGUSR1, "f");
-    }
-    if (stop_requested && !killed && seconds_since(*stop_requested) > options.stop_grace_s) {
-      killed = true;
-      for (auto& r : running) r.process->send_signal(SIGKILL);
-    }
+  }
 
-    if (options.live_progress && seconds_since(last_summary) >= summary_every) {
-      last_summary = Clock::now();
-      std::vector<std::optional<PeerProgress>> latest;
-      for (auto& r : running) latest.push_back(r.progress);
-      std::string line = summarize_progress(latest, static_cast<int>(running.size() - exited)) +
-                         options.status_extra();
-      if (options.terminal) {
-        status << "\r\033[K" << line << std::flush;
+  // Stop (asked, or a peer died before the start), start together, finish, kill after grace.
+  void control() {
+    if (options_.start_together && !started_ && !stop_requested_) {
+      for (auto& r : running_) {
+        if (!r.ready && r.process->poll_exit()) result_.exited_before_start = r.launch.peer;
+      }
+    }
+    const bool stop_by_request = !stop_requested_ && options_.should_stop();
+    if (stop_by_request || (!stop_requested_ && result_.exited_before_start)) {
+      stop_requested_ = Clock::now();
+      result_.stopped = stop_by_request;
+      stop_all();
+    }
+    if (options_.start_together && !started_ &&
+        std::all_of(running_.begin(), running_.end(),
+                    [](const RunningPeer& r) { return r.ready; })) {
+      started_ = true;
+      for (auto& r : running_) tell(r, SIGUSR2, "g");
+    }
+    if (!result_.finished && !stop_requested_ && options_.should_finish()) {
+      result_.finished = true;
+      for (auto& r : running_) tell(r, SIGUSR1, "f");
+    }
+    if (stop_requested_ && !killed_ && seconds_since(*stop_requested_) > options_.stop_grace_s) {
+      killed_ = true;
+      for (auto& r : running_) r.process->send_signal(SIGKILL);
+    }
+  }
+
+  // Local peers get SIGTERM; a remote peer gets end of file on stdin, because killing the
+  // ssh client would cut it off before it writes its metrics.
+  void stop_all() {
+    for (auto& r : running_) {
+      if (r.launch.host.empty()) {
+        r.process->send_signal(SIGTERM);
       } else {
-        status << line << '\n' << std::flush;
+        r.process->close_stdin();
       }
     }
   }
-  if (options.live_progress && options.terminal) status << "\r\033[K" << std::flush;
 
-  for (auto& r : running) {
-    PeerOutcome o;
-    o.peer = r.launch.peer;
-    o.host = r.launch.host;
-    o.status = *r.process->poll_exit();
-    o.log = r.log_path;
-    o.last_progress = r.progress;
-    o.last_lines.assign(r.tail.begin(), r.tail.end());
-    result.peers.push_back(std::move(o));
+  void show_progress() {
+    const double every =
+        options_.terminal ? options_.progress_interval_s : options_.plain_progress_interval_s;
+    if (!options_.live_progress || seconds_since(last_summary_) < every) return;
+    last_summary_ = Clock::now();
+    std::vector<std::optional<PeerProgress>> latest;
+    for (auto& r : running_) latest.push_back(r.progress);
+    std::string line = summarize_progress(latest, static_cast<int>(running_.size() - exited_)) +
+                       options_.status_extra();
+    if (options_.terminal) {
+      status_ << "\r\033[K" << line << std::flush;
+    } else {
+      status_ << line << '\n' << std::flush;
+    }
   }
-  return result;
+
+  LaunchResult outcomes() {
+    for (auto& r : running_) {
+      PeerOutcome o;
+      o.peer = r.launch.peer;
+      o.host = r.launch.host;
+      o.status = *r.process->poll_exit();
+      o.log = r.log_path;
+      o.last_progress = r.progress;
+      o.last_lines.assign(r.tail.begin(), r.tail.end());
+      result_.peers.push_back(std::move(o));
+    }
+    return std::move(result_);
+  }
+
+  const LaunchOptions& options_;
+  std::ostream& status_;
+  std::vector<RunningPeer> running_;
+  LaunchResult result_;
+  std::optional<Clock::time_point> stop_requested_;
+  bool killed_ = false;
+  bool started_ = false;  // start_together: the go was given
+  Clock::time_point last_summary_ = Clock::now();
+  std::size_t exited_ = 0;
+};
+
+}  // namespace
+
+LaunchResult launch_peers(const std::vector<PeerLaunch>& peers, const LaunchOptions& options,
+                          std::ostream& status) {
+  return Launch(peers, options, status).run();
 }
 
 std::string describe_failures(const LaunchResult& result) {

@@ -10,6 +10,15 @@
 namespace fastk::node::peer {
 namespace {
 
+// A coded gradient of the protocol as a CODED_GRADIENT message (inbound.cc reads it back).
+wire::EncodedMessage coded_message(int self, const consensus::SendCoded& s) {
+  const consensus::CodedGradient& part = *s.coded;
+  const std::vector<std::uint32_t> covers(part.covers.begin(), part.covers.end());
+  const std::vector<std::uint32_t> role(part.role.begin(), part.role.end());
+  return wire::encode_coded_gradient(static_cast<wire::PeerId>(self), s.tag, covers, role,
+                                     part.compute_s, part.gradient->values());
+}
+
 std::chrono::milliseconds ms(double seconds) {
   return std::chrono::milliseconds(static_cast<int>(std::ceil(std::max(0.0, seconds) * 1000)));
 }
@@ -22,7 +31,8 @@ PeerDriver::PeerDriver(DriverSettings settings, DriverParts parts)
       rendezvous_(settings_.self, parts.protocol.known_neighbours(), settings_.run),
       outbound_(parts.link),
       inbox_(parts.delays, settings_.self),
-      snapshots_(settings_.epoch_s, settings_.eval_interval_s) {
+      snapshots_(settings_.epoch_s, settings_.eval_interval_s),
+      report_(settings_.self, settings_.iterations, settings_.origin) {
   if (!parts_.shared_models) {  // a peer without shared memory: every SHARED_MODEL is bad
     no_shared_models_ = std::make_unique<SharedModelReader>(settings_.run.run_id, settings_.self, 0,
                                                             std::map<int, std::string>{});
@@ -35,14 +45,13 @@ double PeerDriver::now_s() const {
 }
 
 PeerReport PeerDriver::run() {
-  report_.peer = settings_.self;
   if (handshake() && wait_for_start()) {
     iterate();
     print_progress(true);
     say_goodbye();
   }
-  count_link();
-  return std::move(report_);
+  report_.count_link(parts_.link, outbound_, *shared_models_);
+  return report_.take();
 }
 
 // Sends HELLO until every neighbour has been heard from. False if stopped meanwhile.
@@ -84,13 +93,13 @@ bool PeerDriver::wait_for_start() {
 
 void PeerDriver::iterate() {
   began_s_ = now_s();
-  report_.startup_s = began_s_;
-  report_.first_iteration_unix_s = unix_now_s();
+  const double began_unix_s = unix_now_s();
+  report_.began(began_s_, began_unix_s);
   rendezvous_.started(began_s_);
   phase_ = Phase::kIterating;
   // The model at the instant the peer starts in is the initial one: saved, so that the mean
   // model of every later instant is known even when the peers start in different instants.
-  snapshots_.start_at(report_.first_iteration_unix_s);
+  snapshots_.start_at(began_unix_s);
   take_due_snapshot();
   consensus::Actions actions;
   parts_.protocol.start(began_s_, actions);
@@ -111,18 +120,10 @@ void PeerDriver::iterate() {
 void PeerDriver::end_of_iterating() {
   phase_ = Phase::kGoodbye;
   const bool done = parts_.protocol.finished();
-  report_.finished = !parts_.requests.stop || done;
-  report_.stopped = !report_.finished;
-  report_.end = done                     ? "iterations"
-                : out_of_time()          ? "duration"
-                : parts_.requests.finish ? "target"
-                                         : "signal";
-  report_.elapsed_s = last_update_s_ - began_s_;
-  const double origin_s =
-      std::chrono::duration<double>(settings_.origin.time_since_epoch()).count();
-  report_.first_iteration_monotonic_s = origin_s + began_s_;
-  report_.last_update_monotonic_s = origin_s + last_update_s_;
-  report_.last_update_unix_s = report_.first_iteration_unix_s + (last_update_s_ - began_s_);
+  report_.ended(!parts_.requests.stop || done, done                     ? "iterations"
+                                               : out_of_time()          ? "duration"
+                                               : parts_.requests.finish ? "target"
+                                                                        : "signal");
 }
 
 void PeerDriver::step(int wait_ms) {
@@ -131,9 +132,7 @@ void PeerDriver::step(int wait_ms) {
   while (auto message = inbox_.release(now_s())) hand_to_protocol(*message);
   consensus::Actions actions;
   if (auto done = parts_.compute.poll()) {
-    report_.compute_s += done->compute_s;
-    report_.injected_s += done->injected_s;
-    last_loss_ = done->step.loss;
+    report_.gradient_done(done->compute_s, done->injected_s, done->step.loss);
     parts_.compute.recycle(parts_.protocol.hand_over_gradient(
         now_s(), std::move(done->step.result.gradient), done->step.result.stats, actions));
   }
@@ -206,42 +205,21 @@ void PeerDriver::send_model(const consensus::SendParams& s) {
   const auto slot = parts_.own_slots ? parts_.own_slots->publish(*s.params) : std::nullopt;
   const auto message = slot ? wire::encode_shared_model(self, s.tag, *slot, s.params)
                             : wire::encode_model(self, s.tag, s.params, s.params->values());
-  if (slot) {
-    report_.shared_models_sent += s.to.size();
-    report_.shared_bytes += s.to.size() * s.params->values().size_bytes();
-  }
+  if (slot) report_.shared_model_sent(s.to.size(), s.params->values().size_bytes());
   for (int j : s.to) outbound_.send(j, Outbound::kModel, message);
 }
 
 void PeerDriver::send_coded(const consensus::SendCoded& s) {
-  const consensus::CodedGradient& part = *s.coded;
-  const std::vector<std::uint32_t> covers(part.covers.begin(), part.covers.end());
-  const std::vector<std::uint32_t> role(part.role.begin(), part.role.end());
-  outbound_.send(
-      s.to, Outbound::kCodedGradient,
-      wire::encode_coded_gradient(static_cast<wire::PeerId>(settings_.self), s.tag, covers, role,
-                                  part.compute_s, part.gradient->values()));
+  outbound_.send(s.to, Outbound::kCodedGradient, coded_message(settings_.self, s));
 }
 
 void PeerDriver::completed(const consensus::IterationRecord& r) {
-  ++report_.iterations;
-  last_update_s_ = r.update_s;
-  report_.waiting_s += r.wait_s();
-  totals_.add(r);
-  if (!parts_.hooks.on_iteration) return;
-  // In the files, times count from the first iteration, as in the simulator (the protocol's
-  // clock began with the process, before the data load and the handshake).
-  consensus::IterationRecord shifted = r;
-  shifted.start_s -= began_s_;
-  shifted.gradient_done_s -= began_s_;
-  shifted.update_s -= began_s_;
-  parts_.hooks.on_iteration(shifted, last_loss_);
+  const consensus::IterationRecord in_files = report_.iteration_done(r);
+  if (parts_.hooks.on_iteration) parts_.hooks.on_iteration(in_files, report_.progress().loss);
 }
 
 void PeerDriver::departed(const consensus::NeighbourGone& gone) {
-  const std::string how = gone.said_goodbye ? "bye" : "silent";
-  last_departure_[gone.peer] = how;
-  report_.departures.push_back({gone.peer, gone.iteration, how});
+  report_.departed(gone.peer, gone.iteration, gone.said_goodbye ? "bye" : "silent");
 }
 
 // Milliseconds until the next protocol timer, held message, snapshot, the end of the time
@@ -276,18 +254,10 @@ void PeerDriver::take_due_snapshot() {
 void PeerDriver::print_progress(bool force) {
   if (!settings_.progress) return;
   if (!force && now_s() < next_progress_s_) return;
-  if (force && printed_iterations_ == report_.iterations) return;
-  printed_iterations_ = report_.iterations;
+  if (force && printed_iterations_ == report_.iterations()) return;
+  printed_iterations_ = report_.iterations();
   next_progress_s_ = now_s() + settings_.progress_interval_s;
-  PeerProgress p;
-  p.iteration = report_.iterations;
-  p.iterations = settings_.iterations;
-  p.loss = last_loss_;
-  p.accuracy = NAN;  // the launcher shows the mean model's
-  p.elapsed_s = report_.iterations ? last_update_s_ - report_.startup_s : 0;
-  p.waiting_s = report_.waiting_s;
-  p.mean_backup = report_.iterations ? totals_.mean_backups() : NAN;
-  *settings_.progress << format_progress(p) << std::endl;
+  *settings_.progress << format_progress(report_.progress()) << std::endl;
 }
 
 // BYE to every neighbour, then keep answering until each has left too (or gone silent past
@@ -299,34 +269,14 @@ void PeerDriver::say_goodbye() {
       wire::encode_bye(static_cast<wire::PeerId>(settings_.self), parts_.protocol.iteration());
   for (int j : rendezvous_.neighbours()) outbound_.send(j, Outbound::kControl, bye);
   const double until_s = now_s() + settings_.peer_timeout_s;
-  while (now_s() < until_s && !(report_.finished && parts_.requests.stop)) {
+  while (now_s() < until_s && !(report_.finished() && parts_.requests.stop)) {
     if (rendezvous_.all_gone(now_s(), settings_.peer_timeout_s) && !outbound_.pending()) break;
     outbound_.flush();
     receive(std::chrono::milliseconds(outbound_.pending() ? 1 : 100));
   }
-  for (const auto& [j, how] : rendezvous_.unrecorded_departures(last_departure_)) {
-    report_.departures.push_back({j, parts_.protocol.iteration(), how});
+  for (const auto& [j, how] : rendezvous_.unrecorded_departures(report_.last_departures())) {
+    report_.departed(j, parts_.protocol.iteration(), how);
   }
-}
-
-// The link's counters and the outbound queue's, into the report.
-void PeerDriver::count_link() {
-  const auto totals = parts_.link.send_totals();
-  report_.messages_sent = totals.queued;
-  report_.sends_refused = totals.dropped;
-  report_.bytes_sent = totals.bytes_queued;
-  report_.models_superseded = outbound_.superseded();
-  for (std::size_t c = 0; c < wire::kWireErrorCount; ++c) {
-    const auto cause = static_cast<wire::WireError>(c);
-    if (auto count = parts_.link.rejections().count(cause)) {
-      report_.rejected[std::string(wire::to_string(cause))] = count;
-    }
-  }
-  report_.shared_models_lapped = shared_models_->lapped();
-  if (auto bad = shared_models_->bad()) report_.rejected["bad shared model"] = bad;
-  report_.mean_awaited = totals_.mean_awaited();
-  report_.mean_used = totals_.mean_used();
-  report_.mean_backups = totals_.mean_backups();
 }
 
 }  // namespace fastk::node::peer

@@ -36,6 +36,7 @@
 #include "node/peer/outbound_queue.h"
 #include "node/peer/peer_report.h"
 #include "node/peer/rendezvous.h"
+#include "node/peer/run_report.h"
 #include "node/peer/run_requests.h"
 #include "node/peer/shared_model_reader.h"
 #include "node/peer/snapshot_schedule.h"
@@ -101,7 +102,6 @@ class PeerDriver {
   void print_progress(bool force);
   void end_of_iterating();
   void say_goodbye();
-  void count_link();
 
   DriverSettings settings_;
   DriverParts parts_;
@@ -112,12 +112,8 @@ class PeerDriver {
   std::unique_ptr<SharedModelReader> no_shared_models_;  // when parts_ has none
   SharedModelReader* shared_models_ = nullptr;
   std::priority_queue<double, std::vector<double>, std::greater<>> timers_;
-  std::map<int, std::string> last_departure_;  // per neighbour: "bye" or "silent"
-  metrics::IterationTotals totals_;
-  PeerReport report_;
+  RunReport report_;
   double began_s_ = 0;
-  double last_update_s_ = 0;
-  double last_loss_ = NAN;
   double next_progress_s_ = 0;
   std::int64_t printed_iterations_ = -1;
   // The protocol gets input (and its actions run) from the start-up on, not in the goodbye.

@@ -203,6 +203,36 @@ std::vector<std::unique_ptr<consensus::PeerProtocol>> make_peers(
   return peers;
 }
 
+// Each peer's samples as a real peer draws them (training/peer_samples.h).
+std::vector<training::PeerSamples> every_peers_samples(const topology::Topology& topo,
+                                                       const consensus::ProtocolConfig& protocol,
+                                                       const learning::Partition& partition,
+                                                       const learning::OptimizerSpec& optimizer) {
+  const auto stored = training::stored_partitions(topo.graph, protocol.coding);
+  std::vector<training::PeerSamples> samples;
+  for (int i = 0; i < topo.graph.size(); ++i) {
+    samples.push_back(training::peer_samples(partition, i, stored[static_cast<std::size_t>(i)],
+                                             optimizer.batch_size, optimizer.seed));
+  }
+  return samples;
+}
+
+// The run's totals, last evaluation, time to target and counts into `result`; returns the
+// messages the protocols dropped.
+std::int64_t add_outcome(const consensus::VirtualNetwork& net, const metrics::RunMetrics& out,
+                         const RunConfig& run, SimulationResult& result) {
+  result.totals = out.totals();
+  result.last = out.evaluations().back();
+  result.time_to_target_s = metrics::time_to_target(out.evaluations(), run);
+  result.events = net.events();
+  result.messages = net.messages();
+  result.wait_fraction =
+      result.end_time_s > 0 ? result.totals.wait_sum_s / (net.size() * result.end_time_s) : 0.0;
+  std::int64_t dropped = 0;
+  for (int i = 0; i < net.size(); ++i) dropped += net.peer(i).dropped_messages();
+  return dropped;
+}
+
 }  // namespace
 
 SimulationResult simulate(const SimulationInputs& in, const std::filesystem::path& folder,
@@ -225,13 +255,7 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
 
   const consensus::ProtocolConfig protocol =
       protocol_config(in.consensus, in.run, in.optimizer, in.cluster, PeerRuntime::kSimulated);
-  // Each peer's samples as a real peer draws them (training/peer_samples.h).
-  const auto stored = training::stored_partitions(topo.graph, protocol.coding);
-  std::vector<training::PeerSamples> samples;
-  for (int i = 0; i < n; ++i) {
-    samples.push_back(training::peer_samples(partition, i, stored[static_cast<std::size_t>(i)],
-                                             in.optimizer.batch_size, in.optimizer.seed));
-  }
+  auto samples = every_peers_samples(topo, protocol, partition, in.optimizer);
   stragglers::DelaySpec delay_spec = in.stragglers;
   consensus::MachineCosts costs = machine(in, delay_spec);
   stragglers::DelayModel delays(delay_spec, n);
@@ -259,15 +283,7 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
   result.finished = end != "stuck";
   if (end != "iterations") result.end_time_s = last_evaluation_s;
 
-  result.totals = out.totals();
-  result.last = out.evaluations().back();
-  result.time_to_target_s = metrics::time_to_target(out.evaluations(), in.run);
-  result.events = net.events();
-  result.messages = net.messages();
-  std::int64_t dropped = 0;
-  for (int i = 0; i < n; ++i) dropped += net.peer(i).dropped_messages();
-  result.wait_fraction =
-      result.end_time_s > 0 ? result.totals.wait_sum_s / (n * result.end_time_s) : 0.0;
+  const std::int64_t dropped = add_outcome(net, out, in.run, result);
   auto per_peer = write_peer_files(net, peers, result, in, *model, data.test, folder);
   metrics::RunSummary summary = summary_of(result, in, dropped, std::move(per_peer));
   result.summary = metrics::to_json(summary);

@@ -245,6 +245,49 @@ NeighbourModels::NeighbourModels(std::uint64_t run_id, PeerId self, std::size_t 
 
 NeighbourModels::~NeighbourModels() = default;
 
+// `from`'s region `name`, mapped and checked against this run, or what is wrong with it.
+std::variant<std::shared_ptr<NeighbourModels::Mapped>, std::string> NeighbourModels::open_region(
+    PeerId from, const std::string& name, const std::string& where) {
+  os::UniqueFd fd(::shm_open(name.c_str(), O_RDWR, 0));
+  if (!fd.valid()) return std::string(system_error("cannot open " + where, errno));
+  struct stat info {};
+  RegionHeader h{};
+  const bool sized = ::fstat(fd.get(), &info) == 0 &&
+                     static_cast<std::size_t>(info.st_size) >= sizeof(RegionHeader) &&
+                     ::pread(fd.get(), &h, sizeof h, 0) == static_cast<ssize_t>(sizeof h);
+  if (!sized || h.magic != kRegionMagic || h.version != kRegionVersion) {
+    return std::string(where + " is not a fastk model region (version " +
+                       std::to_string(kRegionVersion) + ")");
+  }
+  const std::string mismatch =
+      h.owner != from       ? "belongs to peer " + std::to_string(h.owner)
+      : h.run_id != run_id_ ? "belongs to another run"
+      : h.floats != floats_ ? "holds models of " + std::to_string(h.floats) + " values, not " +
+                                  std::to_string(floats_)
+      : h.slot_count == 0 || h.slot_count > kMaxSlots || h.reader_count > kMaxReaders
+          ? "has an impossible shape"
+      : RegionLayout(h.slot_count, h.reader_count, h.floats).total_bytes != h.total_bytes ||
+              h.total_bytes != static_cast<std::size_t>(info.st_size)
+          ? "has the wrong size"
+          : "";
+  if (!mismatch.empty()) return std::string(where + " " + mismatch);
+  void* base = ::mmap(nullptr, h.total_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
+  const int map_error = errno;
+  fd.reset();  // the mapping stays
+  if (base == MAP_FAILED) return std::string(system_error("cannot map " + where, map_error));
+  auto region = std::make_shared<SharedRegion>(
+      base, h.total_bytes, RegionLayout(h.slot_count, h.reader_count, h.floats));
+  const std::uint32_t* readers = region->readers();
+  const auto* me = std::find(readers, readers + h.reader_count, self_);
+  if (me == readers + h.reader_count) {
+    return std::string(where + " does not list peer " + std::to_string(self_) + " as a reader");
+  }
+  auto mapped = std::make_shared<Mapped>();
+  mapped->region = std::move(region);
+  mapped->reader = static_cast<std::size_t>(me - readers);
+  return mapped;
+}
+
 NeighbourModels::Taken NeighbourModels::take(PeerId from, const std::string& name,
                                              const wire::ModelSlotRef& ref) {
   const std::string where = "peer " + std::to_string(from) + "'s shared memory /dev/shm" + name;
@@ -253,44 +296,9 @@ NeighbourModels::Taken NeighbourModels::take(PeerId from, const std::string& nam
   };
   auto found = mapped_.find(from);
   if (found == mapped_.end()) {
-    os::UniqueFd fd(::shm_open(name.c_str(), O_RDWR, 0));
-    if (!fd.valid()) return invalid(system_error("cannot open " + where, errno));
-    struct stat info {};
-    RegionHeader h{};
-    const bool sized = ::fstat(fd.get(), &info) == 0 &&
-                       static_cast<std::size_t>(info.st_size) >= sizeof(RegionHeader) &&
-                       ::pread(fd.get(), &h, sizeof h, 0) == static_cast<ssize_t>(sizeof h);
-    if (!sized || h.magic != kRegionMagic || h.version != kRegionVersion) {
-      return invalid(where + " is not a fastk model region (version " +
-                     std::to_string(kRegionVersion) + ")");
-    }
-    const std::string mismatch =
-        h.owner != from       ? "belongs to peer " + std::to_string(h.owner)
-        : h.run_id != run_id_ ? "belongs to another run"
-        : h.floats != floats_ ? "holds models of " + std::to_string(h.floats) + " values, not " +
-                                    std::to_string(floats_)
-        : h.slot_count == 0 || h.slot_count > kMaxSlots || h.reader_count > kMaxReaders
-            ? "has an impossible shape"
-        : RegionLayout(h.slot_count, h.reader_count, h.floats).total_bytes != h.total_bytes ||
-                h.total_bytes != static_cast<std::size_t>(info.st_size)
-            ? "has the wrong size"
-            : "";
-    if (!mismatch.empty()) return invalid(where + " " + mismatch);
-    void* base = ::mmap(nullptr, h.total_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
-    const int map_error = errno;
-    fd.reset();  // the mapping stays
-    if (base == MAP_FAILED) return invalid(system_error("cannot map " + where, map_error));
-    auto region = std::make_shared<SharedRegion>(
-        base, h.total_bytes, RegionLayout(h.slot_count, h.reader_count, h.floats));
-    const std::uint32_t* readers = region->readers();
-    const auto* me = std::find(readers, readers + h.reader_count, self_);
-    if (me == readers + h.reader_count) {
-      return invalid(where + " does not list peer " + std::to_string(self_) + " as a reader");
-    }
-    auto mapped = std::make_shared<Mapped>();
-    mapped->region = std::move(region);
-    mapped->reader = static_cast<std::size_t>(me - readers);
-    found = mapped_.emplace(from, std::move(mapped)).first;
+    std::variant<std::shared_ptr<Mapped>, std::string> opened = open_region(from, name, where);
+    if (auto* problem = std::get_if<std::string>(&opened)) return invalid(std::move(*problem));
+    found = mapped_.emplace(from, std::get<std::shared_ptr<Mapped>>(std::move(opened))).first;
   }
   SharedRegion& region = *found->second->region;
   if (ref.slot >= region.layout().slot_count) {

@@ -36,6 +36,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "consensus/params.h"
@@ -108,6 +109,9 @@ class NeighbourModels {
 
  private:
   struct Mapped;
+  std::variant<std::shared_ptr<Mapped>, std::string> open_region(PeerId from,
+                                                                 const std::string& name,
+                                                                 const std::string& where);
   std::uint64_t run_id_;
   PeerId self_;
   std::size_t floats_;

@@ -1,0 +1,89 @@
+#include "node/peer/run_report.h"
+
+namespace fastk::node::peer {
+
+RunReport::RunReport(int self, std::int64_t iterations,
+                     std::chrono::steady_clock::time_point origin)
+    : planned_(iterations), origin_(origin) {
+  report_.peer = self;
+}
+
+void RunReport::began(double now_s, double unix_s) {
+  began_s_ = now_s;
+  last_update_s_ = now_s;
+  report_.startup_s = now_s;
+  report_.first_iteration_unix_s = unix_s;
+}
+
+void RunReport::gradient_done(double compute_s, double injected_s, double loss) {
+  report_.compute_s += compute_s;
+  report_.injected_s += injected_s;
+  last_loss_ = loss;
+}
+
+consensus::IterationRecord RunReport::iteration_done(const consensus::IterationRecord& r) {
+  ++report_.iterations;
+  last_update_s_ = r.update_s;
+  report_.waiting_s += r.wait_s();
+  totals_.add(r);
+  consensus::IterationRecord shifted = r;
+  shifted.start_s -= began_s_;
+  shifted.gradient_done_s -= began_s_;
+  shifted.update_s -= began_s_;
+  return shifted;
+}
+
+void RunReport::departed(int peer, std::int64_t iteration, const std::string& how) {
+  last_departure_[peer] = how;
+  report_.departures.push_back({peer, iteration, how});
+}
+
+void RunReport::shared_model_sent(std::size_t neighbours, std::size_t bytes) {
+  report_.shared_models_sent += neighbours;
+  report_.shared_bytes += neighbours * bytes;
+}
+
+void RunReport::ended(bool finished, std::string end) {
+  report_.finished = finished;
+  report_.stopped = !finished;
+  report_.end = std::move(end);
+  report_.elapsed_s = report_.iterations ? last_update_s_ - began_s_ : 0;
+  const double origin_s = std::chrono::duration<double>(origin_.time_since_epoch()).count();
+  report_.first_iteration_monotonic_s = origin_s + began_s_;
+  report_.last_update_monotonic_s = origin_s + last_update_s_;
+  report_.last_update_unix_s = report_.first_iteration_unix_s + report_.elapsed_s;
+  report_.mean_awaited = totals_.mean_awaited();
+  report_.mean_used = totals_.mean_used();
+  report_.mean_backups = totals_.mean_backups();
+}
+
+void RunReport::count_link(const transport::Link& link, const OutboundQueue& outbound,
+                           const SharedModelReader& shared) {
+  const auto totals = link.send_totals();
+  report_.messages_sent = totals.queued;
+  report_.sends_refused = totals.dropped;
+  report_.bytes_sent = totals.bytes_queued;
+  report_.models_superseded = outbound.superseded();
+  for (std::size_t c = 0; c < wire::kWireErrorCount; ++c) {
+    const auto cause = static_cast<wire::WireError>(c);
+    if (auto count = link.rejections().count(cause)) {
+      report_.rejected[std::string(wire::to_string(cause))] = count;
+    }
+  }
+  report_.shared_models_lapped = shared.lapped();
+  if (auto bad = shared.bad()) report_.rejected["bad shared model"] += bad;
+}
+
+PeerProgress RunReport::progress() const {
+  PeerProgress p;
+  p.iteration = report_.iterations;
+  p.iterations = planned_;
+  p.loss = last_loss_;
+  p.accuracy = NAN;  // the launcher shows the mean model's
+  p.elapsed_s = report_.iterations ? last_update_s_ - report_.startup_s : 0;
+  p.waiting_s = report_.waiting_s;
+  p.mean_backup = report_.iterations ? totals_.mean_backups() : NAN;
+  return p;
+}
+
+}  // namespace fastk::node::peer
