@@ -168,9 +168,13 @@ void print_outcome(const nlohmann::ordered_json& summary,
             << summary["mean_awaited"].get<double>() << ", used "
             << summary["mean_used"].get<double>() << ", backups "
             << summary["mean_backups"].get<double>() << " per iteration; waiting "
-            << 100 * summary["wait_fraction"].get<double>() << "% of the time; "
-            << static_cast<std::int64_t>(summary["bytes_per_iteration"].get<double>())
-            << " bytes sent per peer-iteration\n";
+            << 100 * summary["wait_fraction"].get<double>() << "% of the time";
+  const auto& bytes = summary["bytes_per_iteration"];  // null without iterations
+  if (!bytes.is_null()) {
+    std::cout << "; " << static_cast<std::int64_t>(bytes.get<double>())
+              << " bytes sent per peer-iteration";
+  }
+  std::cout << "\n";
 }
 
 void print_start_line(const std::vector<PeerLaunch>& peers, const ExperimentConfig& config,

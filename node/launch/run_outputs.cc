@@ -50,7 +50,9 @@ void write_final_peer_accuracy(const std::filesystem::path& run_dir, double time
                                const nlohmann::ordered_json& per_peer) {
   metrics::CsvWriter csv((run_dir / "peer_accuracy.csv").string(), metrics::kPeerAccuracyColumns);
   for (const auto& p : per_peer) {
-    if (!p.contains("test_accuracy")) continue;  // a peer that left no summary
+    // A peer that left no summary, or never iterated, has no model of its own to show.
+    if (!p.contains("test_accuracy") || p.value("iterations", 0) == 0) continue;
+    if (p["test_accuracy"].is_null()) continue;
     csv << time_s << p.value("peer", std::int64_t{0}) << p.value("test_accuracy", 0.0);
     csv.end_row();
   }
@@ -269,7 +271,7 @@ metrics::RunSummary summarize_run(const std::filesystem::path& run_dir,
   metrics::RunSummary s = metrics::summary_of_config(config, peers, "real");
   s.wall_s = wall_s;
   s.messages = s.dropped_messages = 0;
-  s.bytes_sent = 0;
+  s.bytes_sent = s.rejected_frames = 0;
   double elapsed = 0;
   std::vector<std::string> ends;
   bool all_finished = true;

@@ -43,6 +43,7 @@ nlohmann::ordered_json to_json(const PeerReport& r) {
   s["mean_awaited"] = r.mean_awaited;
   s["mean_used"] = r.mean_used;
   s["mean_backups"] = r.mean_backups;
+  s["dropped_messages"] = r.dropped_messages;
   add_real_counters(r, s);
   auto& departures = s["departures"] = nlohmann::ordered_json::array();
   for (const auto& d : r.departures) {

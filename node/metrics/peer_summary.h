@@ -54,7 +54,8 @@ struct PeerReport {
   std::uint64_t shared_models_lapped = 0;  // received ones whose slot was already rewritten
   std::map<std::string, std::uint64_t> rejected;  // bad frames by cause (real)
   std::vector<Departure> departures;
-  learning::Evaluation final_eval;  // of the own model on the test set
+  std::int64_t dropped_messages = 0;  // by the protocol: bad sender, tag or size
+  learning::Evaluation final_eval;    // of the own model on the test set
   std::vector<float> final_model;
   double peak_rss_mib = 0;  // of the process (real)
 };

@@ -28,6 +28,7 @@ void add_outcome(const RunSummary& s, nlohmann::ordered_json& j) {
 void add_traffic(const RunSummary& s, nlohmann::ordered_json& j) {
   j["messages"] = or_null(s.messages);
   j["dropped_messages"] = or_null(s.dropped_messages);
+  j["rejected_frames"] = or_null(s.rejected_frames);
   j["events"] = or_null(s.events);
   j["bytes_sent"] = or_null(s.bytes_sent);
   j["bytes_per_iteration"] = s.bytes_sent && s.totals.iterations > 0

@@ -35,15 +35,18 @@ struct RunSummary {
   double target_accuracy = 0;
   double target_loss = 0;
   std::optional<double> time_to_target_s;
-  std::optional<Evaluation> last;        // the last evaluation of the mean model
-  IterationTotals totals;                // over every peer's iterations
-  double wait_fraction = 0;              // total wait / total peer time
-  std::optional<std::int64_t> messages;  // models and coded gradients sent
-  std::optional<std::int64_t>
-      dropped_messages;                     // sim: dropped by the protocol; real: rejected frames
-  std::optional<std::int64_t> events;       // sim
-  std::optional<std::uint64_t> bytes_sent;  // real
-  double peak_rss_mib_total = NAN;          // real
+  std::optional<Evaluation> last;  // the last evaluation of the mean model
+  IterationTotals totals;          // over every peer's iterations
+  double wait_fraction = 0;        // total wait / total peer time
+  // Messages sent: sim, models and coded gradients; real, every message the peers' links took
+  // (HELLO, HELLO_ACK and BYE included).
+  std::optional<std::int64_t> messages;
+  // Dropped by the protocols (bad sender, tag or size).
+  std::optional<std::int64_t> dropped_messages;
+  std::optional<std::int64_t> events;            // sim
+  std::optional<std::uint64_t> bytes_sent;       // real
+  std::optional<std::uint64_t> rejected_frames;  // real: frames the wire decoder rejected
+  double peak_rss_mib_total = NAN;               // real
   int peers_reported = 0;
   std::vector<int> outputs_not_fetched;  // real: remote peers whose files did not arrive
   nlohmann::ordered_json per_peer = nlohmann::ordered_json::array();

@@ -65,6 +65,7 @@ PeerTrainer::PeerTrainer(const learning::DataSpec& data, const learning::ModelSp
         samples = peer_samples(all, peer, stored, optimizer.batch_size, optimizer.seed);
         return samples->rows;
       });
+  if (!samples) throw std::logic_error("PeerTrainer: the data loader chose no rows");
   shard_ = std::move(mine.train);
   test_ = std::move(mine.test);
   model_ = learning::make_model(model, shard_);

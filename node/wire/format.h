@@ -56,13 +56,16 @@ inline constexpr std::size_t kHelloPayloadBytes = 12;  // u64 run_id, u32 peer_c
 
 // The table of message types: each type's name and the payload kind it carries (the only one
 // the decoder accepts). The decoder's check of the type byte, every name in logs and counts,
-// and the payload check all come from here. It is a switch without a default, so a type added
-// to MessageType without its row is a compile error (-Wswitch, an error under FASTK_WERROR),
-// not a message every peer rejects at run time.
+// and the payload check all come from here. It is a switch without a default, compiled with
+// -Wswitch as an error, so a type added to MessageType without its row does not build, where
+// it would otherwise be a message every peer rejects at run time.
 struct MessageTypeInfo {
   std::string_view name;  // empty: not a message type of this version
   PayloadKind payload = PayloadKind::kNone;
 };
+// -Wswitch as an error here whatever FASTK_WERROR says: a missing row must not build.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
 constexpr MessageTypeInfo info_of(MessageType type) {
   switch (type) {
     case MessageType::kHello:
@@ -80,6 +83,7 @@ constexpr MessageTypeInfo info_of(MessageType type) {
   }
   return {};  // a byte from the network that names no type
 }
+#pragma GCC diagnostic pop
 // Whether a type byte from the network names a message type.
 constexpr bool known_type(std::uint8_t raw) {
   return !info_of(static_cast<MessageType>(raw)).name.empty();
