@@ -19,13 +19,13 @@
 #include "node/cli/config_options.h"
 #include "node/config/cluster.h"
 #include "node/config/experiment_config.h"
+#include "node/config/resolved_config.h"
 #include "node/launch/launcher.h"
 #include "node/launch/run_outputs.h"
 #include "node/launch/snapshots.h"
 #include "node/launch/wall_clock.h"
 #include "node/measure/measure.h"
 #include "node/metrics/output_files.h"
-#include "node/metrics/resolved_config.h"
 #include "node/report/plots.h"
 #include "node/training/peer_trainer.h"
 #include "node/transport/shared_models.h"
@@ -75,7 +75,7 @@ void print_table(const nlohmann::ordered_json& summary) {
 void write_resolved_config(const RunOptions& o, const ExperimentConfig& config,
                            const std::filesystem::path& run_dir, double interval_s) {
   nlohmann::ordered_json j =
-      metrics::resolved_config(config, topology::build_topology(config.topology), interval_s);
+      resolved_config(config, topology::build_topology(config.topology), interval_s);
   if (!o.calibration.empty()) {
     j["calibration"] = calibration::to_json(calibration::read_calibration(o.calibration));
   }

@@ -85,4 +85,14 @@ void read_cluster_table(TableReader& t, ClusterConfig& cluster, int peer_count) 
   if (peer_count > 0) check_cluster_fits(cluster, peer_count, t.errors());
 }
 
+nlohmann::ordered_json cluster_table_json(const ClusterConfig& c) {
+  return {{"hosts", c.hosts},
+          {"base_port", c.base_port},
+          {"endpoints", c.endpoints},
+          {"peer_timeout_ms", c.peer_timeout_ms},
+          {"startup_timeout_ms", c.startup_timeout_ms},
+          {"local_transport", c.local_transport},
+          {"bind_cpus", c.bind_cpus}};
+}
+
 }  // namespace fastk::node

@@ -43,4 +43,14 @@ void read_coding_table(TableReader& t, ConsensusConfig& config,
   }
 }
 
+nlohmann::ordered_json coding_table_json(const ConsensusConfig& config) {
+  const coding::NeighbourhoodCodeSpec& c = config.protocol.coding;
+  return {{"scheme", coding::to_string(c.scheme)},
+          {"stragglers", c.stragglers},
+          {"deadline_s", c.deadline_s},
+          {"rescale", c.rescale},
+          {"split_batch", c.split_batch},
+          {"dynamic_roles", c.dynamic_roles}};
+}
+
 }  // namespace fastk::node

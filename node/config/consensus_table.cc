@@ -38,4 +38,23 @@ void read_consensus_table(TableReader& t, ConsensusConfig& config) {
   t.finish();
 }
 
+nlohmann::ordered_json consensus_table_json(const ConsensusConfig& config) {
+  const consensus::ProtocolConfig& p = config.protocol;
+  return {{"policy", consensus::to_string(p.policy.kind)},
+          {"backups", p.policy.backups},
+          {"slack", p.policy.slack},
+          {"window", p.policy.window},
+          {"gradient_window", p.policy.gradient_window},
+          {"warmup", p.policy.warmup},
+          {"smoothness", p.policy.smoothness},
+          {"disagreement_ema", p.policy.disagreement_ema},
+          {"disagreement_every", p.policy.disagreement_every},
+          {"gradient_stats_every", p.policy.gradient_stats_every},
+          {"m_min", p.m_min},
+          {"order", consensus::to_string(p.order)},
+          {"renormalisation", consensus::to_string(p.renormalisation)},
+          {"staleness", p.staleness},
+          {"max_gap", p.max_gap}};
+}
+
 }  // namespace fastk::node

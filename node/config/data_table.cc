@@ -27,4 +27,22 @@ void read_data_table(TableReader& t, learning::DataSpec& spec, std::uint64_t see
   t.finish();
 }
 
+nlohmann::ordered_json data_table_json(const learning::DataSpec& d) {
+  return {{"kind", learning::to_string(d.kind)},
+          {"dir", d.dir},
+          {"normalization", learning::to_string(d.normalization)},
+          {"train_limit", d.train_limit},
+          {"test_limit", d.test_limit},
+          {"train_samples", d.train_samples},
+          {"test_samples", d.test_samples},
+          {"dim", d.dim},
+          {"classes", d.classes},
+          {"separation", d.separation},
+          {"noise", d.noise},
+          {"seed", d.seed},
+          {"partition", learning::to_string(d.partition.kind)},
+          {"classes_per_peer", d.partition.classes_per_peer},
+          {"alpha", d.partition.alpha}};
+}
+
 }  // namespace fastk::node

@@ -37,4 +37,11 @@ void read_model_table(TableReader& t, learning::ModelSpec& spec, std::uint64_t s
   t.finish();
 }
 
+nlohmann::ordered_json model_table_json(const learning::ModelSpec& m) {
+  return {{"kind", learning::to_string(m.kind)},
+          {"hidden", m.hidden},
+          {"l2", m.l2},
+          {"seed", m.init_seed}};
+}
+
 }  // namespace fastk::node

@@ -19,4 +19,17 @@ void read_optimizer_table(TableReader& t, learning::OptimizerSpec& spec,
   t.finish();
 }
 
+nlohmann::ordered_json optimizer_table_json(const learning::OptimizerSpec& o) {
+  return {{"lr", o.lr},
+          {"schedule", learning::to_string(o.schedule)},
+          {"step_iterations", o.step_iterations},
+          {"gamma", o.gamma},
+          {"min_lr", o.min_lr},
+          {"momentum", o.momentum},
+          {"nesterov", o.nesterov},
+          {"weight_decay", o.weight_decay},
+          {"batch_size", o.batch_size},
+          {"seed", o.seed}};
+}
+
 }  // namespace fastk::node

@@ -32,4 +32,16 @@ void read_run_table(TableReader& t, RunConfig& run) {
   t.finish();
 }
 
+nlohmann::ordered_json run_table_json(const RunConfig& run, double eval_interval_s) {
+  return {{"name", run.name},
+          {"seed", run.seed},
+          {"iterations", run.iterations},
+          {"duration_s", run.duration_s},
+          {"eval_interval_s", eval_interval_s},
+          {"target_accuracy", run.target_accuracy},
+          {"target_loss", run.target_loss},
+          {"stop_at_target", run.stop_at_target},
+          {"output", run.output}};
+}
+
 }  // namespace fastk::node

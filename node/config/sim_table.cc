@@ -21,4 +21,9 @@ void read_sim_table(TableReader& t, SimSettings& settings, const std::filesystem
   t.finish();
 }
 
+nlohmann::ordered_json sim_table_json(const SimSettings& s) {
+  // threads is left out: it changes only the speed, never an output byte.
+  return {{"per_peer_eval", s.per_peer_eval}, {"calibration", s.calibration}};
+}
+
 }  // namespace fastk::node

@@ -116,4 +116,54 @@ void read_stragglers_table(TableReader& t, stragglers::DelaySpec& spec,
   t.finish();
 }
 
+namespace {
+
+nlohmann::ordered_json windows_json(const std::vector<stragglers::SlowWindow>& windows) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& w : windows) {
+    out.push_back({{"peers", w.peers},
+                   {"from_iteration", w.from_iteration},
+                   {"to_iteration", w.to_iteration},
+                   {"probability", w.probability},
+                   {"factor", w.factor}});
+  }
+  return out;
+}
+
+nlohmann::ordered_json links_json(const std::vector<stragglers::LinkOverride>& links) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& l : links) {
+    out.push_back({{"from", l.from}, {"to", l.to}, {"delay_s", l.delay_s}, {"factor", l.factor}});
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::ordered_json stragglers_table_json(const stragglers::DelaySpec& s) {
+  std::vector<int> slow_peers;
+  std::vector<double> slow_factors;
+  for (const auto& sp : s.slow_peers) {
+    slow_peers.push_back(sp.peer);
+    slow_factors.push_back(sp.factor);
+  }
+  return {{"compute_s", s.compute_s},
+          {"distribution", stragglers::to_string(s.distribution)},
+          {"shift", s.shift},
+          {"exp_mean", s.exp_mean},
+          {"pareto_alpha", s.pareto_alpha},
+          {"transient_probability", s.transient_probability},
+          {"transient_factor", s.transient_factor},
+          {"slow_peers", slow_peers},
+          {"slow_factors", slow_factors},
+          {"markov_good_to_bad", s.markov_good_to_bad},
+          {"markov_bad_to_good", s.markov_bad_to_good},
+          {"markov_factor", s.markov_factor},
+          {"windows", windows_json(s.windows)},
+          {"link_s", s.link_s},
+          {"link_jitter_s", s.link_jitter_s},
+          {"links", links_json(s.links)},
+          {"seed", s.seed}};
+}
+
 }  // namespace fastk::node

@@ -54,6 +54,8 @@ class TableReader {
   void finish();
 
   std::string path_of(std::string_view key) const;
+  // The keys asked for so far (read or looked at), whether present or not.
+  const std::set<std::string, std::less<>>& known() const { return known_; }
   const toml::node* node(std::string_view key);
   ConfigErrors& errors() { return errors_; }
 

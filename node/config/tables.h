@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "node/config/experiment_config.h"
 #include "node/config/table_reader.h"
@@ -33,6 +34,19 @@ void read_optimizer_table(TableReader& table, learning::OptimizerSpec& spec,
 // `base_dir` resolves a relative calibration path.
 void read_sim_table(TableReader& table, SimSettings& settings,
                     const std::filesystem::path& base_dir);
+
+// Each table as JSON under its TOML keys, as resolved (defaults filled in): every key its
+// reader reads (tests/unit/node/config_echo_test.cc checks that), for resolved_config.json.
+nlohmann::ordered_json run_table_json(const RunConfig& run, double eval_interval_s);
+nlohmann::ordered_json topology_table_json(const topology::TopologySpec& spec, int peers);
+nlohmann::ordered_json cluster_table_json(const ClusterConfig& cluster);
+nlohmann::ordered_json consensus_table_json(const ConsensusConfig& config);
+nlohmann::ordered_json coding_table_json(const ConsensusConfig& config);
+nlohmann::ordered_json stragglers_table_json(const stragglers::DelaySpec& spec);
+nlohmann::ordered_json data_table_json(const learning::DataSpec& spec);
+nlohmann::ordered_json model_table_json(const learning::ModelSpec& spec);
+nlohmann::ordered_json optimizer_table_json(const learning::OptimizerSpec& spec);
+nlohmann::ordered_json sim_table_json(const SimSettings& settings);
 
 // A relative path in a config is relative to the config file's folder.
 std::string resolve_path(const std::string& path, const std::filesystem::path& base_dir);

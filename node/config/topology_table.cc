@@ -32,4 +32,19 @@ void read_topology_table(TableReader& t, topology::TopologySpec& spec, std::uint
   t.finish();
 }
 
+nlohmann::ordered_json topology_table_json(const topology::TopologySpec& t, int peers) {
+  return {{"kind", topology::to_string(t.kind)},
+          {"peers", peers},
+          {"rows", t.rows},
+          {"cols", t.cols},
+          {"degree", t.degree},
+          {"probability", t.probability},
+          {"nearest", t.nearest},
+          {"rewire", t.rewire},
+          {"seed", t.seed},
+          {"file", t.file},
+          {"weights", topology::to_string(t.weights)},
+          {"weights_file", t.weights_file}};
+}
+
 }  // namespace fastk::node

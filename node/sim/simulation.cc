@@ -12,10 +12,10 @@
 #include "learning/partition.h"
 #include "learning/sampler.h"
 #include "node/config/protocol_config.h"
+#include "node/config/resolved_config.h"
 #include "node/metrics/mean_model.h"
 #include "node/metrics/output_files.h"
 #include "node/metrics/peer_summary.h"
-#include "node/metrics/resolved_config.h"
 #include "node/metrics/run_summary.h"
 #include "node/sim/gradient_workers.h"
 #include "node/stragglers/delay_model.h"
@@ -186,7 +186,7 @@ metrics::RunSummary summary_of(const SimulationResult& result, const SimulationI
 // resolved_config.json: the config as the simulation used it, with its calibration.
 void write_resolved_config(const std::filesystem::path& path, const SimulationInputs& in,
                            const topology::Topology& topo) {
-  nlohmann::ordered_json j = metrics::resolved_config(
+  nlohmann::ordered_json j = resolved_config(
       as_config(in), topo, in.run.evaluation_interval_s(in.calibration ? 1.0 : 10.0));
   if (in.calibration) j["calibration"] = calibration::to_json(*in.calibration);
   metrics::write_json_file(path, j);
