@@ -63,7 +63,8 @@ preflight() {
   command -v tc > /dev/null || fail "no 'tc' command (apt-get install iproute2)"
   if ! command -v sshd > /dev/null && [[ ! -x /usr/sbin/sshd ]]; then
     echo "lan.sh: installing openssh-server (sshd for the hosts)"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q openssh-server > /dev/null ||
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+      --no-install-recommends openssh-server; } > /dev/null ||
       fail "no sshd and apt-get could not install openssh-server"
   fi
   local probe="$name-probe$$"
