@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev clang-format
   python3 python3-matplotlib
   dataset-fashion-mnist
+  openmpi-bin  # the tests start peers across LAN-in-a-box hosts with mpirun too
 )
 
 missing=()

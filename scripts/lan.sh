@@ -22,7 +22,7 @@
 # The hosts share this machine's file system, as hosts with an NFS home do: `fastk run`'s scp
 # then fetches each remote peer's folder onto itself, which keeps it (scp speaks SFTP and
 # writes in place; checked with a 20 MB file), so `fastk run` across the hosts works.
-set -euo pipefail
+set -Eeuo pipefail # -E: the ERR trap of `up` fires inside its functions too
 
 name=fklan
 hosts=4
@@ -80,6 +80,12 @@ down() {
     ip netns pids "$ns" 2> /dev/null | xargs -r kill 2> /dev/null || true
     ip netns delete "$ns"
   done
+  # A deleted namespace lingers while anything holds it (a socket in TIME_WAIT does), and
+  # with it the host's veth pair: delete the pairs from this side, so `up` can make them anew.
+  for link in $(ip -o link show 2> /dev/null | awk -F': ' '{print $2}' | cut -d@ -f1 |
+    grep -E "^${name}v[0-9]+$" || true); do
+    ip link delete "$link" 2> /dev/null || true
+  done
   ip link delete "$bridge" 2> /dev/null || true
   unlink_ssh_config
   rm -rf "$state"
@@ -88,21 +94,30 @@ down() {
 # The marked Include block at the top of root's ssh config, so every ssh finds the LAN's key.
 ssh_config=/root/.ssh/config
 begin_mark() { echo "# fastk LAN $name (scripts/lan.sh up; lan.sh down removes it)"; }
-link_ssh_config() {
-  mkdir -p /root/.ssh
+# Several LANs may come up or go down at once (tests run in parallel): one edit at a time.
+edit_ssh_config() {
+  mkdir -p /root/.ssh /run/fastk-lan
   chmod 700 /root/.ssh
-  touch "$ssh_config"
-  { begin_mark; echo "Include $state/ssh_config"; echo "# end fastk LAN $name"; cat "$ssh_config"; } > "$ssh_config.new"
-  mv "$ssh_config.new" "$ssh_config"
-  chmod 600 "$ssh_config"
+  (
+    flock 9
+    touch "$ssh_config"
+    "$@" < "$ssh_config" > "$ssh_config.$name.new"
+    chmod 600 "$ssh_config.$name.new"
+    mv "$ssh_config.$name.new" "$ssh_config"
+  ) 9> /run/fastk-lan/ssh_config.lock
 }
-unlink_ssh_config() {
-  [[ -f $ssh_config ]] || return 0
+without_our_block() {
   awk -v begin="$(begin_mark)" -v end="# end fastk LAN $name" '
-    $0 == begin { skip = 1 } !skip { print } $0 == end { skip = 0 }' "$ssh_config" > "$ssh_config.new"
-  mv "$ssh_config.new" "$ssh_config"
-  chmod 600 "$ssh_config"
+    $0 == begin { skip = 1 } !skip { print } $0 == end { skip = 0 }'
 }
+with_our_block() {
+  begin_mark
+  echo "Include $state/ssh_config"
+  echo "# end fastk LAN $name"
+  without_our_block
+}
+link_ssh_config() { edit_ssh_config with_our_block; }
+unlink_ssh_config() { [[ -f $ssh_config ]] && edit_ssh_config without_our_block || true; }
 
 # One host: namespace, veth pair into the bridge, address, shaped link both ways.
 make_host() {

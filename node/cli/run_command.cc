@@ -125,12 +125,19 @@ std::vector<PeerLaunch> peer_launches(const RunOptions& o, const ExperimentConfi
 }
 
 // Peers on other hosts wrote into the same path there: copies their folders here (scp) and
-// returns the peers whose copy failed.
-std::vector<int> fetch_remote_outputs(const std::vector<PeerLaunch>& peers,
+// returns the peers whose copy failed or was not tried (their host's ssh connection was lost,
+// so scp would only wait for its connect timeout).
+std::vector<int> fetch_remote_outputs(const LaunchResult& launched,
                                       const std::filesystem::path& run_dir) {
   std::vector<int> failed;
-  for (const auto& p : peers) {
+  for (const auto& p : launched.peers) {
     if (p.host.empty()) continue;
+    if (lost_ssh_connection(p)) {
+      std::cerr << "fastk run: not copying peer " << p.peer << "'s outputs: the ssh connection to "
+                << p.host << " was lost\n";
+      failed.push_back(p.peer);
+      continue;
+    }
     const std::string from = p.host + ":" + metrics::peer_folder(run_dir, p.peer).string();
     ChildProcess scp(
         {"scp", "-q", "-r", "-o", "BatchMode=yes", from, (run_dir / "peers").string()});
@@ -182,11 +189,14 @@ void print_start_line(const std::vector<PeerLaunch>& peers, const ExperimentConf
   std::set<std::string> remote_hosts;
   for (const auto& p : peers)
     if (!p.host.empty()) remote_hosts.insert(p.host);
-  std::cout << "fastk run: " << peers.size() << " peers"
-            << (remote_hosts.empty() ? " on this machine"
-                                     : " on " + std::to_string(remote_hosts.size()) +
-                                           " remote host(s) and this machine")
-            << ", " << config.run.iterations << " iterations each"
+  const bool some_local =
+      std::any_of(peers.begin(), peers.end(), [](const PeerLaunch& p) { return p.host.empty(); });
+  const std::string where = remote_hosts.empty()
+                                ? std::string(" on this machine")
+                                : " on " + std::to_string(remote_hosts.size()) + " remote host(s)" +
+                                      (some_local ? " and this machine" : "");
+  std::cout << "fastk run: " << peers.size() << " peers" << where << ", " << config.run.iterations
+            << " iterations each"
             << (config.run.duration_s > 0
                     ? " at most, for " + std::to_string(config.run.duration_s) + " s"
                     : std::string())
@@ -255,6 +265,18 @@ LaunchOptions launch_options(const ExperimentConfig& config, const std::filesyst
   options.terminal = isatty(STDOUT_FILENO) != 0;
   options.remote_dir = std::filesystem::current_path().string();
   options.stop_grace_s = static_cast<double>(config.cluster.peer_timeout_ms) / 1000.0 + 5;
+  // A remote host that goes away (its link down, the machine off) ends its ssh sessions in
+  // about peer_timeout_ms, when its neighbours give up on its peers too, instead of after
+  // TCP's hours: ssh probes the server every third of it and gives up after three misses.
+  const auto probe_s = std::max<std::int64_t>(1, config.cluster.peer_timeout_ms / 3000);
+  options.ssh = {"ssh",
+                 "-o",
+                 "BatchMode=yes",
+                 "-o",
+                 "ServerAliveInterval=" + std::to_string(probe_s),
+                 "-o",
+                 "ServerAliveCountMax=3",
+                 "-T"};
   options.should_stop = [] { return g_interrupted.load(); };
   options.start_together = true;
   options.should_finish = [&config, &live] {
@@ -357,7 +379,7 @@ int run(const RunOptions& o) {
   LiveEvaluation live{evaluator, {}, false};
   const LaunchResult result =
       launch_with_signals(peers, launch_options(config, run_dir, live), config, n);
-  const std::vector<int> not_fetched = fetch_remote_outputs(peers, run_dir);
+  const std::vector<int> not_fetched = fetch_remote_outputs(result, run_dir);
 
   metrics::RunSummary launcher;  // what only the launcher knows
   launcher.ok = result.ok() && not_fetched.empty();

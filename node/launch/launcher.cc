@@ -239,6 +239,10 @@ LaunchResult launch_peers(const std::vector<PeerLaunch>& peers, const LaunchOpti
   return Launch(peers, options, status).run();
 }
 
+bool lost_ssh_connection(const PeerOutcome& peer) {
+  return !peer.host.empty() && peer.status.signal == 0 && peer.status.code == kSshFailed;
+}
+
 std::string describe_failures(const LaunchResult& result) {
   std::ostringstream out;
   if (result.exited_before_start) {
@@ -248,7 +252,14 @@ std::string describe_failures(const LaunchResult& result) {
   for (const auto& p : result.peers) {
     if (p.status.ok()) continue;
     out << "peer " << p.peer << (p.host.empty() ? "" : " on " + p.host) << " failed ("
-        << p.status.describe() << "); log: " << p.log.string() << "\n";
+        << p.status.describe() << ")";
+    if (lost_ssh_connection(p)) {
+      out << ": ssh could not reach " << p.host << " or lost its connection"
+          << (p.last_progress ? " after iteration " + std::to_string(p.last_progress->iteration)
+                              : std::string())
+          << " (the host, its sshd or its network link is down; `fastk doctor` checks them)";
+    }
+    out << "; log: " << p.log.string() << "\n";
     for (const auto& line : p.last_lines) out << "    | " << line << "\n";
   }
   return out.str();

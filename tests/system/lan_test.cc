@@ -1,31 +1,41 @@
-// Peers on two hosts of a LAN in a box (scripts/lan.sh: network namespaces on a bridge, each
-// with its own sshd), started by `fastk run` over real ssh and fetched back with scp, end
-// with the simulator's bits under policy full. Needs root and network namespaces: skipped,
-// with the reason, where lan.sh says it cannot run.
+// Peers on the hosts of a LAN in a box (scripts/lan.sh: network namespaces on a bridge, each
+// with its own sshd): started by `fastk run` over real ssh and fetched back with scp, or by
+// Open MPI's mpirun across the hosts, they end with the simulator's bits under policy full; a
+// host whose link goes down mid-run is reported by the launcher and left behind by its
+// neighbours. Needs root and network namespaces: skipped, with the reason, where lan.sh says
+// it cannot run. Each test has a LAN of its own (its own name and subnet), so CTest may run
+// them in parallel.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <thread>
 
 #include "tests/system/system_support.h"
 
 namespace fastk::systest {
 namespace {
 
-constexpr const char* kLan = "fkci";
-
 std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
+int shell(const std::string& command) { return std::system(command.c_str()); }
+
 class LanInABox : public testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = testutil::fresh_test_dir("fastk_lan");
+  // Brings up LAN `name` with `hosts` hosts; skips the test where lan.sh cannot run. The test
+  // goes on only when this returns true.
+  bool up(const std::string& name, int hosts) {
+    bring_up(name, hosts);
+    return !IsSkipped() && !HasFailure();
+  }
+  void bring_up(const std::string& name, int hosts) {
+    dir_ = testutil::fresh_test_dir("fastk_lan_" + name);
     const auto log = dir_ / "lan.log";
-    const std::string up = std::string("scripts/lan.sh up --hosts 2 --rate 1gbit --name ") + kLan +
-                           " > " + log.string() + " 2>&1";
-    if (std::system(up.c_str()) != 0) {
+    const int status = shell("scripts/lan.sh up --rate 1gbit --hosts " + std::to_string(hosts) +
+                             " --name " + name + " > " + log.string() + " 2>&1");
+    if (status != 0) {
       const std::string why = read_text(log);
       if (why.find("must run as root") != std::string::npos ||
           why.find("cannot create network namespaces") != std::string::npos) {
@@ -33,44 +43,131 @@ class LanInABox : public testing::Test {
       }
       FAIL() << "scripts/lan.sh up failed:\n" << why;
     }
-    std::ifstream hosts(std::string("/run/fastk-lan/") + kLan + "/hosts");
-    for (std::string address, ns; hosts >> address >> ns;) addresses_.push_back(address);
-    ASSERT_EQ(addresses_.size(), 2u);
+    name_ = name;
+    std::ifstream list("/run/fastk-lan/" + name + "/hosts");
+    for (std::string address, ns; list >> address >> ns;) addresses_.push_back(address);
+    ASSERT_EQ(addresses_.size(), static_cast<std::size_t>(hosts));
   }
   void TearDown() override {
-    const std::string down = std::string("scripts/lan.sh down --name ") + kLan + " > /dev/null";
-    EXPECT_EQ(std::system(down.c_str()), 0);
+    if (!name_.empty()) {
+      EXPECT_EQ(shell("scripts/lan.sh down --name " + name_ + " > /dev/null"), 0);
+    }
+  }
+
+  // A ring of two peers per host, the [cluster] naming every host.
+  TinyExperiment two_peers_per_host(std::int64_t iterations) const {
+    TinyExperiment e = tiny_experiment(2 * static_cast<int>(addresses_.size()), iterations);
+    e.extra = "hosts = [";
+    for (const auto& a : addresses_) e.extra += "\"" + a + "\", ";
+    e.extra += "]\n";
+    return e;
+  }
+
+  // The hosts' /24 ("10.213.N.0/24"), for Open MPI's interface selection.
+  std::string subnet() const { return addresses_[0].substr(0, addresses_[0].rfind('.')) + ".0/24"; }
+
+  // Runs `fastk sim` on `config` and checks that every peer of `run` ended with its bits.
+  void expect_simulations_bits(const std::filesystem::path& config,
+                               const std::filesystem::path& run, int peers) {
+    FastkProcess sim({"sim", config.string(), "--quiet", "--no-plots"});
+    const auto status = sim.wait(Seconds(120));
+    ASSERT_TRUE(status && status->ok()) << sim.output();
+    for (int i = 0; i < peers; ++i) {
+      const std::string a = read_text(peer_dir(run, i) / "model-final.f32");
+      const std::string b = read_text(peer_dir(run_dir(dir_), i) / "model-final.f32");
+      ASSERT_FALSE(a.empty()) << "peer " << i;
+      EXPECT_TRUE(a == b) << "peer " << i << ": peers on the hosts and the simulation differ";
+    }
   }
 
   std::filesystem::path dir_;
+  std::string name_;
   std::vector<std::string> addresses_;
 };
 
-TEST_F(LanInABox, FastkRunOverSshEndsWithTheSimulationsBits) {
-  TinyExperiment e = tiny_experiment(4, 100, "full");
+TEST_F(LanInABox, FastkRunOverSshOnFourHostsEndsWithTheSimulationsBits) {
+  if (!up("fkssh", 4)) return;
+  TinyExperiment e = two_peers_per_host(100);
   e.peer_timeout_ms = 30000;  // a stall on a loaded machine must not make a neighbour "gone"
-  e.extra = "hosts = [\"" + addresses_[0] + "\", \"" + addresses_[1] + "\"]\n";
   const auto config = write_config(dir_, e);
 
   FastkProcess real({"run", config.string(), "--no-plots"});
   const auto status = real.wait(Seconds(120));
   ASSERT_TRUE(status.has_value()) << real.output();
   ASSERT_TRUE(status->ok()) << real.output();
+  EXPECT_NE(real.output().find("8 peers on 4 remote host(s),"), std::string::npos) << real.output();
   const auto real_run = dir_ / "real";
   std::filesystem::rename(run_dir(dir_), real_run);
   const auto summary = read_json(real_run / "summary.json");
   EXPECT_EQ(summary["ok"], true);
   EXPECT_EQ(summary["outputs_not_fetched"].size(), 0u);
+  expect_simulations_bits(config, real_run, e.peers);
+}
 
-  FastkProcess sim({"sim", config.string(), "--quiet", "--no-plots"});
-  const auto sim_status = sim.wait(Seconds(120));
-  ASSERT_TRUE(sim_status && sim_status->ok()) << sim.output();
+TEST_F(LanInABox, MpirunAcrossHostsEndsWithTheSimulationsBits) {
+  if (!up("fkmpi", 4)) return;
+  ASSERT_EQ(shell("command -v mpirun > /dev/null"), 0)
+      << "no mpirun: scripts/install-deps.sh installs openmpi-bin";
+  TinyExperiment e = two_peers_per_host(100);
+  e.peer_timeout_ms = 30000;
+  const auto config = write_config(dir_, e);
+
+  // Two slots per host, filled in order: rank r runs on the host [cluster] places peer r on.
+  std::string slots;
+  for (const auto& a : addresses_) slots += (slots.empty() ? "" : ",") + a + ":2";
+  const auto log = dir_ / "mpirun.log";
+  const int status = shell("timeout 120 mpirun --allow-run-as-root -n 8 -H " + slots +
+                           " --mca oob_tcp_if_include " + subnet() + " " FASTK_BINARY " node " +
+                           config.string() + " > " + log.string() + " 2>&1");
+  ASSERT_EQ(status, 0) << read_text(log);
   for (int i = 0; i < e.peers; ++i) {
-    const std::string a = read_text(peer_dir(real_run, i) / "model-final.f32");
-    const std::string b = read_text(peer_dir(run_dir(dir_), i) / "model-final.f32");
-    ASSERT_FALSE(a.empty()) << "peer " << i;
-    EXPECT_TRUE(a == b) << "peer " << i << ": peers on two hosts and the simulation differ";
+    const auto summary = read_json(peer_dir(run_dir(dir_), i) / "summary.json");
+    EXPECT_EQ(summary["peer"], i) << "rank " << i << " did not run as peer " << i;
+    EXPECT_EQ(summary["end"], "iterations") << "peer " << i;
   }
+  const auto real_run = dir_ / "real";
+  std::filesystem::rename(run_dir(dir_), real_run);
+  expect_simulations_bits(config, real_run, e.peers);
+}
+
+TEST_F(LanInABox, AHostWhoseLinkGoesDownIsNamedAndItsNeighboursFinish) {
+  if (!up("fkcut", 4)) return;
+  TinyExperiment e = two_peers_per_host(100000000);
+  e.duration_s = 8;  // ends the run
+  e.peer_timeout_ms = 1500;
+  const auto config = write_config(dir_, e);
+
+  FastkProcess real({"run", config.string(), "--no-plots"});
+  // Host 3 (peers 4 and 5) loses its link once its peers are training.
+  const auto log = run_dir(dir_) / "logs" / "peer-4.log";
+  const auto until = Clock::now() + Seconds(60);
+  while (read_text(log).find("@progress iteration=") == std::string::npos && Clock::now() < until) {
+    real.pump(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(shell("ip link set fkcutv3 down"), 0);
+  const auto status = real.wait(Seconds(90));
+  ASSERT_TRUE(status.has_value()) << real.output();
+  EXPECT_FALSE(status->ok()) << real.output();
+  for (const int lost : {4, 5}) {
+    const std::string named = "peer " + std::to_string(lost) + " on " + addresses_[2] + " failed";
+    EXPECT_NE(real.output().find(named), std::string::npos) << real.output();
+  }
+  EXPECT_NE(real.output().find("lost its connection"), std::string::npos) << real.output();
+
+  // Peer 3 (left of 4) and peer 6 (right of 5) record the silence and train to the end.
+  for (const auto& [peer, gone] : {std::pair{3, 4}, std::pair{6, 5}}) {
+    const auto summary = read_json(peer_dir(run_dir(dir_), peer) / "summary.json");
+    EXPECT_EQ(summary["end"], "duration") << "peer " << peer;
+    const auto departure = departure_of(summary, gone);
+    ASSERT_FALSE(departure.is_null()) << "peer " << peer << " did not record " << gone;
+    EXPECT_EQ(departure["how"], "silent") << "peer " << peer;
+    EXPECT_LT(departure["at_iteration"].get<std::int64_t>(),
+              summary["iterations"].get<std::int64_t>())
+        << "peer " << peer << " stopped when its neighbour went";
+  }
+  const auto run = read_json(run_dir(dir_) / "summary.json");
+  EXPECT_EQ(run["ok"], false);
+  EXPECT_EQ(run["outputs_not_fetched"], nlohmann::json::array({4, 5}));
 }
 
 }  // namespace

@@ -70,6 +70,7 @@ inline std::string local_endpoint(int port) {
 struct TinyExperiment {
   int peers = 4;
   std::int64_t iterations = 200;
+  double duration_s = 0;  // run.duration_s when above 0
   std::string policy = "full";
   int base_port = 0;
   int peer_timeout_ms = 1000;
@@ -95,6 +96,8 @@ inline std::filesystem::path write_config(const std::filesystem::path& dir,
   const auto path = dir / "exp.toml";
   std::ofstream(path) << "[run]\nname = \"sys\"\niterations = " << e.iterations << "\noutput = \""
                       << (dir / "runs").string() << "\"\n"
+                      << (e.duration_s > 0 ? "duration_s = " + std::to_string(e.duration_s) + "\n"
+                                           : std::string())
                       << "[topology]\nkind = \"ring\"\npeers = " << e.peers << "\n"
                       << "[data]\nkind = \"gaussian_mixture\"\ntrain_samples = 800\n"
                       << "test_samples = 200\ndim = 8\nclasses = 3\nseparation = 4.0\n"
