@@ -20,6 +20,12 @@ class DataError : public std::runtime_error {
   explicit DataError(const std::string& message) : std::runtime_error(message) {}
 };
 
+// The files the data set of `spec` is read from, in reading order ("<name>.gz" where
+// present, else "<name>"): IDX train images, train labels, test images, test labels; CIFAR-10's
+// five training batches and its test batch; none for generated data. Throws DataError naming
+// the folder or file that is missing.
+std::vector<std::string> data_files(const DataSpec& spec);
+
 // Loads (and normalises) the data set of `spec`.
 TrainTest load_data(const DataSpec& spec);
 

@@ -21,13 +21,6 @@ std::string find_file(const std::string& dir, const std::string& name, DatasetKi
                   " exists (set data.dir; README.md, 'Data sets', says how to fetch it)");
 }
 
-Dataset read_idx_pair(const std::string& dir, const std::string& prefix, DatasetKind kind,
-                      const std::string& name) {
-  const std::string images = find_file(dir, prefix + "-images-idx3-ubyte", kind);
-  const std::string labels = find_file(dir, prefix + "-labels-idx1-ubyte", kind);
-  return read_idx(images, labels, name);
-}
-
 // The arithmetic of load_data's normalisation, one value at a time, so that load_data (whole
 // arrays) and load_data_rows (bytes, selected rows) give bit-identical features.
 float scaled_pixel(float raw) { return raw * (1.0f / 255.0f); }
@@ -83,32 +76,42 @@ void standardize(TrainTest& data) {
   }
 }
 
-TrainTest load_data(const DataSpec& spec) {
+std::vector<std::string> data_files(const DataSpec& spec) {
   const std::string dir = spec.dir.empty() ? default_data_dir(spec.kind) : spec.dir;
-  const bool from_files = !dir.empty();
-  if (from_files && !std::filesystem::is_directory(dir)) {
+  if (dir.empty()) return {};  // generated
+  if (!std::filesystem::is_directory(dir)) {
     throw DataError("data set '" + to_string(spec.kind) + "': folder " + dir +
                     " does not exist (set data.dir; README.md, 'Data sets', says how to fetch "
                     "it)");
   }
+  std::vector<std::string> names;
+  if (spec.kind == DatasetKind::kCifar10) {
+    for (int i = 1; i <= 5; ++i) names.push_back("data_batch_" + std::to_string(i) + ".bin");
+    names.push_back("test_batch.bin");
+  } else {
+    names = {"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
+             "t10k-labels-idx1-ubyte"};
+  }
+  std::vector<std::string> files;
+  for (const auto& name : names) files.push_back(find_file(dir, name, spec.kind));
+  return files;
+}
+
+TrainTest load_data(const DataSpec& spec) {
+  const std::vector<std::string> files = data_files(spec);
   TrainTest data;
   bool pixels = true;
   switch (spec.kind) {
     case DatasetKind::kFashionMnist:
     case DatasetKind::kMnist: {
       const std::string name = to_string(spec.kind);
-      data.train = read_idx_pair(dir, "train", spec.kind, name + "-train");
-      data.test = read_idx_pair(dir, "t10k", spec.kind, name + "-test");
+      data.train = read_idx(files[0], files[1], name + "-train");
+      data.test = read_idx(files[2], files[3], name + "-test");
       break;
     }
     case DatasetKind::kCifar10: {
-      std::vector<std::string> train_files;
-      for (int i = 1; i <= 5; ++i) {
-        train_files.push_back(
-            find_file(dir, "data_batch_" + std::to_string(i) + ".bin", spec.kind));
-      }
-      data.train = read_cifar10(train_files, "cifar10-train");
-      data.test = read_cifar10({find_file(dir, "test_batch.bin", spec.kind)}, "cifar10-test");
+      data.train = read_cifar10({files.begin(), files.begin() + 5}, "cifar10-train");
+      data.test = read_cifar10({files[5]}, "cifar10-test");
       break;
     }
     case DatasetKind::kGaussianMixture:
@@ -138,12 +141,9 @@ TrainTest load_data_rows(const DataSpec& spec, const RowSelector& select) {
     data.train = select_rows(data.train, rows);
     return data;
   }
-  const std::string dir = spec.dir.empty() ? default_data_dir(spec.kind) : spec.dir;
-  if (!std::filesystem::is_directory(dir)) return load_data(spec);  // its error message
-  IdxPair train = read_idx_bytes(find_file(dir, "train-images-idx3-ubyte", spec.kind),
-                                 find_file(dir, "train-labels-idx1-ubyte", spec.kind));
-  IdxPair test = read_idx_bytes(find_file(dir, "t10k-images-idx3-ubyte", spec.kind),
-                                find_file(dir, "t10k-labels-idx1-ubyte", spec.kind));
+  const std::vector<std::string> files = data_files(spec);
+  IdxPair train = read_idx_bytes(files[0], files[1]);
+  IdxPair test = read_idx_bytes(files[2], files[3]);
   auto limit = [](IdxPair& pair, std::int64_t n) {
     if (n > 0 && n < std::int64_t(pair.labels.size())) pair.labels.resize(std::size_t(n));
   };

@@ -6,22 +6,25 @@
 //   fastk run CONFIG                       every peer as a real process, then the report
 //   fastk node CONFIG --id I               one real peer (what `run`, mpirun or srun start)
 //   fastk calibrate CONFIG                 this machine's costs, for sim --calibration
+//   fastk doctor CONFIG                    preflight of a multi-host config
 //   fastk <command> --help                 flags of each command
 #include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "node/cli/commands.h"
+#include "node/doctor/host_check.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"fastk: decentralized training with dynamic backup workers", "fastk"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "fastk 0.1.0");
+  app.set_version_flag("--version", fastk::node::doctor::kVersion);
   fastk::node::add_sim_command(app);
   fastk::node::add_topo_command(app);
   fastk::node::add_node_command(app);
   fastk::node::add_run_command(app);
   fastk::node::add_train_command(app);
   fastk::node::add_calibrate_command(app);
+  fastk::node::add_doctor_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

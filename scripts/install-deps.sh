@@ -10,6 +10,7 @@ packages=(
   python3 python3-matplotlib
   dataset-fashion-mnist
   openmpi-bin  # the tests start peers across LAN-in-a-box hosts with mpirun too
+  nftables     # and block an edge with a firewall rule for fastk doctor to find
 )
 
 missing=()

@@ -45,10 +45,6 @@ struct RunOptions {
   std::string calibration;
 };
 
-bool is_local(const std::string& host) {
-  return host == "localhost" || host.starts_with("127.") || host == "::1";
-}
-
 void print_table(const nlohmann::ordered_json& summary) {
   std::cout << "\n  peer  iterations  elapsed_s  waiting  awaited  used  backups  test_acc  "
                "peak_MiB\n";
@@ -102,7 +98,7 @@ std::vector<PeerLaunch> peer_launches(const RunOptions& o, const ExperimentConfi
     const auto endpoint = parse_tcp_endpoint(peer_endpoints(config.cluster, n, i).connect);
     PeerLaunch p;
     p.peer = i;
-    p.host = endpoint && !is_local(endpoint->host) ? endpoint->host : "";
+    p.host = endpoint && !is_loopback(endpoint->host) ? endpoint->host : "";
     p.argv = {p.host.empty() || o.remote_fastk.empty() ? self : o.remote_fastk, "node",
               config_path.string()};
     for (const auto& setting : o.config.overrides) {

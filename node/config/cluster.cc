@@ -33,10 +33,6 @@ const std::vector<std::string>& hosts_or_default(const ClusterConfig& cluster) {
   return cluster.hosts.empty() ? kLoopbackOnly : cluster.hosts;
 }
 
-bool is_loopback(const std::string& host) {
-  return host == "localhost" || host.starts_with("127.");
-}
-
 PeerEndpoints endpoints_of(const std::string& host, int port, bool ipc, bool shared_models) {
   const std::string port_text = ":" + std::to_string(port);
   // A peer binds its own loopback address (never exposing a local run to the LAN); on a LAN
@@ -60,6 +56,10 @@ bool uses_ipc(const ClusterConfig& cluster) {
 }
 
 }  // namespace
+
+bool is_loopback(const std::string& host) {
+  return host == "localhost" || host.starts_with("127.") || host == "::1";
+}
 
 bool valid_host(const std::string& host) {
   if (host.empty() || host.size() > 253 || host.front() == '-' || host.front() == '.') {

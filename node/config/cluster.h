@@ -69,5 +69,7 @@ struct TcpEndpoint {
 // Empty when `text` is not of that form.
 std::optional<TcpEndpoint> parse_tcp_endpoint(const std::string& text);
 bool valid_host(const std::string& host);
+// "localhost", 127.x.y.z or ::1: a host that is this machine, reached without ssh.
+bool is_loopback(const std::string& host);
 
 }  // namespace fastk::node

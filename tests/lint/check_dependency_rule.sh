@@ -37,6 +37,7 @@ declare -A below=(
   [report]="launch config metrics os stragglers"
   [measure]="config training transport wire os stragglers"
   [peer]="config launch metrics stragglers training transport wire os"
+  [doctor]="config launch measure metrics stragglers training transport wire os"
   [cli]="*"
 )
 for dir in node/*/; do

@@ -170,5 +170,74 @@ TEST_F(LanInABox, AHostWhoseLinkGoesDownIsNamedAndItsNeighboursFinish) {
   EXPECT_EQ(run["outputs_not_fetched"], nlohmann::json::array({4, 5}));
 }
 
+// A config of 8 peers on the LAN's 4 hosts reading Fashion-MNIST (files the doctor checks).
+std::filesystem::path write_doctor_config(const std::filesystem::path& dir,
+                                          const std::vector<std::string>& hosts, int base_port) {
+  const auto path = dir / "doctor.toml";
+  std::ofstream out(path);
+  out << "[run]\niterations = 10\n[topology]\nkind = \"ring\"\npeers = 8\n"
+      << "[data]\nkind = \"fashion_mnist\"\n[model]\nkind = \"logistic_regression\"\n"
+      << "[cluster]\nbase_port = " << base_port << "\nhosts = [";
+  for (const auto& h : hosts) out << "\"" << h << "\", ";
+  out << "]\n";
+  return path;
+}
+
+TEST_F(LanInABox, DoctorFindsNoSshdAPortTakenAMissingDataSetAndAFirewalledEdge) {
+  if (!up("fkdoc", 4)) return;
+  ASSERT_EQ(shell("command -v nft > /dev/null"), 0)
+      << "no nft: scripts/install-deps.sh installs nftables";
+  const int port = free_base_port(2);
+  const auto config = write_doctor_config(dir_, addresses_, port);
+  FastkProcess healthy({"doctor", config.string(), "--probe-mb", "1"});
+  auto status = healthy.wait(Seconds(120));
+  ASSERT_TRUE(status.has_value()) << healthy.output();
+  EXPECT_TRUE(status->ok()) << healthy.output();
+  EXPECT_NE(healthy.output().find("no problems found"), std::string::npos) << healthy.output();
+  EXPECT_NE(healthy.output().find("bound by communication"), std::string::npos) << healthy.output();
+
+  // Host 2 loses its sshd; on host 3 another program holds peer 4's port; host 4 has no
+  // data set (a private empty folder over it, in the mount namespace of its sshd); host 1
+  // drops what host 4 sends to peer 0's port.
+  const std::string state = "/run/fastk-lan/fkdoc/";
+  ASSERT_EQ(shell("kill $(cat " + state + "sshd-2.pid)"), 0);
+  node::ChildProcess squatter({"ip", "netns", "exec", "fkdoc-h3", "python3", "-c",
+                               "import socket, time\ns = socket.socket()\ns.bind(('', " +
+                                   std::to_string(port) +
+                                   "))\ns.listen()\nprint('listening', flush=True)\n"
+                                   "time.sleep(120)"});
+  std::string said;
+  for (int i = 0; i < 100 && said.find("listening") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (const auto& line : squatter.read_lines()) said += line;
+  }
+  ASSERT_NE(said.find("listening"), std::string::npos) << said;
+  ASSERT_EQ(shell("nsenter --mount --target $(cat " + state +
+                  "sshd-4.pid) mount -t tmpfs none /usr/share/datasets/fashion-mnist"),
+            0);
+  const std::string nft = "ip netns exec fkdoc-h1 nft ";
+  ASSERT_EQ(shell(nft + "add table inet fastk_test && " + nft +
+                  "add chain inet fastk_test input '{ type filter hook input priority 0; }' && " +
+                  nft + "add rule inet fastk_test input ip saddr " + addresses_[3] + " tcp dport " +
+                  std::to_string(port) + " drop"),
+            0);
+
+  FastkProcess sick({"doctor", config.string(), "--probe-mb", "1", "--no-gradient"});
+  status = sick.wait(Seconds(120));
+  ASSERT_TRUE(status.has_value()) << sick.output();
+  EXPECT_EQ(status->code, 1) << sick.output();
+  const std::string& out = sick.output();
+  for (const std::string& diagnosis :
+       {"no sshd answers on " + addresses_[1],
+        "peer 4 on " + addresses_[2] + " cannot listen on tcp://*:" + std::to_string(port) +
+            " (Address already in use)",
+        addresses_[3] + " cannot read the data set",
+        "edge 7 -> 0: " + addresses_[3] + " cannot reach peer 0 at tcp://" + addresses_[0] + ":" +
+            std::to_string(port)}) {
+    EXPECT_NE(out.find(diagnosis), std::string::npos) << "missing: " << diagnosis << "\n" << out;
+  }
+  EXPECT_NE(out.find("4 problem(s)"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace fastk::systest

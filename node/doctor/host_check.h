@@ -1,0 +1,53 @@
+// What `fastk doctor` learns on one host: which fastk build runs there, whether the config and
+// data files are there and the same as the launcher's, and whether each peer's port can be
+// bound. The host's agent (agent.h) sends it to the launcher as one JSON line.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "node/config/experiment_config.h"
+
+namespace fastk::node::doctor {
+
+struct FileCheck {
+  std::string path;
+  std::int64_t size = -1;  // -1 when missing or unreadable
+  std::uint32_t crc32c = 0;
+  std::string error;  // why it is missing or unreadable
+  bool operator==(const FileCheck&) const = default;
+};
+
+struct PortCheck {
+  int peer = 0;
+  std::string endpoint;  // what the peer binds
+  std::string error;     // empty: free (the agent holds it for the probes)
+};
+
+struct HostReport {
+  std::string version;  // "fastk 0.1.0"
+  std::uint32_t binary_crc32c = 0;
+  std::vector<FileCheck> files;  // the config, then the data files
+  std::vector<PortCheck> ports;
+};
+
+inline constexpr const char* kVersion = "fastk 0.1.0";
+
+// The CRC-32C of this process's own executable: two hosts with the same value run the same
+// build.
+std::uint32_t own_binary_crc32c();
+
+// The config file and the data files it names, with sizes and checksums. A data folder or
+// file that is missing becomes one entry, with path kDataFiles and the loader's error (naming
+// the file).
+inline constexpr const char* kDataFiles = "[data] files";
+std::vector<FileCheck> check_files(const std::filesystem::path& config_path,
+                                   const ExperimentConfig& config);
+
+nlohmann::json to_json(const HostReport& report);
+HostReport host_report_from_json(const nlohmann::json& j);  // throws on a malformed report
+
+}  // namespace fastk::node::doctor
