@@ -113,7 +113,11 @@ void VirtualNetwork::start_gradient(PeerId peer, const StartGradient& request) {
 void VirtualNetwork::send(PeerId from, PeerId to, std::int64_t tag, const Params& params,
                           CodedPart coded) {
   Event e;
-  e.at_s = now_s_ + (costs_.latency_s + delays_.link_delay_s(from, to, tag));
+  // A link keeps its order, as a TCP connection does: a message never overtakes the one sent
+  // before it, whatever their delays (the protocol's exactness under policy full needs it).
+  double& last_s = link_last_arrival_s_[{from, to}];
+  e.at_s = std::max(now_s_ + (costs_.latency_s + delays_.link_delay_s(from, to, tag)), last_s);
+  last_s = e.at_s;
   e.kind = Kind::kMessage;
   e.peer = to;
   e.from = from;

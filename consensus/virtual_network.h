@@ -35,7 +35,8 @@ class DelaySource {
   // Duration of peer's gradient at iteration k (with MachineCosts: its CPU work, the base,
   // and beyond it a sleep).
   virtual double compute_time_s(PeerId peer, std::int64_t k) = 0;
-  // Travel time of the tag-k message from `from` to `to`.
+  // Travel time of the tag-k message from `from` to `to` (a message still arrives after the
+  // one sent before it on the same link: links keep their order).
   virtual double link_delay_s(PeerId from, PeerId to, std::int64_t k) = 0;
 };
 
@@ -137,7 +138,8 @@ class VirtualNetwork {
   MachineCosts costs_;
   CpuPool pool_;
   std::vector<PeerThreads> threads_;
-  std::map<std::uint64_t, Job> jobs_;  // in progress, by job id
+  std::map<std::uint64_t, Job> jobs_;                                // in progress, by job id
+  std::map<std::pair<PeerId, PeerId>, double> link_last_arrival_s_;  // per (from, to)
   std::uint64_t next_job_ = 0;
   std::uint64_t pool_check_ = 0;                       // sequence of the live kPoolCheck event
   std::map<CpuPool::JobId, std::uint64_t> pool_jobs_;  // pool job -> job id

@@ -10,10 +10,12 @@ DelayedInbox::DelayedInbox(stragglers::DelayModel* delays, int self)
 std::optional<Inbound> DelayedInbox::admit(Inbound message, double now_s) {
   if (!delays_) return message;
   double& last = last_release_s_[message.from];
-  const double release_s = message.bye
-                               ? std::max(now_s, last)
-                               : now_s + delays_->link_delay_s(message.from, self_, message.tag);
-  last = std::max(last, release_s);
+  // A link keeps its order: nothing is released before what came earlier from the same
+  // neighbour, and a BYE follows the last held message whatever its own delay would be.
+  const double delay_s =
+      message.bye ? 0.0 : delays_->link_delay_s(message.from, self_, message.tag);
+  const double release_s = std::max(now_s + delay_s, last);
+  last = release_s;
   held_.push({release_s, sequence_++, std::move(message)});
   return std::nullopt;
 }

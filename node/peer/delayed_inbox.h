@@ -1,8 +1,16 @@
 // What a peer's neighbours sent, on its way to the protocol, held back by the injected link
 // delays of [stragglers] (node/stragglers/delay_spec.h): a message from j with tag k reaches
 // the protocol link_delay_s(j, self, k) after it arrived, the meaning `fastk sim` gives it.
-// A BYE follows the sender's last held message, whatever its own delay would be, so a link
-// keeps its order. Without link delays every message passes at once.
+// A link keeps its order, as the TCP connection under it does and as the simulator's links
+// do: a message is never released before one that came earlier from the same neighbour (so
+// with jitter a message may wait past its own delay), and a BYE follows the last held
+// message. Without link delays every message passes at once.
+//
+// Why the receiver holds, not the sender: the delay then starts when the message arrived, so
+// it adds to what the real link took, as the simulator adds it to its latency; a model read
+// from a neighbour's shared-memory slot is taken when it arrives, before the neighbour can
+// rewrite the slot; and the sender's queue keeps its "newest model wins" rule for a slow
+// link without having to tell an injected delay from real back-pressure.
 #pragma once
 
 #include <cstdint>

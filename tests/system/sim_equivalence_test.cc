@@ -66,6 +66,41 @@ TEST_P(SimEquivalence, FullPolicyRealPeersEqualTheSimulationBitForBit) {
   }
 }
 
+// Link delays ([stragglers] link_s, link_jitter_s, links) mean the same in both runtimes: a
+// real peer holds each neighbour's message the seeded delay of its link and iteration before
+// the protocol sees it, as the simulator delivers it that much later. Under policy full the
+// bits agree, and the real run takes at least the delays it was given.
+TEST(LinkDelays, RealPeersHoldMessagesAsTheSimulationDeliversThem) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys");
+  TinyExperiment e = tiny_experiment(4, 30, "full");
+  e.peer_timeout_ms = 30000;
+  e.extra =
+      "[stragglers]\nlink_s = 0.04\nlink_jitter_s = 0.01\n"
+      "[[stragglers.links]]\nfrom = 0\nto = 1\ndelay_s = 0.1\n";
+  const auto config = write_config(dir, e);
+
+  FastkProcess real({"run", config.string(), "--no-plots"});
+  const auto status = real.wait(Seconds(120));
+  ASSERT_TRUE(status && status->ok()) << real.output();
+  const auto real_run = dir / "real";
+  std::filesystem::rename(run_dir(dir), real_run);
+  // Peer 1 ends iteration k only with peer 0's tag-k model, which peer 0 sends once it has
+  // peer 1's tag k-1 model: 0.1 s on link 0->1 and at least 0.04 s back, every two
+  // iterations, so 15 x 0.14 s at least (without the 0->1 override it would be 1.2 s).
+  const auto summary = read_json(real_run / "summary.json");
+  EXPECT_GE(summary["training_phase_s"].get<double>(), 14 * 0.14) << real.output();
+
+  FastkProcess sim({"sim", config.string(), "--quiet", "--no-plots"});
+  const auto sim_status = sim.wait(Seconds(120));
+  ASSERT_TRUE(sim_status && sim_status->ok()) << sim.output();
+  for (int i = 0; i < e.peers; ++i) {
+    const std::string a = read_bytes(peer_dir(real_run, i) / "model-final.f32");
+    ASSERT_FALSE(a.empty()) << "peer " << i;
+    EXPECT_TRUE(a == read_bytes(peer_dir(run_dir(dir), i) / "model-final.f32"))
+        << "peer " << i << ": real and simulated parameters differ under link delays";
+  }
+}
+
 // The files a run leaves, relative to its folder (snapshots and logs are a launcher's own).
 std::set<std::string> files_of(const std::filesystem::path& run) {
   std::set<std::string> files;
