@@ -1,0 +1,170 @@
+#!/usr/bin/python3
+"""The bandwidth-bound benchmark (docs/benchmarks.md, "LAN"; documented, not run in CI).
+
+8 peers on 8 hosts of a LAN in a box (scripts/lan.sh: network namespaces on a bridge, each
+host's link shaped by tbf to RATE in both directions, an sshd per host), started by
+`fastk run` over real ssh: ring, MLP 784-128-10, batch 32, Fashion-MNIST, 600 iterations,
+policy `full`. For each rate it reports:
+
+  iteration   the training phase (max over peers of first iteration to last update) / iterations
+  floor       the bytes a peer sends per iteration (fastk's own count: two models on a ring)
+              / the link rate: no run can iterate faster through that link
+  ratio       iteration / floor (target: at most 1.25)
+  wire        bytes on the wire per peer-iteration, from the kernel's counters of the hosts'
+              veth ends (rx of the bridge side = everything the hosts sent: TCP/IP headers,
+              ZeroMQ frames, acknowledgements, the launcher's ssh sessions), during the run
+  accuracy    the mean model's test accuracy at the end
+
+Needs root (network namespaces). Run as:
+
+  scripts/build.sh build
+  /usr/bin/python3 experiments/bench_lan.py [--build build] [--rates 1gbit,100mbit]
+                                            [--iterations 600] [--repeats 1] [--json FILE]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LAN = "fkbench"
+HOSTS = 8
+
+CONFIG = """[run]
+name = "bench_lan"
+seed = 1
+iterations = {iterations}
+output = "{output}"
+eval_interval_s = 1000000
+[topology]
+kind = "ring"
+peers = {peers}
+[data]
+kind = "fashion_mnist"
+[model]
+kind = "mlp"
+hidden = [128]
+[optimizer]
+lr = 0.05
+batch_size = 32
+[consensus]
+policy = "full"
+[cluster]
+hosts = [{hosts}]
+base_port = 47000
+peer_timeout_ms = 30000
+startup_timeout_ms = 60000
+"""
+
+
+def rate_bits(rate):
+    """tc's rate syntax (100mbit, 1gbit, 500kbit) in bits per second."""
+    units = {"kbit": 1e3, "mbit": 1e6, "gbit": 1e9, "bit": 1.0}
+    for unit, scale in units.items():
+        if rate.endswith(unit):
+            return float(rate[: -len(unit)]) * scale
+    sys.exit(f"bench_lan: cannot read the rate {rate!r} (use tc syntax: 100mbit, 1gbit)")
+
+
+def lan(*args):
+    subprocess.run([os.path.join(ROOT, "scripts", "lan.sh"), *args], check=True,
+                   stdout=subprocess.DEVNULL)
+
+
+def hosts_sent_bytes():
+    """Bytes the hosts sent, summed over the bridge side of their veth pairs."""
+    total = 0
+    for i in range(1, HOSTS + 1):
+        with open(f"/sys/class/net/{LAN}v{i}/statistics/rx_bytes") as f:
+            total += int(f.read())
+    return total
+
+
+def run_once(fastk, rate, iterations, workdir):
+    with open(f"/run/fastk-lan/{LAN}/hosts") as f:
+        addresses = [line.split()[0] for line in f if line.strip()]
+    output = os.path.join(workdir, "runs")
+    config = os.path.join(workdir, "bench_lan.toml")
+    with open(config, "w") as f:
+        f.write(CONFIG.format(iterations=iterations, output=output, peers=HOSTS,
+                              hosts=", ".join(f'"{a}"' for a in addresses)))
+    before = hosts_sent_bytes()
+    started = time.monotonic()
+    run = subprocess.run([fastk, "run", config, "--no-plots"], cwd=workdir,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    wall = time.monotonic() - started
+    sent = hosts_sent_bytes() - before
+    if run.returncode != 0:
+        sys.exit(f"bench_lan: fastk run failed at {rate}:\n{run.stdout}")
+    with open(os.path.join(output, "bench_lan", "summary.json")) as f:
+        summary = json.load(f)
+    iteration_s = summary["training_phase_s"] / iterations
+    floor_s = summary["bytes_per_iteration"] * 8 / rate_bits(rate)
+    return {
+        "rate": rate,
+        "iteration_ms": 1000 * iteration_s,
+        "floor_ms": 1000 * floor_s,
+        "ratio": iteration_s / floor_s,
+        "fastk_bytes_per_peer_iteration": summary["bytes_per_iteration"],
+        "wire_bytes_per_peer_iteration": sent / (HOSTS * iterations),
+        "accuracy": summary["final_test_accuracy"],
+        "training_phase_s": summary["training_phase_s"],
+        "wall_s": wall,
+        "wait_fraction": summary["wait_fraction"],
+    }
+
+
+def median(values):
+    values = sorted(values)
+    return values[len(values) // 2]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"),
+                        help="build folder holding fastk (default: build/)")
+    parser.add_argument("--rates", default="1gbit,100mbit", help="link rates, tc syntax")
+    parser.add_argument("--iterations", type=int, default=600)
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="runs per rate, interleaved across rates; medians reported")
+    parser.add_argument("--json", help="also write every run's figures to this file")
+    args = parser.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("bench_lan: must run as root (scripts/lan.sh makes network namespaces)")
+    fastk = os.path.abspath(os.path.join(args.build, "fastk"))
+    if not os.access(fastk, os.X_OK):
+        sys.exit(f"bench_lan: no fastk at {fastk} (scripts/build.sh {args.build})")
+    rates = args.rates.split(",")
+    runs = []
+    try:
+        with tempfile.TemporaryDirectory(prefix="fastk_bench_lan_") as workdir:
+            for repeat in range(args.repeats):
+                for rate in rates:
+                    lan("up", "--name", LAN, "--hosts", str(HOSTS), "--rate", rate)
+                    print(f"bench_lan: run {repeat + 1}/{args.repeats} at {rate} ...", flush=True)
+                    runs.append(run_once(fastk, rate, args.iterations, workdir))
+                    print("  " + json.dumps(runs[-1]), flush=True)
+    finally:
+        lan("down", "--name", LAN)
+    print(f"\n{HOSTS} peers on {HOSTS} hosts, ring, MLP 784-128-10, Fashion-MNIST, "
+          f"{args.iterations} iterations, policy full (medians of {args.repeats})\n")
+    print("| link | iteration | floor | ratio | fastk bytes/peer-iter | wire bytes/peer-iter "
+          "| accuracy |")
+    print("|---|---|---|---|---|---|---|")
+    for rate in rates:
+        mine = [r for r in runs if r["rate"] == rate]
+        m = {k: median([r[k] for r in mine]) for k in mine[0] if k != "rate"}
+        print(f"| {rate} | {m['iteration_ms']:.2f} ms | {m['floor_ms']:.2f} ms | "
+              f"{m['ratio']:.2f}x | {m['fastk_bytes_per_peer_iteration']:.0f} | "
+              f"{m['wire_bytes_per_peer_iteration']:.0f} | {100 * m['accuracy']:.2f}% |")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(runs, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
