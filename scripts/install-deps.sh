@@ -11,6 +11,7 @@ packages=(
   dataset-fashion-mnist
   openmpi-bin  # the tests start peers across LAN-in-a-box hosts with mpirun too
   nftables     # and block an edge with a firewall rule for fastk doctor to find
+  slurm-wlm munge  # and with srun on a Slurm of the LAN's own (scripts/lan-slurm.sh)
 )
 
 missing=()

@@ -1,6 +1,7 @@
 // Peers on the hosts of a LAN in a box (scripts/lan.sh: network namespaces on a bridge, each
-// with its own sshd): started by `fastk run` over real ssh and fetched back with scp, or by
-// Open MPI's mpirun across the hosts, they end with the simulator's bits under policy full; a
+// with its own sshd): started by `fastk run` over real ssh and fetched back with scp, by
+// Open MPI's mpirun across the hosts, or by srun on a Slurm of the LAN's own
+// (scripts/lan-slurm.sh), they end with the simulator's bits under policy full; a
 // host whose link goes down mid-run is reported by the launcher and left behind by its
 // neighbours. Needs root and network namespaces: skipped, with the reason, where lan.sh says
 // it cannot run. Each test has a LAN of its own (its own name and subnet), so CTest may run
@@ -49,6 +50,9 @@ class LanInABox : public testing::Test {
     ASSERT_EQ(addresses_.size(), static_cast<std::size_t>(hosts));
   }
   void TearDown() override {
+    if (slurm_) {
+      EXPECT_EQ(shell("scripts/lan-slurm.sh down --name " + name_ + " > /dev/null"), 0);
+    }
     if (!name_.empty()) {
       EXPECT_EQ(shell("scripts/lan.sh down --name " + name_ + " > /dev/null"), 0);
     }
@@ -82,6 +86,7 @@ class LanInABox : public testing::Test {
 
   std::filesystem::path dir_;
   std::string name_;
+  bool slurm_ = false;  // scripts/lan-slurm.sh up ran on the LAN
   std::vector<std::string> addresses_;
 };
 
@@ -123,6 +128,33 @@ TEST_F(LanInABox, MpirunAcrossHostsEndsWithTheSimulationsBits) {
   for (int i = 0; i < e.peers; ++i) {
     const auto summary = read_json(peer_dir(run_dir(dir_), i) / "summary.json");
     EXPECT_EQ(summary["peer"], i) << "rank " << i << " did not run as peer " << i;
+    EXPECT_EQ(summary["end"], "iterations") << "peer " << i;
+  }
+  const auto real_run = dir_ / "real";
+  std::filesystem::rename(run_dir(dir_), real_run);
+  expect_simulations_bits(config, real_run, e.peers);
+}
+
+TEST_F(LanInABox, SrunAcrossHostsEndsWithTheSimulationsBits) {
+  if (!up("fkslm", 4)) return;
+  const auto log = dir_ / "slurm.log";
+  // A Slurm of the LAN's own: slurmd on each host, slurmctld and munged here.
+  ASSERT_EQ(shell("scripts/lan-slurm.sh up --name fkslm > " + log.string() + " 2>&1"), 0)
+      << read_text(log);
+  slurm_ = true;
+  TinyExperiment e = two_peers_per_host(100);
+  e.peer_timeout_ms = 30000;
+  const auto config = write_config(dir_, e);
+
+  // srun's default block distribution puts ranks 2h and 2h+1 on node h+1, host h+1.
+  const int status = shell(
+      "SLURM_CONF=/run/fastk-slurm/fkslm/slurm.conf timeout 120 srun -N 4 "
+      "-n 8 --ntasks-per-node=2 --overcommit " FASTK_BINARY " node " +
+      config.string() + " > " + log.string() + " 2>&1");
+  ASSERT_EQ(status, 0) << read_text(log);
+  for (int i = 0; i < e.peers; ++i) {
+    const auto summary = read_json(peer_dir(run_dir(dir_), i) / "summary.json");
+    EXPECT_EQ(summary["peer"], i) << "task " << i << " did not run as peer " << i;
     EXPECT_EQ(summary["end"], "iterations") << "peer " << i;
   }
   const auto real_run = dir_ / "real";
