@@ -112,6 +112,7 @@ up() {
   preflight
   down
   trap 'echo "lan-slurm.sh: up failed; removing what it made" >&2; down' ERR
+  trap 'echo "lan-slurm.sh: interrupted; removing what up made" >&2; down; exit 130' INT TERM
   mkdir -p "$state/state"
   chmod 755 /run/fastk-slurm "$state"
   write_config
@@ -124,7 +125,7 @@ up() {
     nsenter --net="/run/netns/$ns" slurmd -N "h$i" || fail "slurmd did not start in $ns"
   done < "$lan/hosts"
   wait_for_nodes
-  trap - ERR
+  trap - ERR INT TERM
   echo "lan-slurm.sh: Slurm on LAN $name is up ($(sinfo -h -o '%D nodes, partition %P')); try:"
   echo "  SLURM_CONF=$SLURM_CONF srun -N 2 -n 4 hostname"
 }

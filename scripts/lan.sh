@@ -17,7 +17,8 @@
 #
 # Traffic stays inside the namespaces this script creates and the bridge's own address.
 # `up` on a LAN that exists rebuilds it; `down` removes everything and is safe to repeat;
-# a failing `up` removes what it made.
+# a failing or interrupted `up` removes what it made. A test killed before its clean-up
+# leaves its LAN up until the next `up` of that name (which rebuilds it) or `down`.
 #
 # The hosts share this machine's file system, as hosts with an NFS home do: `fastk run`'s scp
 # then fetches each remote peer's folder onto itself, which keeps it (scp speaks SFTP and
@@ -158,6 +159,7 @@ up() {
   preflight
   down
   trap 'echo "lan.sh: up failed; removing what it made" >&2; down' ERR
+  trap 'echo "lan.sh: interrupted; removing what up made" >&2; down; exit 130' INT TERM
   mkdir -p "$state" /run/sshd
   chmod 700 "$state"
   ssh-keygen -q -t ed25519 -N '' -f "$state/id_ed25519" -C "fastk-lan-$name"
@@ -181,7 +183,7 @@ EOF
   for ((i = 1; i <= hosts; i++)); do echo "$(address "$i") $(namespace "$i")"; done > "$state/hosts"
   link_ssh_config
   wait_for_ssh
-  trap - ERR
+  trap - ERR INT TERM
   echo "lan.sh: $hosts hosts up ($subnet.1..$subnet.$hosts, links at $rate); try:"
   echo "  ssh -o BatchMode=yes $(address 1) hostname"
 }
