@@ -215,7 +215,7 @@ std::filesystem::path write_doctor_config(const std::filesystem::path& dir,
   return path;
 }
 
-TEST_F(LanInABox, DoctorFindsNoSshdAPortTakenAMissingDataSetAndAFirewalledEdge) {
+TEST_F(LanInABox, DoctorFindsAnotherBuildNoSshdAPortTakenAMissingDataSetAndAFirewalledEdge) {
   if (!up("fkdoc", 4)) return;
   ASSERT_EQ(shell("command -v nft > /dev/null"), 0)
       << "no nft: scripts/install-deps.sh installs nftables";
@@ -227,6 +227,19 @@ TEST_F(LanInABox, DoctorFindsNoSshdAPortTakenAMissingDataSetAndAFirewalledEdge) 
   EXPECT_TRUE(status->ok()) << healthy.output();
   EXPECT_NE(healthy.output().find("no problems found"), std::string::npos) << healthy.output();
   EXPECT_NE(healthy.output().find("bound by communication"), std::string::npos) << healthy.output();
+
+  // The same binary with a byte appended still runs, but it is another build.
+  const auto other = dir_ / "fastk-other";
+  std::filesystem::copy_file(FASTK_BINARY, other);
+  std::ofstream(other, std::ios::app) << '\n';
+  FastkProcess other_build({"doctor", config.string(), "--probe-mb", "0", "--no-gradient",
+                            "--remote-fastk", other.string()});
+  status = other_build.wait(Seconds(120));
+  ASSERT_TRUE(status.has_value()) << other_build.output();
+  EXPECT_EQ(status->code, 1) << other_build.output();
+  EXPECT_NE(other_build.output().find(addresses_[0] + " runs another fastk build"),
+            std::string::npos)
+      << other_build.output();
 
   // Host 2 loses its sshd; on host 3 another program holds peer 4's port; host 4 has no
   // data set (a private empty folder over it, in the mount namespace of its sshd); host 1
