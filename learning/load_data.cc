@@ -77,8 +77,10 @@ void standardize(TrainTest& data) {
 }
 
 std::vector<std::string> data_files(const DataSpec& spec) {
+  if (spec.kind == DatasetKind::kGaussianMixture || spec.kind == DatasetKind::kLeastSquares) {
+    return {};  // generated, whatever data.dir says
+  }
   const std::string dir = spec.dir.empty() ? default_data_dir(spec.kind) : spec.dir;
-  if (dir.empty()) return {};  // generated
   if (!std::filesystem::is_directory(dir)) {
     throw DataError("data set '" + to_string(spec.kind) + "': folder " + dir +
                     " does not exist (set data.dir; README.md, 'Data sets', says how to fetch "

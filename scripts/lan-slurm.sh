@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A Slurm cluster on a LAN in a box (scripts/lan.sh): one slurmd per host namespace (node hI
 # at the host's address), a slurmctld and a munged on this machine, all private to the LAN:
-# their own config, state, munge socket and ports (16817, 16818), so a Slurm the machine
-# already runs is not touched. Then `srun` starts peers across the hosts as on a cluster.
+# their own config, state, munge socket and ports (20000 + 2 x the LAN's subnet number, and
+# one more), so a Slurm the machine already runs, or another LAN's, is not touched. Then `srun` starts peers across the hosts as on a cluster.
 # Root only; installs slurm-wlm and munge if they are missing.
 #
 #   scripts/lan-slurm.sh up [--name NAME]     (after scripts/lan.sh up --name NAME)
@@ -46,20 +46,28 @@ preflight() {
 }
 
 down() {
+  local pids=()
   for pidfile in "$state"/slurmd-*.pid "$state"/slurmctld.pid "$state"/munge/munged.pid; do
-    [[ -f $pidfile ]] && kill "$(cat "$pidfile")" 2> /dev/null || true
+    [[ -f $pidfile ]] && pids+=("$(cat "$pidfile")")
+  done
+  ((${#pids[@]} == 0)) || kill "${pids[@]}" 2> /dev/null || true
+  # Gone before `up` binds their ports again (5 s at most).
+  for _ in $(seq 1 50); do
+    kill -0 "${pids[@]}" 2> /dev/null || break
+    sleep 0.1
   done
   rm -rf "$state"
 }
 
 write_config() {
-  local subnet
+  local subnet port
   subnet=$(head -1 "$lan/hosts" | cut -d' ' -f1 | sed 's/\.[0-9]*$//')
+  port=$((20000 + 2 * ${subnet##*.}))
   cat > "$SLURM_CONF" << EOF
 ClusterName=fastk$name
 SlurmctldHost=$(hostname)($subnet.254)
-SlurmctldPort=16817
-SlurmdPort=16818
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
 AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket=$state/munge/munge.socket
@@ -111,8 +119,9 @@ wait_for_nodes() {
 up() {
   preflight
   down
-  trap 'echo "lan-slurm.sh: up failed; removing what it made" >&2; down' ERR
-  trap 'echo "lan-slurm.sh: interrupted; removing what up made" >&2; down; exit 130' INT TERM
+  # Whatever ends `up` early (a failing command, fail's exit, Ctrl-C) removes what it made.
+  trap 'status=$?; echo "lan-slurm.sh: up failed; removing what it made" >&2; down; exit $status' EXIT
+  trap 'exit 130' INT TERM
   mkdir -p "$state/state"
   chmod 755 /run/fastk-slurm "$state"
   write_config
@@ -125,7 +134,7 @@ up() {
     nsenter --net="/run/netns/$ns" slurmd -N "h$i" || fail "slurmd did not start in $ns"
   done < "$lan/hosts"
   wait_for_nodes
-  trap - ERR INT TERM
+  trap - EXIT INT TERM
   echo "lan-slurm.sh: Slurm on LAN $name is up ($(sinfo -h -o '%D nodes, partition %P')); try:"
   echo "  SLURM_CONF=$SLURM_CONF srun -N 2 -n 4 hostname"
 }

@@ -158,8 +158,9 @@ EOF
 up() {
   preflight
   down
-  trap 'echo "lan.sh: up failed; removing what it made" >&2; down' ERR
-  trap 'echo "lan.sh: interrupted; removing what up made" >&2; down; exit 130' INT TERM
+  # Whatever ends `up` early (a failing command, fail's exit, Ctrl-C) removes what it made.
+  trap 'status=$?; echo "lan.sh: up failed; removing what it made" >&2; down; exit $status' EXIT
+  trap 'exit 130' INT TERM
   mkdir -p "$state" /run/sshd
   chmod 700 "$state"
   ssh-keygen -q -t ed25519 -N '' -f "$state/id_ed25519" -C "fastk-lan-$name"
@@ -183,7 +184,7 @@ EOF
   for ((i = 1; i <= hosts; i++)); do echo "$(address "$i") $(namespace "$i")"; done > "$state/hosts"
   link_ssh_config
   wait_for_ssh
-  trap - ERR INT TERM
+  trap - EXIT INT TERM
   echo "lan.sh: $hosts hosts up ($subnet.1..$subnet.$hosts, links at $rate); try:"
   echo "  ssh -o BatchMode=yes $(address 1) hostname"
 }

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <set>
 
@@ -120,29 +121,27 @@ std::vector<PeerLaunch> peer_launches(const RunOptions& o, const ExperimentConfi
   return peers;
 }
 
-// Peers on other hosts wrote into the same path there: copies their folders here (scp) and
-// returns the peers whose copy failed or was not tried (their host's ssh connection was lost,
-// so scp would only wait for its connect timeout).
-std::vector<int> fetch_remote_outputs(const LaunchResult& launched,
+// Peers on other hosts wrote into the same path there: copies their folders here (scp, all
+// at once, each giving up on a host that does not answer in 5 s) and returns the peers whose
+// copy failed.
+std::vector<int> fetch_remote_outputs(const std::vector<PeerLaunch>& peers,
                                       const std::filesystem::path& run_dir) {
-  std::vector<int> failed;
-  for (const auto& p : launched.peers) {
+  std::vector<std::pair<const PeerLaunch*, std::unique_ptr<ChildProcess>>> copies;
+  for (const auto& p : peers) {
     if (p.host.empty()) continue;
-    if (lost_ssh_connection(p)) {
-      std::cerr << "fastk run: not copying peer " << p.peer << "'s outputs: the ssh connection to "
-                << p.host << " was lost\n";
-      failed.push_back(p.peer);
-      continue;
-    }
     const std::string from = p.host + ":" + metrics::peer_folder(run_dir, p.peer).string();
-    ChildProcess scp(
-        {"scp", "-q", "-r", "-o", "BatchMode=yes", from, (run_dir / "peers").string()});
+    copies.emplace_back(&p, std::make_unique<ChildProcess>(std::vector<std::string>{
+                                "scp", "-q", "-r", "-o", "BatchMode=yes", "-o", "ConnectTimeout=5",
+                                from, (run_dir / "peers").string()}));
+  }
+  std::vector<int> failed;
+  for (auto& [p, scp] : copies) {
     const ExitStatus status =
-        scp.wait([](const std::string& line) { std::cerr << "scp: " << line << "\n"; });
+        scp->wait([](const std::string& line) { std::cerr << "scp: " << line << "\n"; });
     if (!status.ok()) {
-      std::cerr << "fastk run: copying peer " << p.peer << "'s outputs from " << from << " failed ("
-                << status.describe() << ")\n";
-      failed.push_back(p.peer);
+      std::cerr << "fastk run: copying peer " << p->peer << "'s outputs from " << p->host
+                << " failed (" << status.describe() << ")\n";
+      failed.push_back(p->peer);
     }
   }
   return failed;
@@ -262,12 +261,15 @@ LaunchOptions launch_options(const ExperimentConfig& config, const std::filesyst
   options.remote_dir = std::filesystem::current_path().string();
   options.stop_grace_s = static_cast<double>(config.cluster.peer_timeout_ms) / 1000.0 + 5;
   // A remote host that goes away (its link down, the machine off) ends its ssh sessions in
-  // about peer_timeout_ms, when its neighbours give up on its peers too, instead of after
-  // TCP's hours: ssh probes the server every third of it and gives up after three misses.
+  // about peer_timeout_ms (3 s at the least), when its neighbours give up on its peers too,
+  // instead of after TCP's hours: ssh probes the server every third of it and gives up after
+  // three misses.
   const auto probe_s = std::max<std::int64_t>(1, config.cluster.peer_timeout_ms / 3000);
   options.ssh = {"ssh",
                  "-o",
                  "BatchMode=yes",
+                 "-o",
+                 "ConnectTimeout=10",  // an unreachable host fails the start, not hangs it
                  "-o",
                  "ServerAliveInterval=" + std::to_string(probe_s),
                  "-o",
@@ -375,7 +377,7 @@ int run(const RunOptions& o) {
   LiveEvaluation live{evaluator, {}, false};
   const LaunchResult result =
       launch_with_signals(peers, launch_options(config, run_dir, live), config, n);
-  const std::vector<int> not_fetched = fetch_remote_outputs(result, run_dir);
+  const std::vector<int> not_fetched = fetch_remote_outputs(peers, run_dir);
 
   metrics::RunSummary launcher;  // what only the launcher knows
   launcher.ok = result.ok() && not_fetched.empty();

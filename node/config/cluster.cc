@@ -58,7 +58,7 @@ bool uses_ipc(const ClusterConfig& cluster) {
 }  // namespace
 
 bool is_loopback(const std::string& host) {
-  return host == "localhost" || host.starts_with("127.") || host == "::1";
+  return host == "localhost" || host.starts_with("127.");
 }
 
 bool valid_host(const std::string& host) {
@@ -88,6 +88,21 @@ std::optional<TcpEndpoint> parse_tcp_endpoint(const std::string& text) {
   return endpoint;
 }
 
+namespace {
+
+// A peer on another host would reach a loopback address as itself, never as this machine.
+void check_no_loopback_among_lan_hosts(const std::vector<std::string>& hosts,
+                                       const std::string& key, ConfigErrors& errors) {
+  const auto loopback = std::find_if(hosts.begin(), hosts.end(), is_loopback);
+  const auto lan = std::find_if_not(hosts.begin(), hosts.end(), is_loopback);
+  if (loopback == hosts.end() || lan == hosts.end()) return;
+  errors.add(key, "mixes the loopback address " + *loopback + " with the LAN host " + *lan +
+                      ": peers on " + *lan + " would reach " + *loopback +
+                      " as themselves; give this machine's LAN address instead");
+}
+
+}  // namespace
+
 void check_cluster_fits(const ClusterConfig& cluster, int peer_count, ConfigErrors& errors) {
   if (!cluster.endpoints.empty()) {
     if (static_cast<int>(cluster.endpoints.size()) != peer_count) {
@@ -95,8 +110,14 @@ void check_cluster_fits(const ClusterConfig& cluster, int peer_count, ConfigErro
                                           std::to_string(peer_count) +
                                           " peers: give exactly one per peer");
     }
+    std::vector<std::string> hosts;
+    for (const auto& e : cluster.endpoints) {
+      if (const auto parsed = parse_tcp_endpoint(e)) hosts.push_back(parsed->host);
+    }
+    check_no_loopback_among_lan_hosts(hosts, "cluster.endpoints", errors);
     return;
   }
+  check_no_loopback_among_lan_hosts(cluster.hosts, "cluster.hosts", errors);
   const int last_port =
       cluster.base_port +
       largest_block(peer_count, static_cast<int>(hosts_or_default(cluster).size())) - 1;

@@ -45,7 +45,8 @@ struct PeerEndpoints {
 };
 
 // Records (with TOML paths under "cluster.") every way `cluster` does not fit `peer_count`
-// peers: endpoint count, ports past 65535, two peers on one endpoint.
+// peers: endpoint count, ports past 65535, two peers on one endpoint, loopback addresses
+// mixed with LAN hosts.
 void check_cluster_fits(const ClusterConfig& cluster, int peer_count, ConfigErrors& errors);
 
 // The endpoints of `peer` (0-based). Throws ConfigError when the cluster does not fit
@@ -69,7 +70,7 @@ struct TcpEndpoint {
 // Empty when `text` is not of that form.
 std::optional<TcpEndpoint> parse_tcp_endpoint(const std::string& text);
 bool valid_host(const std::string& host);
-// "localhost", 127.x.y.z or ::1: a host that is this machine, reached without ssh.
+// "localhost" or 127.x.y.z: a host that is this machine, reached without ssh.
 bool is_loopback(const std::string& host);
 
 }  // namespace fastk::node

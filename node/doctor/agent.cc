@@ -19,7 +19,12 @@ nlohmann::json probe(const std::string& request) {
   if (!(words >> command >> endpoint >> bytes >> timeout_ms) || command != "probe") {
     return {{"error", "not a probe request: " + request}};
   }
-  const auto r = transport::probe_endpoint(endpoint, bytes, std::chrono::milliseconds(timeout_ms));
+  transport::ProbeResult r;
+  try {
+    r = transport::probe_endpoint(endpoint, bytes, std::chrono::milliseconds(timeout_ms));
+  } catch (const std::exception& e) {  // ZeroMQ refused the endpoint or a socket option
+    r.error = e.what();
+  }
   return {{"endpoint", endpoint},
           {"reached", r.reached},
           {"round_trip_s", r.round_trip_s},

@@ -1,5 +1,7 @@
 #include "node/doctor/doctor.h"
 
+#include <signal.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -11,6 +13,7 @@
 #include "node/doctor/host_check.h"
 #include "node/launch/launcher.h"
 #include "node/measure/measure.h"
+#include "node/transport/probe.h"
 #include "topology/topology.h"
 
 namespace fastk::node::doctor {
@@ -55,6 +58,7 @@ class Doctor {
     out_ << "fastk doctor: " << placement_.host_of.size() << " peers on " << placement_.hosts.size()
          << " host(s), " << placement_.edges.size() << " directed edge(s) between hosts\n";
     start_agents();
+    check_local_files();
     collect_reports();
     print_hosts();
     probe_edges();
@@ -87,6 +91,16 @@ class Doctor {
       argv.insert(argv.end(), {"--agent", host});
       if (remote) argv = ssh_command(ssh, host, cwd, argv);
       agents_.push_back(std::make_unique<AgentSession>(host, remote, fastk_on(remote), argv));
+    }
+  }
+
+  // This machine's copies are the reference the hosts' files are compared with.
+  void check_local_files() {
+    for (const auto& f : local_files_) {
+      if (!f.error.empty()) {
+        problem("this machine (where fastk doctor runs) cannot read " + f.path + ": " + f.error +
+                "; the hosts' copies are compared with its own");
+      }
     }
   }
 
@@ -137,9 +151,11 @@ class Doctor {
 
   int check_files_of(const std::string& host, const std::vector<FileCheck>& files) {
     int bad = 0;
-    for (std::size_t i = 0; i < files.size(); ++i) {
-      const FileCheck& there = files[i];
-      const FileCheck* here = i < local_files_.size() ? &local_files_[i] : nullptr;
+    for (const FileCheck& there : files) {
+      const auto same_path = std::find_if(local_files_.begin(), local_files_.end(),
+                                          [&](const FileCheck& f) { return f.path == there.path; });
+      const FileCheck* here =
+          same_path != local_files_.end() && same_path->error.empty() ? &*same_path : nullptr;
       if (there.path == kDataFiles) {
         ++bad;
         problem(host + " cannot read the data set: " + there.error + "; copy this machine's " +
@@ -212,6 +228,10 @@ class Doctor {
         if (!e.probe) e.skipped = "the agent on " + placement_.host_of[from] + " stopped";
       }
       if (e.probe && !e.probe->value("reached", false)) report_unreachable(e);
+      if (e.probe && e.probe->value("reached", false) &&
+          !e.probe->value("error", std::string()).empty()) {
+        report_slow(e);
+      }
       edges_.push_back(std::move(e));
     }
   }
@@ -222,10 +242,14 @@ class Doctor {
                         std::to_string(timeout))) {
       return std::nullopt;
     }
-    // The agent's own limits (first answer, then the data at 1 Mbit/s) and a margin.
-    const auto wait =
-        std::chrono::milliseconds(2 * timeout + options_.probe_bytes * 8 / 1000 + 5000);
-    return prober.next("probe", wait);
+    // The agent's own limit and a margin; an answer to an earlier request (one the wait
+    // gave up on) is skipped.
+    const auto wait = transport::probe_limit(options_.probe_bytes, options_.probe_timeout) +
+                      std::chrono::seconds(5);
+    while (auto answer = prober.next("probe", wait)) {
+      if (answer->value("endpoint", std::string()) == endpoint) return answer;
+    }
+    return std::nullopt;
   }
 
   void report_unreachable(const Edge& e) {
@@ -237,6 +261,14 @@ class Doctor {
             "): a firewall on " + placement_.host_of[e.to] +
             " or between the hosts blocks it, or the address is wrong; allow TCP port " + port +
             " from " + placement_.host_of[e.from]);
+  }
+
+  void report_slow(const Edge& e) {
+    problem("edge " + std::to_string(e.from) + " -> " + std::to_string(e.to) + ": " +
+            placement_.host_of[e.from] + " reaches peer " + std::to_string(e.to) + " at " +
+            placement_.connect[e.to] + " but " + e.probe->value("error", std::string()) +
+            ": check the link between " + placement_.host_of[e.from] + " and " +
+            placement_.host_of[e.to] + " (cables, duplex, a shaper)");
   }
 
   void print_edges() {
@@ -252,6 +284,9 @@ class Doctor {
                       e.skipped.c_str());
       } else if (!e.probe->value("reached", false)) {
         std::snprintf(row, sizeof row, "%-9s %-41s NO\n", name.c_str(), path.c_str());
+      } else if (!e.probe->value("error", std::string()).empty()) {
+        std::snprintf(row, sizeof row, "%-9s %-41s yes     %7.3f     SLOW\n", name.c_str(),
+                      path.c_str(), 1000 * (*e.probe)["round_trip_s"].get<double>());
       } else {
         std::snprintf(row, sizeof row, "%-9s %-41s yes     %7.3f %8.1f\n", name.c_str(),
                       path.c_str(), 1000 * (*e.probe)["round_trip_s"].get<double>(),
@@ -265,7 +300,13 @@ class Doctor {
   // neighbour on another host), over the slowest bandwidth measured from it.
   void print_bounds() {
     if (!options_.measure_gradient || placement_.edges.empty()) return;
-    const auto gradient = measure::measure_gradients(config_, 20);
+    measure::GradientMeasurement gradient;
+    try {
+      gradient = measure::measure_gradients(config_, 20);
+    } catch (const std::exception& e) {
+      problem("cannot time a gradient on this machine: " + std::string(e.what()));
+      return;
+    }
     const double model_bytes = 4.0 * static_cast<double>(gradient.parameters);
     std::map<std::string, double> bytes, slowest_bps;
     for (const auto& e : edges_) {
@@ -327,6 +368,7 @@ class Doctor {
 }  // namespace
 
 int run_doctor(const DoctorOptions& options, const ExperimentConfig& config, std::ostream& out) {
+  signal(SIGPIPE, SIG_IGN);  // an agent that ended is a finding, not the doctor's death
   return Doctor(options, config, out).run();
 }
 

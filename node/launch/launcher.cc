@@ -239,7 +239,7 @@ LaunchResult launch_peers(const std::vector<PeerLaunch>& peers, const LaunchOpti
   return Launch(peers, options, status).run();
 }
 
-bool lost_ssh_connection(const PeerOutcome& peer) {
+bool ssh_failed(const PeerOutcome& peer) {
   return !peer.host.empty() && peer.status.signal == 0 && peer.status.code == kSshFailed;
 }
 
@@ -253,11 +253,13 @@ std::string describe_failures(const LaunchResult& result) {
     if (p.status.ok()) continue;
     out << "peer " << p.peer << (p.host.empty() ? "" : " on " + p.host) << " failed ("
         << p.status.describe() << ")";
-    if (lost_ssh_connection(p)) {
-      out << ": ssh could not reach " << p.host << " or lost its connection"
+    if (ssh_failed(p)) {
+      out << ": ssh to " << p.host << " ended"
           << (p.last_progress ? " after iteration " + std::to_string(p.last_progress->iteration)
                               : std::string())
-          << " (the host, its sshd or its network link is down; `fastk doctor` checks them)";
+          << "; it could not connect or lost its connection (the host, its sshd or its network "
+             "link is down: `fastk doctor` checks them), or the peer there was killed by a "
+             "signal";
     }
     out << "; log: " << p.log.string() << "\n";
     for (const auto& line : p.last_lines) out << "    | " << line << "\n";

@@ -73,13 +73,14 @@ std::vector<std::string> ssh_command(const std::vector<std::string>& ssh, const 
 LaunchResult launch_peers(const std::vector<PeerLaunch>& peers, const LaunchOptions& options,
                           std::ostream& status);
 
-// ssh's own exit code: it could not connect, or the connection broke (ServerAlive* options
-// end a session whose host went away). fastk node never exits with it.
+// ssh's own exit code: it could not connect, the connection broke (ServerAlive* options end a
+// session whose host went away), or the remote command was killed by a signal. fastk node
+// never exits with it.
 inline constexpr int kSshFailed = 255;
-bool lost_ssh_connection(const PeerOutcome& peer);
+bool ssh_failed(const PeerOutcome& peer);
 
 // "peer 3 on host-b failed (exit code 1); log: runs/x/logs/peer-3.log" plus its last lines;
-// for a lost ssh connection, which host and after which iteration.
+// for ssh's own failure, which host, after which iteration and what it may mean.
 std::string describe_failures(const LaunchResult& result);
 
 }  // namespace fastk::node

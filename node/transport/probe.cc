@@ -7,6 +7,8 @@
 #include <utility>
 #include <zmq.hpp>
 
+#include "node/transport/zmq_transport.h"
+
 namespace fastk::node::transport {
 namespace {
 
@@ -65,6 +67,10 @@ struct ProbeServer::State {
 ProbeServer::ProbeServer(const std::vector<std::string>& endpoints)
     : state_(std::make_unique<State>()) {
   for (const auto& endpoint : endpoints) {
+    if (ipc_path_in_use(endpoint)) {  // binding would take over a live peer's socket
+      state_->errors.emplace_back("Address already in use");
+      continue;
+    }
     zmq::socket_t socket(state_->context, zmq::socket_type::router);
     socket.set(zmq::sockopt::linger, 0);
     socket.set(zmq::sockopt::maxmsgsize, static_cast<std::int64_t>(2 * kChunk));
@@ -96,12 +102,16 @@ bool receive(zmq::socket_t& socket, zmq::message_t& message, std::chrono::millis
 }
 
 bool ping(zmq::socket_t& socket, std::chrono::milliseconds timeout) {
-  socket.send(zmq::buffer(std::string(1, kPing)), zmq::send_flags::none);
+  if (!socket.send(zmq::buffer(std::string(1, kPing)), zmq::send_flags::none)) return false;
   zmq::message_t answer;
   return receive(socket, answer, timeout) && answer.to_string() == std::string(1, kPong);
 }
 
 }  // namespace
+
+std::chrono::milliseconds probe_limit(std::int64_t bytes, std::chrono::milliseconds timeout) {
+  return (2 + kPings) * timeout + std::chrono::milliseconds(bytes * 8 / 1000);
+}
 
 ProbeResult probe_endpoint(const std::string& endpoint, std::int64_t bytes,
                            std::chrono::milliseconds timeout) {
@@ -109,6 +119,8 @@ ProbeResult probe_endpoint(const std::string& endpoint, std::int64_t bytes,
   zmq::context_t context;
   zmq::socket_t socket(context, zmq::socket_type::dealer);
   socket.set(zmq::sockopt::linger, 0);
+  // A send that cannot leave (the queue full on a stalled link) gives up instead of blocking.
+  socket.set(zmq::sockopt::sndtimeo, static_cast<int>(timeout.count()));
   try {
     socket.connect(endpoint);
   } catch (const zmq::error_t& e) {
@@ -133,22 +145,31 @@ ProbeResult probe_endpoint(const std::string& endpoint, std::int64_t bytes,
   result.reached = true;
   if (bytes <= 0) return result;
 
+  // The port answered; what follows measures the link, and a failure says it is slow or
+  // stalled, not unreachable.
   std::string chunk(kChunk, kData);
   const auto start = Clock::now();
   for (std::int64_t sent = 0; sent < bytes; sent += static_cast<std::int64_t>(chunk.size())) {
-    socket.send(zmq::buffer(chunk), zmq::send_flags::none);
+    if (!socket.send(zmq::buffer(chunk), zmq::send_flags::none)) {
+      result.error = "the data stalled after " + std::to_string(sent) + " bytes";
+      return result;
+    }
   }
-  socket.send(zmq::buffer(std::string(1, kDone)), zmq::send_flags::none);
   zmq::message_t answer;
   // The data at 1 Mbit/s would take bytes * 8 microseconds: wait that long at most.
   const auto data_timeout = timeout + std::chrono::milliseconds(bytes * 8 / 1000);
-  if (!receive(socket, answer, data_timeout)) {
-    result.error = "the data was not acknowledged (link slower than 1 Mbit/s, or cut)";
-    result.reached = false;
+  if (!socket.send(zmq::buffer(std::string(1, kDone)), zmq::send_flags::none) ||
+      !receive(socket, answer, data_timeout)) {
+    result.error = "the data was not acknowledged in time (link slower than 1 Mbit/s, or cut)";
+    return result;
+  }
+  const std::string count = answer.to_string();
+  if (count.empty() || count.find_first_not_of("0123456789") != std::string::npos) {
+    result.error = "the server's answer is not a byte count: another program on this port?";
     return result;
   }
   const double elapsed = std::max(seconds_since(start) - result.round_trip_s, 1e-6);
-  result.bits_per_s = 8.0 * std::stod(answer.to_string()) / elapsed;
+  result.bits_per_s = 8.0 * std::stod(count) / elapsed;
   return result;
 }
 

@@ -21,8 +21,9 @@ namespace fastk::node::transport {
 class ProbeServer {
  public:
   // Binds every endpoint ("tcp://*:47000", "ipc:///tmp/x.sock"); one that cannot be bound is
-  // reported in bind_errors() (with ZeroMQ's reason) and the others still serve. Answers on
-  // a thread of its own until destroyed.
+  // reported in bind_errors() (with ZeroMQ's reason; an ipc:// path some process accepts
+  // connections on counts as in use and is left alone) and the others still serve. Answers
+  // on a thread of its own until destroyed.
   explicit ProbeServer(const std::vector<std::string>& endpoints);
   ~ProbeServer();
   ProbeServer(const ProbeServer&) = delete;
@@ -37,14 +38,17 @@ class ProbeServer {
 };
 
 struct ProbeResult {
-  bool reached = false;
+  bool reached = false;     // the port answered the pings
   double round_trip_s = 0;  // median of the pings
-  double bits_per_s = 0;    // 0 when no data was sent
-  std::string error;        // why it was not reached
+  double bits_per_s = 0;    // 0 when no data was sent or the data failed
+  std::string error;        // why it was not reached, or (reached) why the data failed
 };
 
 // Probes the ProbeServer at `endpoint` ("tcp://host:port"): waits up to `timeout` for the
-// first answer, then measures as described above with `bytes` of data (0: round trip only).
+// first answer and for each later one, then measures as described above with `bytes` of data
+// (0: round trip only), allowing the data timeout + bytes at 1 Mbit/s. So it returns within
+// 7 x timeout + bytes * 8 microseconds (probe_limit).
+std::chrono::milliseconds probe_limit(std::int64_t bytes, std::chrono::milliseconds timeout);
 ProbeResult probe_endpoint(const std::string& endpoint, std::int64_t bytes,
                            std::chrono::milliseconds timeout);
 

@@ -32,10 +32,12 @@ zmq::message_t payload_message(const wire::SharedBytes& payload) {
                         new std::shared_ptr<const void>(payload.owner));
 }
 
-// ZeroMQ binding an ipc:// path removes whatever file is there, so a second peer on the
-// same path would silently take over the first one's socket. Binding a TCP port that is in
-// use fails instead; this gives ipc:// the same behaviour: a path some process still
-// accepts connections on is in use (a stale file left by a killed peer is not).
+std::span<const std::byte> bytes_of(const zmq::message_t& frame) {
+  return {static_cast<const std::byte*>(frame.data()), frame.size()};
+}
+
+}  // namespace
+
 bool ipc_path_in_use(const std::string& endpoint) {
   const std::string scheme = "ipc://";
   if (!endpoint.starts_with(scheme)) return false;
@@ -48,12 +50,6 @@ bool ipc_path_in_use(const std::string& endpoint) {
   if (!fd.valid()) return false;
   return ::connect(fd.get(), reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0;
 }
-
-std::span<const std::byte> bytes_of(const zmq::message_t& frame) {
-  return {static_cast<const std::byte*>(frame.data()), frame.size()};
-}
-
-}  // namespace
 
 ZmqTransport::ZmqTransport(wire::WirePeers peers, const std::string& bind_endpoint,
                            TransportOptions options)

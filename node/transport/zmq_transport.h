@@ -44,6 +44,13 @@ struct TransportOptions {
   wire::LogSink log = wire::stderr_log_sink();  // bad-message reports, once per cause
 };
 
+// ZeroMQ binding an ipc:// path removes whatever file is there, so a second peer on the
+// same path would silently take over the first one's socket. Binding a TCP port that is in
+// use fails instead; this gives ipc:// the same behaviour: true when some process still
+// accepts connections on the path (a stale file left by a killed peer does not count).
+// False for other endpoints.
+bool ipc_path_in_use(const std::string& endpoint);
+
 class ZmqTransport final : public Link {
  public:
   // Binds the receive socket at `bind_endpoint` ("tcp://127.0.0.1:*" picks a free port, or

@@ -77,6 +77,34 @@ TEST(PeerProtocol, RowsSumToOneUnderBackupsForEveryRenormalisation) {
   }
 }
 
+// A link keeps its order: when peer 1's even-tag models to peer 0 take 0.5 s and its odd-tag
+// ones 0.01 s, tag k+1 would overtake tag k; it is delivered after it instead, and policy
+// full ends with the bits of a run without link delays.
+TEST(PeerProtocol, ALinkKeepsItsOrderSoFullStaysExactUnderJitter) {
+  const auto topo = testing::make_topology(TopologyKind::kRing, 4);
+  ProtocolConfig config;
+  config.iterations = 12;
+  auto final_models = [&](bool reorder) {
+    LambdaDelays delays;
+    delays.compute = [](PeerId, std::int64_t) { return 0.001; };
+    delays.link = [reorder](PeerId from, PeerId to, std::int64_t k) {
+      return reorder && from == 1 && to == 0 && k % 2 == 0 ? 0.5 : 0.01;
+    };
+    LeastSquares model(3, 50, 2, 4);
+    VirtualNetwork net(testing::make_peers(topo.schedule, config, initial_model(3)), delays, model);
+    net.start();
+    net.run();
+    EXPECT_TRUE(net.all_finished());
+    std::vector<std::vector<float>> out;
+    for (PeerId i = 0; i < 4; ++i) {
+      const auto v = net.peer(i).model()->values();
+      out.emplace_back(v.begin(), v.end());
+    }
+    return out;
+  };
+  EXPECT_EQ(final_models(true), final_models(false));
+}
+
 TEST(PeerProtocol, WithOnePeerItIsPlainSgd) {
   auto schedule = std::make_shared<topology::StaticSchedule>(topology::Graph(1, {}),
                                                              Eigen::MatrixXd::Identity(1, 1));

@@ -57,6 +57,32 @@ class DataFiles : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
+// The files a data set is read from (what fastk doctor checksums on every host): the .gz
+// where both exist, in reading order; none for generated data, even with a folder given.
+TEST_F(DataFiles, DataFilesListsWhatTheLoaderReads) {
+  for (const char* name : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+                           "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"}) {
+    write(name, {1});
+  }
+  write("train-images-idx3-ubyte.gz", {1});
+  DataSpec spec;
+  spec.kind = DatasetKind::kMnist;
+  spec.dir = dir_.string();
+  EXPECT_EQ(
+      data_files(spec),
+      (std::vector<std::string>{path("train-images-idx3-ubyte.gz"), path("train-labels-idx1-ubyte"),
+                                path("t10k-images-idx3-ubyte"), path("t10k-labels-idx1-ubyte")}));
+  std::filesystem::remove(path("t10k-labels-idx1-ubyte"));
+  try {
+    data_files(spec);
+    ADD_FAILURE() << "a missing file was not reported";
+  } catch (const DataError& e) {
+    EXPECT_THAT(e.what(), HasSubstr(path("t10k-labels-idx1-ubyte")));
+  }
+  spec.kind = DatasetKind::kGaussianMixture;
+  EXPECT_TRUE(data_files(spec).empty());
+}
+
 TEST_F(DataFiles, IdxRoundTrip) {
   write_small_idx();
   Dataset d = read_idx(path("images"), path("labels"), "small");

@@ -46,16 +46,14 @@ local_transport = "tcp"
   EXPECT_EQ(peer_endpoints(c.cluster, 4, 2).bind, "tcp://127.0.0.1:47002");
   EXPECT_EQ(peer_endpoints(c.cluster, 4, 2).connect, "tcp://localhost:47002");
   EXPECT_EQ(peer_endpoints(c.cluster, 4, 2).shared_models, "");
-  // A host off this machine: every peer uses TCP, the loopback ones too.
-  ExperimentConfig mixed = parse(R"(
-[topology]
-peers = 4
-[cluster]
-hosts = ["127.0.0.1", "10.0.0.2"]
-)");
-  EXPECT_EQ(peer_endpoints(mixed.cluster, 4, 0).bind, "tcp://127.0.0.1:47000");
-  EXPECT_EQ(peer_endpoints(mixed.cluster, 4, 3).connect, "tcp://10.0.0.2:47001");
-  EXPECT_EQ(peer_endpoints(mixed.cluster, 4, 0).shared_models, "");  // no shm across hosts
+  // A loopback address beside LAN hosts: peers on the LAN host would reach it as themselves.
+  EXPECT_THAT(error_of("[topology]\npeers = 4\n[cluster]\nhosts = [\"127.0.0.1\", \"10.0.0.2\"]\n"),
+              HasSubstr("cluster.hosts: mixes the loopback address 127.0.0.1 with the LAN host "
+                        "10.0.0.2"));
+  EXPECT_THAT(error_of("[topology]\npeers = 2\n[cluster]\nendpoints = [\"tcp://box:7000\", "
+                       "\"tcp://localhost:6000\"]\n"),
+              HasSubstr("cluster.endpoints: mixes the loopback address localhost with the LAN "
+                        "host box"));
   EXPECT_THAT(
       error_of("[cluster]\nlocal_transport = \"udp\"\n"),
       HasSubstr("cluster.local_transport: expected \"shm\", \"ipc\" or \"tcp\", got \"udp\""));
@@ -89,13 +87,20 @@ TEST(ClusterConfig, ExplicitEndpointsOnePerPeer) {
 [topology]
 peers = 3
 [cluster]
-endpoints = ["tcp://localhost:6000", "tcp://127.0.0.2:6000", "tcp://box:7000"]
+endpoints = ["tcp://localhost:6000", "tcp://127.0.0.2:6000", "tcp://127.0.0.3:7000"]
 )");
   EXPECT_EQ(peer_endpoints(c.cluster, 3, 0).bind, "tcp://127.0.0.1:6000");
   EXPECT_EQ(peer_endpoints(c.cluster, 3, 0).connect, "tcp://localhost:6000");
   EXPECT_EQ(peer_endpoints(c.cluster, 3, 1).bind, "tcp://127.0.0.2:6000");
-  EXPECT_EQ(peer_endpoints(c.cluster, 3, 2).bind, "tcp://*:7000");
-  EXPECT_EQ(peer_endpoints(c.cluster, 3, 2).connect, "tcp://box:7000");
+  EXPECT_EQ(peer_endpoints(c.cluster, 3, 2).bind, "tcp://127.0.0.3:7000");
+  ExperimentConfig lan = parse(R"(
+[topology]
+peers = 2
+[cluster]
+endpoints = ["tcp://box:7000", "tcp://10.0.0.9:7000"]
+)");
+  EXPECT_EQ(peer_endpoints(lan.cluster, 2, 0).bind, "tcp://*:7000");
+  EXPECT_EQ(peer_endpoints(lan.cluster, 2, 0).connect, "tcp://box:7000");
 }
 
 TEST(ClusterConfig, EveryProblemNamesItsPath) {
