@@ -26,7 +26,11 @@ TopologyFacts analyze(const Topology& topology, double eps) {
     f.spectrum = spectrum(product);
     f.lambda_per_round = std::pow(f.spectrum.lambda, 1.0 / f.period);
   }
-  f.rounds_to_eps = gossip_rounds(f.lambda_per_round, eps);
+  // A schedule mixes fully only over whole periods: one-peer exponential reaches exact
+  // consensus after its period (3 rounds for 8 peers), not after one round.
+  if (const auto periods = gossip_rounds(f.spectrum.lambda, eps)) {
+    f.rounds_to_eps = *periods * f.period;
+  }
   return f;
 }
 

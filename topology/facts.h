@@ -26,7 +26,9 @@ struct TopologyFacts {
   int period = 1;
   double lambda_per_round = 1.0;
   double eps = 1e-3;
-  std::optional<std::int64_t> rounds_to_eps;  // gossip rounds to shrink disagreement by eps
+  // Gossip rounds to shrink disagreement by eps (whole periods of a time-varying schedule);
+  // none when lambda = 1.
+  std::optional<std::int64_t> rounds_to_eps;
 };
 
 TopologyFacts analyze(const Topology& topology, double eps = 1e-3);

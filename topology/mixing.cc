@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -97,6 +98,18 @@ Eigen::MatrixXd read_weight_matrix(const std::string& path, int peers) {
   return parse_weight_matrix(in, path, peers);
 }
 
+namespace {
+
+// Enough digits to see how far from 1 a sum is (std::to_string's 6 decimals showed
+// 0.99999999 as "1.000000").
+std::string precise(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.15g", value);
+  return text;
+}
+
+}  // namespace
+
 MixingCheck check_mixing(const Eigen::MatrixXd& w, const Graph& graph, double tolerance) {
   MixingCheck check;
   const int n = graph.size();
@@ -112,20 +125,20 @@ MixingCheck check_mixing(const Eigen::MatrixXd& w, const Graph& graph, double to
     double row_sum = w.row(i).sum();
     if (std::abs(row_sum - 1.0) > tolerance && check.row_stochastic) {
       check.row_stochastic = false;
-      check.errors.push_back("row " + std::to_string(i) + " sums to " + std::to_string(row_sum) +
+      check.errors.push_back("row " + std::to_string(i) + " sums to " + precise(row_sum) +
                              ", not 1 (not row-stochastic)");
     }
     if (std::abs(w.col(i).sum() - 1.0) > tolerance) check.column_stochastic = false;
     for (int j = 0; j < n; ++j) {
       if (w(i, j) < -tolerance && check.nonnegative) {
         check.nonnegative = false;
-        check.errors.push_back("entry " + pair(i, j) + " is negative: " + std::to_string(w(i, j)));
+        check.errors.push_back("entry " + pair(i, j) + " is negative: " + precise(w(i, j)));
       }
       if (i != j && std::abs(w(i, j)) > tolerance && !graph.has_edge(i, j) &&
           check.respects_graph) {
         check.respects_graph = false;
-        check.errors.push_back("entry " + pair(i, j) + " = " + std::to_string(w(i, j)) +
-                               " but peers " + std::to_string(i) + " and " + std::to_string(j) +
+        check.errors.push_back("entry " + pair(i, j) + " = " + precise(w(i, j)) + " but peers " +
+                               std::to_string(i) + " and " + std::to_string(j) +
                                " are not neighbours");
       }
       if (std::abs(w(i, j) - w(j, i)) > tolerance && check.symmetric) {

@@ -46,4 +46,9 @@ struct MixingCheck {
 };
 MixingCheck check_mixing(const Eigen::MatrixXd& w, const Graph& graph, double tolerance = 1e-9);
 
+// A weights file (weights = "file") may have rows and columns that sum to 1 within this, so a
+// matrix written by hand with 6 decimals (1/3 as 0.333333) is accepted; `fastk topo --matrix`
+// prints W with every digit, so its output reads back exactly.
+inline constexpr double kWeightsFileTolerance = 1e-5;
+
 }  // namespace fastk::topology

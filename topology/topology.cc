@@ -91,7 +91,11 @@ Graph build_graph(TopologySpec& s) {
     case TopologyKind::kWattsStrogatz:
       return watts_strogatz(s.peers, s.nearest, s.rewire, s.seed);
     case TopologyKind::kEdgeList: {
-      if (s.file.empty()) throw std::invalid_argument("kind edge_list needs a file");
+      if (s.file.empty()) {
+        throw std::invalid_argument(
+            "kind edge_list needs a file: fastk topo edge_list --file PATH, or [topology] file "
+            "in a config");
+      }
       Graph g = read_edge_list(s.file, s.peers > 0 ? std::optional<int>(s.peers) : std::nullopt);
       s.peers = g.size();
       return g;
@@ -139,7 +143,8 @@ Topology build_topology(const TopologySpec& spec) {
   } else {
     w = mixing_matrix(graph, resolved.weights);
   }
-  MixingCheck check = check_mixing(w, graph);
+  MixingCheck check =
+      check_mixing(w, graph, resolved.weights == WeightRule::kFile ? kWeightsFileTolerance : 1e-9);
   if (!check.usable()) {
     std::string message = "mixing weights are not usable:";
     for (const auto& e : check.errors) message += "\n  " + e;

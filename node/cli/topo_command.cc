@@ -148,7 +148,9 @@ void add_topo_command(CLI::App& app) {
                 "frc: place data for dynamic roles (every neighbour stores all of N(p))");
   cmd->add_flag("--json", o.json, "Machine-readable report on stdout");
   cmd->add_flag("--matrix", o.matrix, "Also print W");
-  cmd->add_option("--dot", o.dot, "Write the graph as Graphviz DOT to this file");
+  cmd->add_option("--dot", o.dot,
+                  "Write the graph as Graphviz DOT to this file (draw it with Graphviz: "
+                  "apt-get install graphviz, then dot -Tpng FILE -o graph.png)");
   cmd->callback([cmd, options] { run_topo(*cmd, *options); });
 }
 

@@ -1,5 +1,6 @@
 #include "node/report/topology_report.h"
 
+#include <cstdio>
 #include <iomanip>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -65,6 +66,19 @@ void write_topology_text(std::ostream& out, const topology::Topology& t,
   row("weights") << describe_weights(t.spec, f) << "\n";
   for (const auto& e : f.mixing.errors) row("  error") << e << "\n";
   for (const auto& w : f.mixing.warnings) row("  note") << w << "\n";
+  if (!f.rounds_to_eps) {
+    row("  warning") << "lambda = 1: disagreement never shrinks (the graph is disconnected, or W "
+                        "keeps some peers apart); training would not reach consensus\n";
+  }
+  const bool flat = (t.spec.kind == topology::TopologyKind::kTorus ||
+                     t.spec.kind == topology::TopologyKind::kGrid) &&
+                    std::min(t.spec.rows, t.spec.cols) == 1 && f.peers > 2;
+  if (flat) {
+    row("  note") << f.peers << " peers make a 1x" << f.peers << " " << to_string(t.spec.kind)
+                  << ", which is a "
+                  << (t.spec.kind == topology::TopologyKind::kTorus ? "ring" : "path")
+                  << ": give a peer count with factors, or --rows and --cols\n";
+  }
   if (f.period > 1) {
     row("schedule") << "time-varying, period " << f.period << " rounds\n";
     row("lambda") << fixed(f.spectrum.lambda) << " over one period, " << fixed(f.lambda_per_round)
@@ -77,7 +91,12 @@ void write_topology_text(std::ostream& out, const topology::Topology& t,
   std::ostringstream eps;
   eps << std::setprecision(3) << f.eps;
   row("rounds") << (f.rounds_to_eps ? std::to_string(*f.rounds_to_eps) : "never (lambda = 1)")
-                << " gossip rounds to shrink disagreement by " << eps.str() << "\n";
+                << " gossip rounds"
+                << (f.period > 1 && f.rounds_to_eps
+                        ? " (" + std::to_string(*f.rounds_to_eps / f.period) + " period(s) of " +
+                              std::to_string(f.period) + ")"
+                        : std::string())
+                << " to shrink disagreement by " << eps.str() << "\n";
   const auto& ev = f.spectrum.eigenvalues;
   row("eigenvalues");
   const std::size_t shown = 8;
@@ -153,7 +172,12 @@ void write_topology_dot(std::ostream& out, const topology::Topology& t) {
 
 void write_weight_matrix(std::ostream& out, const Eigen::MatrixXd& w) {
   for (int i = 0; i < w.rows(); ++i) {
-    for (int j = 0; j < w.cols(); ++j) out << (j ? " " : "") << fixed(w(i, j), 6);
+    // Every digit (%.17g), so that --weights-file reads the printed W back exactly.
+    for (int j = 0; j < w.cols(); ++j) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.17g", w(i, j));
+      out << (j ? " " : "") << text;
+    }
     out << "\n";
   }
 }

@@ -68,6 +68,50 @@ TEST(TopoCli, OnePeerScheduleReportsItsPeriod) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("time-varying, period 3 rounds"));
   EXPECT_THAT(r.output, HasSubstr("0.0000 over one period"));
+  // Exact consensus takes the whole period, not one round.
+  EXPECT_THAT(r.output, HasSubstr("3 gossip rounds (1 period(s) of 3)"));
+}
+
+// W as --matrix prints it reads back through --weights-file, bit for bit; a matrix written by
+// hand with 6 decimals is accepted; a wrong sum is shown with the digits that make it wrong.
+TEST(TopoCli, PrintedMatrixReadsBackAndSumsAreCheckedWithATolerance) {
+  auto dir = temp_dir();
+  Result r = run("topo ring --peers 4 --matrix");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string w = r.output.substr(r.output.find("W:\n") + 3);
+  std::ofstream(dir / "w.txt") << w;
+  r = run("topo ring --peers 4 --weights file --matrix --weights-file " + (dir / "w.txt").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.substr(r.output.find("W:\n") + 3), w);
+
+  std::ofstream(dir / "w6.txt") << "0.333333 0.333333 0 0.333333\n0.333333 0.333333 0.333333 0\n"
+                                   "0 0.333333 0.333333 0.333333\n0.333333 0 0.333333 0.333333\n";
+  r = run("topo ring --peers 4 --weights file --weights-file " + (dir / "w6.txt").string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+
+  std::ofstream(dir / "w8.txt") << "0.33333333 0.33333333 0 0.33333333\n"
+                                   "0.33333333 0.33333333 0.33333333 0\n"
+                                   "0 0.33333333 0.33333333 0.33333333\n"
+                                   "0.3 0 0.33333333 0.33333333\n";
+  r = run("topo ring --peers 4 --weights file --weights-file " + (dir / "w8.txt").string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("row 3 sums to 0.96666666, not 1"));
+
+  std::ofstream(dir / "identity.txt") << "1 0 0 0\n0 1 0 0\n0 0 1 0\n0 0 0 1\n";
+  r = run("topo ring --peers 4 --weights file --weights-file " + (dir / "identity.txt").string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("warning   lambda = 1: disagreement never shrinks"));
+}
+
+TEST(TopoCli, SurprisesAreSaidPlainly) {
+  Result r = run("topo torus --peers 7");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("7 peers make a 1x7 torus, which is a ring"));
+  r = run("topo edge_list --peers 4");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("kind edge_list needs a file: fastk topo edge_list --file PATH"));
+  r = run("topo --help");
+  EXPECT_THAT(r.output, HasSubstr("apt-get install graphviz"));
 }
 
 TEST(TopoCli, BadInputFailsWithAClearMessage) {
