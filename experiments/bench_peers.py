@@ -136,6 +136,9 @@ def main():
     parser.add_argument("--transport", choices=["shm", "ipc", "tcp"], default="shm",
                         help="[cluster] local_transport of the peers (default: shm, fastk's)")
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--base-port", type=int,
+                        help="first of the 8 ports the peers use (default: the first free range "
+                             "from 21000 on, checked on 127.0.0.1)")
     args = parser.parse_args()
     fastk = os.path.join(args.build, "fastk")
     baseline = os.path.join(args.build, "benchmarks", "gradient_throughput")
@@ -147,7 +150,8 @@ def main():
     config = os.path.join(work, "bench.toml")
     with open(config, "w") as f:
         f.write(CONFIG.format(iterations=ITERATIONS, peers=PEERS, output=work,
-                              base_port=free_base_port(PEERS), transport=args.transport))
+                              base_port=args.base_port or free_base_port(PEERS),
+                              transport=args.transport))
     run_dir = os.path.join(work, "bench")
     print(f"config: {config}")
     ratios, ratios8 = [], []

@@ -29,6 +29,7 @@
 #include "node/metrics/output_files.h"
 #include "node/report/plots.h"
 #include "node/training/peer_trainer.h"
+#include "node/transport/probe.h"
 #include "node/transport/shared_models.h"
 #include "topology/topology.h"
 
@@ -234,6 +235,34 @@ int exit_code(const LaunchResult& result, const std::vector<int>& not_fetched) {
   return 0;
 }
 
+// Before anything is written or removed: every peer of this machine must be able to listen
+// where [cluster] says. A port (or the Unix-domain socket standing for it) that another run
+// or program holds would otherwise fail every peer, after the run folder was emptied.
+void check_local_endpoints_free(const ExperimentConfig& config, int n) {
+  std::vector<std::string> binds;
+  std::vector<int> peers;
+  for (int i = 0; i < n; ++i) {
+    const PeerEndpoints e = peer_endpoints(config.cluster, n, i);
+    const auto where = parse_tcp_endpoint(e.connect);
+    if (where && !is_loopback(where->host)) continue;  // on another host: fastk doctor checks
+    binds.push_back(e.bind);
+    peers.push_back(i);
+  }
+  const transport::ProbeServer probe(binds);  // binds them all, then lets go
+  std::string taken;
+  for (std::size_t k = 0; k < binds.size(); ++k) {
+    if (probe.bind_errors()[k].empty()) continue;
+    taken += "\n  peer " + std::to_string(peers[k]) + ": " + binds[k] + " (" +
+             probe.bind_errors()[k] + ")";
+  }
+  if (taken.empty()) return;
+  throw std::runtime_error(
+      "another run or program already listens where this run's peers would:" + taken +
+      "\nstop it, or give this run other ports: [cluster] base_port (now " +
+      std::to_string(config.cluster.base_port) +
+      "), e.g. --set cluster.base_port=" + std::to_string(config.cluster.base_port + 1000));
+}
+
 // The run's folder, emptied of an earlier run's peer results, with the config copied in.
 std::filesystem::path prepare_run_folder(const RunOptions& o, const ExperimentConfig& config,
                                          const std::filesystem::path& config_path) {
@@ -355,6 +384,7 @@ int run(const RunOptions& o) {
   const ExperimentConfig config = load_config(o.config);
   training::check_optimizer(config.optimizer);  // before any peer starts
   const int n = topology::build_topology(config.topology).graph.size();
+  check_local_endpoints_free(config, n);
   const std::filesystem::path run_dir = prepare_run_folder(o, config, config_path);
 
   const double interval_s = config.run.evaluation_interval_s(kWallClockEvaluationInterval_s);

@@ -89,6 +89,43 @@ TEST(RunCli, TheTimeBudgetEndsEveryPeer) {
   EXPECT_EQ(count_lines(run_dir(dir) / "iterations.csv"), 1 + iterations);
 }
 
+// A second run on the ports a live run uses is refused before it touches anything: it names
+// the endpoints and base_port, and the live run ends well with all its outputs.
+TEST(RunCli, ASecondRunOnTakenPortsIsRefusedAndTheFirstIsUnharmed) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys");
+  TinyExperiment e = tiny_experiment(3, 100000000);
+  e.duration_s = 3;
+  const auto config = write_config(dir, e);
+  FastkProcess first({"run", config.string(), "--no-plots"});
+  // Every peer has bound its socket once it is ready (a socket file alone may be stale).
+  const auto ready = [&] {
+    for (int i = 0; i < e.peers; ++i) {
+      std::ifstream log(run_dir(dir) / "logs" / ("peer-" + std::to_string(i) + ".log"));
+      const std::string text{std::istreambuf_iterator<char>(log), {}};
+      if (text.find("@ready") == std::string::npos) return false;
+    }
+    return true;
+  };
+  const auto until = Clock::now() + Seconds(30);
+  while (!ready() && Clock::now() < until) first.pump(std::chrono::milliseconds(20));
+  ASSERT_TRUE(ready()) << first.output();
+
+  FastkProcess second({"run", config.string(), "--no-plots"});
+  const auto refused = second.wait(Seconds(60));
+  ASSERT_TRUE(refused.has_value()) << second.output();
+  EXPECT_EQ(refused->code, 1) << second.output();
+  EXPECT_THAT(second.output(), HasSubstr("another run or program already listens"));
+  EXPECT_THAT(second.output(),
+              HasSubstr(local_endpoint(e.base_port) + " (Address already in use)"));
+  EXPECT_THAT(second.output(),
+              HasSubstr("[cluster] base_port (now " + std::to_string(e.base_port)));
+
+  const auto status = first.wait(Seconds(60));
+  ASSERT_TRUE(status.has_value() && status->ok()) << first.output();
+  const auto summary = read_json(run_dir(dir) / "summary.json");
+  EXPECT_EQ(summary["peers_reported"], e.peers) << summary.dump();
+}
+
 TEST(RunCli, StopsOnceTheMeanModelReachesTheTarget) {
   const auto dir = testutil::fresh_test_dir("fastk_sys");
   const TinyExperiment e = tiny_experiment(3, 100000000);
