@@ -7,6 +7,7 @@
 //   fastk node CONFIG --id I               one real peer (what `run`, mpirun or srun start)
 //   fastk calibrate CONFIG                 this machine's costs, for sim --calibration
 //   fastk doctor CONFIG                    preflight of a multi-host config
+//   fastk report RUN_DIR                   results of a run started by mpirun, srun or hand
 //   fastk <command> --help                 flags of each command
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
   fastk::node::add_train_command(app);
   fastk::node::add_calibrate_command(app);
   fastk::node::add_doctor_command(app);
+  fastk::node::add_report_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

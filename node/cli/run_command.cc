@@ -27,7 +27,7 @@
 #include "node/launch/wall_clock.h"
 #include "node/measure/measure.h"
 #include "node/metrics/output_files.h"
-#include "node/report/plots.h"
+#include "node/report/run_results.h"
 #include "node/training/peer_trainer.h"
 #include "node/transport/probe.h"
 #include "node/transport/shared_models.h"
@@ -46,27 +46,6 @@ struct RunOptions {
   std::string remote_fastk;
   std::string calibration;
 };
-
-void print_table(const nlohmann::ordered_json& summary) {
-  std::cout << "\n  peer  iterations  elapsed_s  waiting  awaited  used  backups  test_acc  "
-               "peak_MiB\n";
-  for (const auto& p : summary["per_peer"]) {
-    if (!p.contains("iterations")) {
-      std::cout << std::setw(6) << p["peer"].get<int>() << "  " << p["status"].get<std::string>()
-                << "\n";
-      continue;
-    }
-    const double elapsed = p["elapsed_s"].get<double>();
-    char line[200];
-    std::snprintf(line, sizeof line, "%6d %11lld %10.2f %7.0f%% %8.2f %5.2f %8.2f %8.2f%% %9.0f",
-                  p["peer"].get<int>(), static_cast<long long>(p["iterations"].get<std::int64_t>()),
-                  elapsed, elapsed > 0 ? 100 * p["waiting_s"].get<double>() / elapsed : 0.0,
-                  p.value("mean_awaited", 0.0), p.value("mean_used", 0.0),
-                  p.value("mean_backups", 0.0), 100 * p.value("test_accuracy", 0.0),
-                  p.value("peak_rss_mib", 0.0));
-    std::cout << line << "\n";
-  }
-}
 
 // resolved_config.json, as `fastk sim` writes it: the config with its defaults filled in, and
 // the calibration given.
@@ -148,38 +127,6 @@ std::vector<int> fetch_remote_outputs(const std::vector<PeerLaunch>& peers,
   return failed;
 }
 
-void print_outcome(const nlohmann::ordered_json& summary,
-                   const std::vector<metrics::Evaluation>& evaluations, const RunConfig& run) {
-  print_table(summary);
-  if (!evaluations.empty()) {
-    const auto& e = evaluations.back();
-    std::cout << "\nmean model after " << std::fixed << std::setprecision(2) << e.time_s
-              << " s: test accuracy " << 100 * e.test_accuracy << "%, loss " << std::setprecision(4)
-              << e.test_loss << ", consensus distance " << std::setprecision(3) << std::scientific
-              << e.consensus_distance << "\n";
-    std::cout.unsetf(std::ios::floatfield);
-  }
-  if (run.has_target()) {
-    const auto& t = summary["time_to_target_s"];
-    std::cout << "time to target (" << (run.target_accuracy > 0 ? "accuracy " : "loss ")
-              << (run.target_accuracy > 0 ? run.target_accuracy : run.target_loss) << "): "
-              << (t.is_null() ? std::string("not reached") : std::to_string(t.get<double>()) + " s")
-              << "\n";
-  }
-  std::cout << "training phase " << std::setprecision(3)
-            << summary["training_phase_s"].get<double>() << " s; awaited "
-            << summary["mean_awaited"].get<double>() << ", used "
-            << summary["mean_used"].get<double>() << ", backups "
-            << summary["mean_backups"].get<double>() << " per iteration; waiting "
-            << 100 * summary["wait_fraction"].get<double>() << "% of the time";
-  const auto& bytes = summary["bytes_per_iteration"];  // null without iterations
-  if (!bytes.is_null()) {
-    std::cout << "; " << static_cast<std::int64_t>(bytes.get<double>())
-              << " bytes sent per peer-iteration";
-  }
-  std::cout << "\n";
-}
-
 void print_start_line(const std::vector<PeerLaunch>& peers, const ExperimentConfig& config,
                       double base_s, const std::filesystem::path& run_dir) {
   std::set<std::string> remote_hosts;
@@ -198,24 +145,6 @@ void print_start_line(const std::vector<PeerLaunch>& peers, const ExperimentConf
                     : std::string())
             << "; base gradient " << std::setprecision(3) << 1000 * base_s << " ms; logs in "
             << (run_dir / "logs").string() << std::endl;
-}
-
-// The evaluations of the whole run, in time order and timed from the training start: those
-// made while the peers ran, the instants left, and the final models.
-std::vector<metrics::Evaluation> evaluations_after_run(MeanModelEvaluator& evaluator,
-                                                       std::vector<metrics::Evaluation> live,
-                                                       const PeerTimes& times) {
-  // Instants at or after the last update (evaluated while peers said goodbye) repeat the
-  // final models: the final evaluation stands for them.
-  std::erase_if(
-      live, [&](const metrics::Evaluation& e) { return e.time_s >= times.training_end_unix_s; });
-  for (auto& e : evaluator.evaluate_rest(times.training_end_unix_s)) live.push_back(std::move(e));
-  std::sort(live.begin(), live.end(),
-            [](const auto& a, const auto& b) { return a.time_s < b.time_s; });
-  if (auto final_eval = evaluator.evaluate_final(times.training_end_unix_s)) {
-    live.push_back(std::move(*final_eval));
-  }
-  return MeanModelEvaluator::with_times(std::move(live), times.training_start_unix_s);
 }
 
 int exit_code(const LaunchResult& result, const std::vector<int>& not_fetched) {
@@ -343,40 +272,6 @@ LaunchResult launch_with_signals(const std::vector<PeerLaunch>& peers, const Lau
   return result;
 }
 
-// The run's results from the peers' folders: evaluation.csv, iterations.csv, summary.json,
-// the outcome on the terminal and the plots.
-void write_results(const RunOptions& o, const ExperimentConfig& config,
-                   const std::filesystem::path& run_dir, int n, LiveEvaluation& live,
-                   const metrics::RunSummary& launcher,
-                   std::chrono::steady_clock::time_point started) {
-  const PeerTimes times = read_peer_times(run_dir, n);
-  const auto evaluations =
-      evaluations_after_run(live.evaluator, std::move(live.evaluations), times);
-  if (!o.keep_snapshots) {
-    for (int i = 0; i < n; ++i) remove_snapshots(metrics::peer_folder(run_dir, i));
-  }
-  {
-    metrics::EvaluationCsv csv((run_dir / "evaluation.csv").string());
-    for (const auto& e : evaluations) csv.write(e);
-    csv.flush();  // a full disk throws here
-  }
-  merge_peer_csv(run_dir, "iterations.csv", n);
-  const double wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  metrics::RunSummary run = summarize_run(run_dir, config, n, evaluations, wall_s);
-  run.ok = launcher.ok;
-  run.outputs_not_fetched = launcher.outputs_not_fetched;
-  run.base_gradient_s = launcher.base_gradient_s;
-  run.calibrated = launcher.calibrated;
-  const nlohmann::ordered_json summary = metrics::to_json(run);
-  write_final_peer_accuracy(run_dir, run.last ? run.last->time_s : run.training_phase_s,
-                            summary["per_peer"]);
-  metrics::write_json_file(run_dir / "summary.json", summary);
-  print_outcome(summary, evaluations, config.run);
-  if (!o.no_plots) make_plots(run_dir);
-  std::cout << "outputs in " << run_dir.string() << std::endl;
-}
-
 int run(const RunOptions& o) {
   const auto started = std::chrono::steady_clock::now();
   signal(SIGPIPE, SIG_IGN);  // a remote peer's stdin may close while we write to it
@@ -414,7 +309,16 @@ int run(const RunOptions& o) {
   launcher.outputs_not_fetched = not_fetched;
   launcher.base_gradient_s = base_s;
   launcher.calibrated = !o.calibration.empty();
-  write_results(o, config, run_dir, n, live, launcher, started);
+  write_run_results(
+      {.config = config,
+       .run_dir = run_dir,
+       .peers = n,
+       .evaluator = evaluator,
+       .live_evaluations = std::move(live.evaluations),
+       .launcher = launcher,
+       .wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
+       .keep_snapshots = o.keep_snapshots,
+       .plots = !o.no_plots});
   return exit_code(result, not_fetched);
 }
 

@@ -19,16 +19,25 @@ namespace {
 using metrics::peer_folder;
 
 // A peer's summary.json; discarded (is_discarded()) when missing or unreadable.
+}  // namespace
+
 nlohmann::ordered_json read_summary(const std::filesystem::path& run_dir, int peer) {
   std::ifstream in(peer_folder(run_dir, peer) / "summary.json");
   if (!in) return nlohmann::ordered_json::parse("", nullptr, false);
   return nlohmann::ordered_json::parse(in, nullptr, false);
 }
 
-}  // namespace
-
 std::int64_t merge_peer_csv(const std::filesystem::path& run_dir, const std::string& name,
                             int peers) {
+  bool any = false;
+  for (int i = 0; i < peers && !any; ++i)
+    any = std::filesystem::exists(peer_folder(run_dir, i) / name);
+  if (!any && std::filesystem::exists(run_dir / name)) {  // merged before (fastk report --force)
+    std::ifstream merged(run_dir / name);
+    std::int64_t lines = 0;
+    for (std::string line; std::getline(merged, line);) ++lines;
+    return std::max<std::int64_t>(lines - 1, 0);
+  }
   std::ofstream out(run_dir / name);
   std::int64_t rows = 0;
   bool header_written = false;

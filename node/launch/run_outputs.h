@@ -23,8 +23,12 @@ namespace fastk::node {
 
 // Concatenates peers/peer-*/<name> into <run_dir>/<name> (one header), then removes the
 // peers' copies, so that a run folder has the files of a simulated one. Returns the rows.
+// When no peer has the file and <run_dir>/<name> exists, it was merged before: kept as is.
 std::int64_t merge_peer_csv(const std::filesystem::path& run_dir, const std::string& name,
                             int peers);
+
+// peers/peer-<peer>/summary.json, discarded (is_discarded()) when missing or unreadable.
+nlohmann::ordered_json read_summary(const std::filesystem::path& run_dir, int peer);
 
 // The peers' times as their summaries give them (Unix seconds).
 struct PeerTimes {

@@ -101,39 +101,6 @@ TEST(LinkDelays, RealPeersHoldMessagesAsTheSimulationDeliversThem) {
   }
 }
 
-// The files a run leaves, relative to its folder (snapshots and logs are a launcher's own).
-std::set<std::string> files_of(const std::filesystem::path& run) {
-  std::set<std::string> files;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(run)) {
-    const std::string name = std::filesystem::relative(entry.path(), run).string();
-    if (entry.is_regular_file() && !name.starts_with("logs/")) files.insert(name);
-  }
-  return files;
-}
-
-// The keys of a JSON object, and of the objects of a fixed schema inside it (config tables,
-// each peer's summary), as paths. Lists and maps of data (departures, rejected frames by
-// cause) hold what happened, not schema.
-std::set<std::string> keys_of(const nlohmann::json& j, const std::string& prefix = "") {
-  std::set<std::string> keys;
-  for (const auto& [key, value] : j.items()) {
-    keys.insert(prefix + key);
-    if (key == "per_peer" && !value.empty()) {
-      for (const auto& k : keys_of(value[0], prefix + key + ".")) keys.insert(k);
-    } else if (value.is_object() && key != "rejected_frames") {
-      for (const auto& k : keys_of(value, prefix + key + ".")) keys.insert(k);
-    }
-  }
-  return keys;
-}
-
-std::string first_line(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return line;
-}
-
 // `fastk sim` and `fastk run` on one config leave the same files with the same schemas: the
 // same CSV columns, the same JSON keys (what a runtime does not measure is null).
 TEST(RunFolder, SimAndRunLeaveTheSameFilesWithTheSameSchemas) {

@@ -1,0 +1,145 @@
+// fastk report RUN_DIR: what `fastk run` builds at the end (node/report/run_results.h), from
+// the peer folders of any launch: mpirun, srun, peers started by hand, folders fetched from
+// other hosts.
+#include <cmath>
+#include <iostream>
+
+#include "node/cli/commands.h"
+#include "node/cli/config_options.h"
+#include "node/config/resolved_config.h"
+#include "node/launch/wall_clock.h"
+#include "node/metrics/output_files.h"
+#include "node/report/run_results.h"
+#include "topology/topology.h"
+
+namespace fastk::node {
+namespace {
+
+struct ReportOptions {
+  std::string run_dir;
+  std::string config;  // default: RUN_DIR/config.toml
+  std::vector<std::string> overrides;
+  bool no_plots = false;
+  bool force = false;
+};
+
+std::filesystem::path config_of(const ReportOptions& o, const std::filesystem::path& run_dir) {
+  if (!o.config.empty()) return o.config;
+  const auto copy = run_dir / "config.toml";
+  if (!std::filesystem::exists(copy)) {
+    throw std::runtime_error(copy.string() +
+                             " is missing (fastk run puts the config there): give the run's "
+                             "config with --config CONFIG");
+  }
+  return copy;
+}
+
+// Says which peers left nothing or stopped early; returns how many left a summary.
+int check_peers(const std::filesystem::path& run_dir, int n) {
+  int reported = 0;
+  for (int i = 0; i < n; ++i) {
+    const auto folder = metrics::peer_folder(run_dir, i);
+    const auto summary = read_summary(run_dir, i);
+    if (!std::filesystem::exists(folder)) {
+      std::cout << "fastk report: peer " << i << " has no folder (" << folder.string()
+                << "): not started, or not copied here; reporting on the others\n";
+    } else if (summary.is_discarded()) {
+      std::cout << "fastk report: peer " << i
+                << " left no readable summary.json (it failed, or is still running); reporting "
+                   "on the others\n";
+    } else {
+      ++reported;
+      if (!summary.value("finished", false)) {
+        std::cout << "fastk report: peer " << i << " stopped after "
+                  << summary.value("iterations", std::int64_t{0}) << " iterations ("
+                  << summary.value("end", std::string("?")) << ")\n";
+      }
+    }
+  }
+  return reported;
+}
+
+// Whether some peer saved model snapshots (fastk run --keep-snapshots): kept then. Peers
+// started without fastk run leave only an empty index, removed like fastk run removes it.
+bool any_snapshots(const std::filesystem::path& run_dir, int n) {
+  for (int i = 0; i < n; ++i) {
+    const auto folder = metrics::peer_folder(run_dir, i);
+    if (!std::filesystem::is_directory(folder)) continue;
+    for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+      if (entry.path().filename().string().starts_with("model-t")) return true;
+    }
+  }
+  return false;
+}
+
+int report(const ReportOptions& o) {
+  const std::filesystem::path run_dir = std::filesystem::absolute(o.run_dir);
+  if (!std::filesystem::is_directory(run_dir / "peers")) {
+    throw std::runtime_error(run_dir.string() +
+                             " has no peers/ folder: not a run folder (peers write to "
+                             "run.output/run.name/peers/peer-<i>/)");
+  }
+  if (std::filesystem::exists(run_dir / "summary.json") && !o.force) {
+    throw std::runtime_error(run_dir.string() +
+                             " is reported already (summary.json): --force rebuilds it from the "
+                             "peers' folders");
+  }
+  const std::filesystem::path config_path = config_of(o, run_dir);
+  const ExperimentConfig config = load_config({config_path.string(), o.overrides, ""});
+  const auto topology = topology::build_topology(config.topology);
+  const int n = topology.graph.size();
+  if (check_peers(run_dir, n) == 0) {
+    throw std::runtime_error("no peer of " + run_dir.string() + " left a summary.json");
+  }
+  if (!std::filesystem::exists(run_dir / "config.toml")) {
+    std::filesystem::copy_file(config_path, run_dir / "config.toml");
+  }
+  const double interval_s = config.run.evaluation_interval_s(kWallClockEvaluationInterval_s);
+  metrics::write_json_file(run_dir / "resolved_config.json",
+                           resolved_config(config, topology, interval_s));
+  // Snapshots are timed from the epoch only `fastk run` gives its peers: the mean model is
+  // evaluated on the final models.
+  MeanModelEvaluator evaluator(config, run_dir, n, 0.0, interval_s);
+  metrics::RunSummary launcher;
+  const auto summary = write_run_results({.config = config,
+                                          .run_dir = run_dir,
+                                          .peers = n,
+                                          .evaluator = evaluator,
+                                          .live_evaluations = {},
+                                          .launcher = launcher,
+                                          .wall_s = NAN,  // the launch was not watched
+                                          .keep_snapshots = any_snapshots(run_dir, n),
+                                          .plots = !o.no_plots});
+  return summary.value("peers_reported", 0) == n && summary.value("finished", false) ? 0 : 1;
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app) {
+  auto options = std::make_shared<ReportOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "report", "Build a run's results (evaluation, merged CSVs, summary, plots) from its peers");
+  cmd->footer(
+      "For runs started by mpirun, srun or by hand (fastk run does this itself): evaluates\n"
+      "the mean of the peers' final models, merges their iterations.csv, writes\n"
+      "summary.json, peer_accuracy.csv and resolved_config.json, prints the table and draws\n"
+      "the plots, as fastk run does at its end. Peers that left no folder or no summary are\n"
+      "named and left out. Exit code 1 when a peer is missing or did not finish.");
+  cmd->add_option("RUN_DIR", options->run_dir,
+                  "The run folder: run.output/run.name, holding peers/peer-<i>/")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  cmd->add_option("--config", options->config,
+                  "The run's config (default: RUN_DIR/config.toml, which fastk run writes)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--set", options->overrides,
+                  "table.key=value, as given to the launch (repeatable)");
+  cmd->add_flag("--no-plots", options->no_plots, "Skip the PNG plots");
+  cmd->add_flag("--force", options->force, "Rebuild a run folder that has a summary.json");
+  cmd->callback([options] {
+    const int code = report(*options);
+    if (code != 0) std::exit(code);
+  });
+}
+
+}  // namespace fastk::node

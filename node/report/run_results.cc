@@ -1,0 +1,119 @@
+#include "node/report/run_results.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+
+#include "node/launch/snapshots.h"
+#include "node/metrics/output_files.h"
+#include "node/report/plots.h"
+
+namespace fastk::node {
+namespace {
+
+void print_table(const nlohmann::ordered_json& summary) {
+  std::cout << "\n  peer  iterations  elapsed_s  waiting  awaited  used  backups  test_acc  "
+               "peak_MiB\n";
+  for (const auto& p : summary["per_peer"]) {
+    if (!p.contains("iterations")) {
+      std::cout << std::setw(6) << p["peer"].get<int>() << "  " << p["status"].get<std::string>()
+                << "\n";
+      continue;
+    }
+    const double elapsed = p["elapsed_s"].get<double>();
+    char line[200];
+    std::snprintf(line, sizeof line, "%6d %11lld %10.2f %7.0f%% %8.2f %5.2f %8.2f %8.2f%% %9.0f",
+                  p["peer"].get<int>(), static_cast<long long>(p["iterations"].get<std::int64_t>()),
+                  elapsed, elapsed > 0 ? 100 * p["waiting_s"].get<double>() / elapsed : 0.0,
+                  p.value("mean_awaited", 0.0), p.value("mean_used", 0.0),
+                  p.value("mean_backups", 0.0), 100 * p.value("test_accuracy", 0.0),
+                  p.value("peak_rss_mib", 0.0));
+    std::cout << line << "\n";
+  }
+}
+
+void print_outcome(const nlohmann::ordered_json& summary,
+                   const std::vector<metrics::Evaluation>& evaluations, const RunConfig& run) {
+  print_table(summary);
+  if (!evaluations.empty()) {
+    const auto& e = evaluations.back();
+    std::cout << "\nmean model after " << std::fixed << std::setprecision(2) << e.time_s
+              << " s: test accuracy " << 100 * e.test_accuracy << "%, loss " << std::setprecision(4)
+              << e.test_loss << ", consensus distance " << std::setprecision(3) << std::scientific
+              << e.consensus_distance << "\n";
+    std::cout.unsetf(std::ios::floatfield);
+  }
+  if (run.has_target()) {
+    const auto& t = summary["time_to_target_s"];
+    std::cout << "time to target (" << (run.target_accuracy > 0 ? "accuracy " : "loss ")
+              << (run.target_accuracy > 0 ? run.target_accuracy : run.target_loss) << "): "
+              << (t.is_null() ? std::string("not reached") : std::to_string(t.get<double>()) + " s")
+              << "\n";
+  }
+  std::cout << "training phase " << std::setprecision(3)
+            << summary["training_phase_s"].get<double>() << " s; awaited "
+            << summary["mean_awaited"].get<double>() << ", used "
+            << summary["mean_used"].get<double>() << ", backups "
+            << summary["mean_backups"].get<double>() << " per iteration; waiting "
+            << 100 * summary["wait_fraction"].get<double>() << "% of the time";
+  const auto& bytes = summary["bytes_per_iteration"];  // null without iterations
+  if (!bytes.is_null()) {
+    std::cout << "; " << static_cast<std::int64_t>(bytes.get<double>())
+              << " bytes sent per peer-iteration";
+  }
+  std::cout << "\n";
+}
+
+// The evaluations of the whole run, in time order and timed from the training start: those
+// made while the peers ran, the instants left, and the final models.
+std::vector<metrics::Evaluation> evaluations_after_run(MeanModelEvaluator& evaluator,
+                                                       std::vector<metrics::Evaluation> live,
+                                                       const PeerTimes& times) {
+  // Instants at or after the last update (evaluated while peers said goodbye) repeat the
+  // final models: the final evaluation stands for them.
+  std::erase_if(
+      live, [&](const metrics::Evaluation& e) { return e.time_s >= times.training_end_unix_s; });
+  for (auto& e : evaluator.evaluate_rest(times.training_end_unix_s)) live.push_back(std::move(e));
+  std::sort(live.begin(), live.end(),
+            [](const auto& a, const auto& b) { return a.time_s < b.time_s; });
+  if (auto final_eval = evaluator.evaluate_final(times.training_end_unix_s)) {
+    live.push_back(std::move(*final_eval));
+  }
+  return MeanModelEvaluator::with_times(std::move(live), times.training_start_unix_s);
+}
+
+}  // namespace
+
+nlohmann::ordered_json write_run_results(RunResultsInput in) {
+  const ExperimentConfig& config = in.config;
+  const std::filesystem::path& run_dir = in.run_dir;
+  const int n = in.peers;
+  const PeerTimes times = read_peer_times(run_dir, n);
+  const auto evaluations =
+      evaluations_after_run(in.evaluator, std::move(in.live_evaluations), times);
+  if (!in.keep_snapshots) {
+    for (int i = 0; i < n; ++i) remove_snapshots(metrics::peer_folder(run_dir, i));
+  }
+  {
+    metrics::EvaluationCsv csv((run_dir / "evaluation.csv").string());
+    for (const auto& e : evaluations) csv.write(e);
+    csv.flush();  // a full disk throws here
+  }
+  merge_peer_csv(run_dir, "iterations.csv", n);
+  metrics::RunSummary run = summarize_run(run_dir, config, n, evaluations, in.wall_s);
+  run.ok = in.launcher.ok;
+  run.outputs_not_fetched = in.launcher.outputs_not_fetched;
+  run.base_gradient_s = in.launcher.base_gradient_s;
+  run.calibrated = in.launcher.calibrated;
+  const nlohmann::ordered_json summary = metrics::to_json(run);
+  write_final_peer_accuracy(run_dir, run.last ? run.last->time_s : run.training_phase_s,
+                            summary["per_peer"]);
+  metrics::write_json_file(run_dir / "summary.json", summary);
+  print_outcome(summary, evaluations, config.run);
+  if (in.plots) make_plots(run_dir);
+  std::cout << "outputs in " << run_dir.string() << std::endl;
+  return summary;
+}
+
+}  // namespace fastk::node
