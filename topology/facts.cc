@@ -14,7 +14,10 @@ TopologyFacts analyze(const Topology& topology, double eps) {
   f.mean_degree = f.peers > 0 ? 2.0 * static_cast<double>(f.edges) / f.peers : 0.0;
   f.regular = f.min_degree == f.max_degree;
   f.diameter = g.diameter();
-  f.mixing = check_mixing(topology.weights, g);
+  // The tolerance build_topology accepted the matrix with (a weights file's is looser).
+  f.mixing =
+      check_mixing(topology.weights, g,
+                   topology.spec.weights == WeightRule::kFile ? kWeightsFileTolerance : 1e-9);
   f.period = topology.schedule->period();
   f.eps = eps;
   if (f.period == 1) {

@@ -17,22 +17,12 @@ namespace {
 
 struct ReportOptions {
   std::string run_dir;
-  std::string config;  // default: RUN_DIR/config.toml
+  // The config the peers ran, as they read it: its relative paths (data.dir, topology files)
+  // are relative to its own folder, so a copy elsewhere would not do.
+  std::string config;
   std::vector<std::string> overrides;
   bool no_plots = false;
-  bool force = false;
 };
-
-std::filesystem::path config_of(const ReportOptions& o, const std::filesystem::path& run_dir) {
-  if (!o.config.empty()) return o.config;
-  const auto copy = run_dir / "config.toml";
-  if (!std::filesystem::exists(copy)) {
-    throw std::runtime_error(copy.string() +
-                             " is missing (fastk run puts the config there): give the run's "
-                             "config with --config CONFIG");
-  }
-  return copy;
-}
 
 // Says which peers left nothing or stopped early; returns how many left a summary.
 int check_peers(const std::filesystem::path& run_dir, int n) {
@@ -72,6 +62,15 @@ bool any_snapshots(const std::filesystem::path& run_dir, int n) {
   return false;
 }
 
+// Every peer left a summary and finished its run.
+bool complete(const std::filesystem::path& run_dir, int n) {
+  for (int i = 0; i < n; ++i) {
+    const auto summary = read_summary(run_dir, i);
+    if (summary.is_discarded() || !summary.value("finished", false)) return false;
+  }
+  return true;
+}
+
 int report(const ReportOptions& o) {
   const std::filesystem::path run_dir = std::filesystem::absolute(o.run_dir);
   if (!std::filesystem::is_directory(run_dir / "peers")) {
@@ -79,21 +78,22 @@ int report(const ReportOptions& o) {
                              " has no peers/ folder: not a run folder (peers write to "
                              "run.output/run.name/peers/peer-<i>/)");
   }
-  if (std::filesystem::exists(run_dir / "summary.json") && !o.force) {
+  if (std::filesystem::exists(run_dir / "summary.json")) {
+    // fastk run's folder holds the evaluations it made of the mean model while the peers ran,
+    // which a report cannot make again: it is not rebuilt behind the user's back.
     throw std::runtime_error(run_dir.string() +
-                             " is reported already (summary.json): --force rebuilds it from the "
-                             "peers' folders");
+                             " is reported already (summary.json); to report it again (say, "
+                             "once a missing peer's folder is there), remove its summary.json");
   }
-  const std::filesystem::path config_path = config_of(o, run_dir);
+  const std::filesystem::path config_path = o.config;
   const ExperimentConfig config = load_config({config_path.string(), o.overrides, ""});
   const auto topology = topology::build_topology(config.topology);
   const int n = topology.graph.size();
   if (check_peers(run_dir, n) == 0) {
     throw std::runtime_error("no peer of " + run_dir.string() + " left a summary.json");
   }
-  if (!std::filesystem::exists(run_dir / "config.toml")) {
-    std::filesystem::copy_file(config_path, run_dir / "config.toml");
-  }
+  std::filesystem::copy_file(config_path, run_dir / "config.toml",
+                             std::filesystem::copy_options::overwrite_existing);
   const double interval_s = config.run.evaluation_interval_s(kWallClockEvaluationInterval_s);
   metrics::write_json_file(run_dir / "resolved_config.json",
                            resolved_config(config, topology, interval_s));
@@ -101,16 +101,19 @@ int report(const ReportOptions& o) {
   // evaluated on the final models.
   MeanModelEvaluator evaluator(config, run_dir, n, 0.0, interval_s);
   metrics::RunSummary launcher;
+  launcher.ok = complete(run_dir, n);
   const auto summary = write_run_results({.config = config,
                                           .run_dir = run_dir,
                                           .peers = n,
                                           .evaluator = evaluator,
                                           .live_evaluations = {},
                                           .launcher = launcher,
-                                          .wall_s = NAN,  // the launch was not watched
+                                          .launch_started = std::nullopt,  // not watched
+                                          .evaluate_snapshots = false,
                                           .keep_snapshots = any_snapshots(run_dir, n),
+                                          .keep_peer_csv = true,
                                           .plots = !o.no_plots});
-  return summary.value("peers_reported", 0) == n && summary.value("finished", false) ? 0 : 1;
+  return launcher.ok ? 0 : 1;
 }
 
 }  // namespace
@@ -124,18 +127,21 @@ void add_report_command(CLI::App& app) {
       "the mean of the peers' final models, merges their iterations.csv, writes\n"
       "summary.json, peer_accuracy.csv and resolved_config.json, prints the table and draws\n"
       "the plots, as fastk run does at its end. Peers that left no folder or no summary are\n"
-      "named and left out. Exit code 1 when a peer is missing or did not finish.");
+      "named and left out (their iterations.csv stay in their folders, so the report can be\n"
+      "made again once the missing ones are there: remove summary.json first). Exit code 1\n"
+      "when a peer is missing or did not finish.");
   cmd->add_option("RUN_DIR", options->run_dir,
                   "The run folder: run.output/run.name, holding peers/peer-<i>/")
       ->required()
       ->check(CLI::ExistingDirectory);
   cmd->add_option("--config", options->config,
-                  "The run's config (default: RUN_DIR/config.toml, which fastk run writes)")
+                  "The config the peers ran (where they read it: its relative paths count from "
+                  "its folder)")
+      ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("--set", options->overrides,
                   "table.key=value, as given to the launch (repeatable)");
   cmd->add_flag("--no-plots", options->no_plots, "Skip the PNG plots");
-  cmd->add_flag("--force", options->force, "Rebuild a run folder that has a summary.json");
   cmd->callback([options] {
     const int code = report(*options);
     if (code != 0) std::exit(code);

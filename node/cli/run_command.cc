@@ -185,11 +185,17 @@ void check_local_endpoints_free(const ExperimentConfig& config, int n) {
              probe.bind_errors()[k] + ")";
   }
   if (taken.empty()) return;
-  throw std::runtime_error(
-      "another run or program already listens where this run's peers would:" + taken +
-      "\nstop it, or give this run other ports: [cluster] base_port (now " +
-      std::to_string(config.cluster.base_port) +
-      "), e.g. --set cluster.base_port=" + std::to_string(config.cluster.base_port + 1000));
+  const std::string move =
+      config.cluster.endpoints.empty()
+          ? "[cluster] base_port (now " + std::to_string(config.cluster.base_port) +
+                "), e.g. --set cluster.base_port=" +
+                std::to_string(config.cluster.base_port > 60000 ? 20000
+                                                                : config.cluster.base_port + 1000)
+          : std::string("other ports in [cluster] endpoints");
+  throw std::runtime_error("this run's peers cannot listen where [cluster] puts them:" + taken +
+                           "\nanother run or program holds those ports: stop it, or give this "
+                           "run " +
+                           move);
 }
 
 // The run's folder, emptied of an earlier run's peer results, with the config copied in.
@@ -309,16 +315,17 @@ int run(const RunOptions& o) {
   launcher.outputs_not_fetched = not_fetched;
   launcher.base_gradient_s = base_s;
   launcher.calibrated = !o.calibration.empty();
-  write_run_results(
-      {.config = config,
-       .run_dir = run_dir,
-       .peers = n,
-       .evaluator = evaluator,
-       .live_evaluations = std::move(live.evaluations),
-       .launcher = launcher,
-       .wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
-       .keep_snapshots = o.keep_snapshots,
-       .plots = !o.no_plots});
+  write_run_results({.config = config,
+                     .run_dir = run_dir,
+                     .peers = n,
+                     .evaluator = evaluator,
+                     .live_evaluations = std::move(live.evaluations),
+                     .launcher = launcher,
+                     .launch_started = started,
+                     .evaluate_snapshots = true,
+                     .keep_snapshots = o.keep_snapshots,
+                     .keep_peer_csv = false,
+                     .plots = !o.no_plots});
   return exit_code(result, not_fetched);
 }
 

@@ -28,16 +28,7 @@ nlohmann::ordered_json read_summary(const std::filesystem::path& run_dir, int pe
 }
 
 std::int64_t merge_peer_csv(const std::filesystem::path& run_dir, const std::string& name,
-                            int peers) {
-  bool any = false;
-  for (int i = 0; i < peers && !any; ++i)
-    any = std::filesystem::exists(peer_folder(run_dir, i) / name);
-  if (!any && std::filesystem::exists(run_dir / name)) {  // merged before (fastk report --force)
-    std::ifstream merged(run_dir / name);
-    std::int64_t lines = 0;
-    for (std::string line; std::getline(merged, line);) ++lines;
-    return std::max<std::int64_t>(lines - 1, 0);
-  }
+                            int peers, bool keep_peer_copies) {
   std::ofstream out(run_dir / name);
   std::int64_t rows = 0;
   bool header_written = false;
@@ -51,7 +42,9 @@ std::int64_t merge_peer_csv(const std::filesystem::path& run_dir, const std::str
   }
   out.flush();
   if (!out) throw std::runtime_error("cannot write '" + (run_dir / name).string() + "'");
-  for (int i = 0; i < peers; ++i) std::filesystem::remove(peer_folder(run_dir, i) / name);
+  if (!keep_peer_copies) {
+    for (int i = 0; i < peers; ++i) std::filesystem::remove(peer_folder(run_dir, i) / name);
+  }
   return rows;
 }
 

@@ -22,10 +22,10 @@
 namespace fastk::node {
 
 // Concatenates peers/peer-*/<name> into <run_dir>/<name> (one header), then removes the
-// peers' copies, so that a run folder has the files of a simulated one. Returns the rows.
-// When no peer has the file and <run_dir>/<name> exists, it was merged before: kept as is.
+// peers' copies unless `keep_peer_copies`, so that a run folder has the files of a simulated
+// one. Returns the rows.
 std::int64_t merge_peer_csv(const std::filesystem::path& run_dir, const std::string& name,
-                            int peers);
+                            int peers, bool keep_peer_copies = false);
 
 // peers/peer-<peer>/summary.json, discarded (is_discarded()) when missing or unreadable.
 nlohmann::ordered_json read_summary(const std::filesystem::path& run_dir, int peer);

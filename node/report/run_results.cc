@@ -1,6 +1,7 @@
 #include "node/report/run_results.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
@@ -69,12 +70,17 @@ void print_outcome(const nlohmann::ordered_json& summary,
 // made while the peers ran, the instants left, and the final models.
 std::vector<metrics::Evaluation> evaluations_after_run(MeanModelEvaluator& evaluator,
                                                        std::vector<metrics::Evaluation> live,
-                                                       const PeerTimes& times) {
+                                                       const PeerTimes& times,
+                                                       bool evaluate_snapshots) {
   // Instants at or after the last update (evaluated while peers said goodbye) repeat the
   // final models: the final evaluation stands for them.
   std::erase_if(
       live, [&](const metrics::Evaluation& e) { return e.time_s >= times.training_end_unix_s; });
-  for (auto& e : evaluator.evaluate_rest(times.training_end_unix_s)) live.push_back(std::move(e));
+  if (evaluate_snapshots) {
+    for (auto& e : evaluator.evaluate_rest(times.training_end_unix_s)) {
+      live.push_back(std::move(e));
+    }
+  }
   std::sort(live.begin(), live.end(),
             [](const auto& a, const auto& b) { return a.time_s < b.time_s; });
   if (auto final_eval = evaluator.evaluate_final(times.training_end_unix_s)) {
@@ -90,8 +96,8 @@ nlohmann::ordered_json write_run_results(RunResultsInput in) {
   const std::filesystem::path& run_dir = in.run_dir;
   const int n = in.peers;
   const PeerTimes times = read_peer_times(run_dir, n);
-  const auto evaluations =
-      evaluations_after_run(in.evaluator, std::move(in.live_evaluations), times);
+  const auto evaluations = evaluations_after_run(in.evaluator, std::move(in.live_evaluations),
+                                                 times, in.evaluate_snapshots);
   if (!in.keep_snapshots) {
     for (int i = 0; i < n; ++i) remove_snapshots(metrics::peer_folder(run_dir, i));
   }
@@ -100,8 +106,13 @@ nlohmann::ordered_json write_run_results(RunResultsInput in) {
     for (const auto& e : evaluations) csv.write(e);
     csv.flush();  // a full disk throws here
   }
-  merge_peer_csv(run_dir, "iterations.csv", n);
-  metrics::RunSummary run = summarize_run(run_dir, config, n, evaluations, in.wall_s);
+  merge_peer_csv(run_dir, "iterations.csv", n, in.keep_peer_csv);
+  const double wall_s =
+      in.launch_started
+          ? std::chrono::duration<double>(std::chrono::steady_clock::now() - *in.launch_started)
+                .count()
+          : NAN;
+  metrics::RunSummary run = summarize_run(run_dir, config, n, evaluations, wall_s);
   run.ok = in.launcher.ok;
   run.outputs_not_fetched = in.launcher.outputs_not_fetched;
   run.base_gradient_s = in.launcher.base_gradient_s;

@@ -4,8 +4,10 @@
 // launch, `fastk report` on the folder of any other launch (mpirun, srun, by hand).
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <vector>
 
 #include "node/config/experiment_config.h"
@@ -21,8 +23,15 @@ struct RunResultsInput {
   MeanModelEvaluator& evaluator;
   std::vector<metrics::Evaluation> live_evaluations;  // made while the peers ran
   metrics::RunSummary launcher;                       // what only the launcher knows
-  double wall_s = 0;                                  // of the whole launch
+  // When the launch began (wall_s runs to the summary); none: not measured (null).
+  std::optional<std::chrono::steady_clock::time_point> launch_started;
+  // The snapshots are timed from the epoch the launcher gave its peers: without one
+  // (fastk report) only the final models are evaluated.
+  bool evaluate_snapshots = true;
   bool keep_snapshots = false;
+  // fastk run moves the peers' iterations.csv into the run's; fastk report copies them, so
+  // that a report made while a peer was missing can be made again once it is there.
+  bool keep_peer_csv = false;
   bool plots = true;
 };
 

@@ -88,6 +88,8 @@ TEST(TopoCli, PrintedMatrixReadsBackAndSumsAreCheckedWithATolerance) {
                                    "0 0.333333 0.333333 0.333333\n0.333333 0 0.333333 0.333333\n";
   r = run("topo ring --peers 4 --weights file --weights-file " + (dir / "w6.txt").string());
   EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, ::testing::Not(HasSubstr("error")));
+  EXPECT_THAT(r.output, HasSubstr("symmetric, doubly stochastic"));
 
   std::ofstream(dir / "w8.txt") << "0.33333333 0.33333333 0 0.33333333\n"
                                    "0.33333333 0.33333333 0.33333333 0\n"

@@ -47,7 +47,10 @@ TEST(Report, PeersStartedByRankGetWhatFastkRunBuilds) {
   ASSERT_TRUE(status && status->ok()) << run.output();
   const auto launched = run_dir(dir);
 
-  EXPECT_EQ(files_of(by_hand), files_of(launched));
+  // The same files, the peers' own iterations.csv aside (a report keeps them).
+  auto report_files = files_of(by_hand);
+  std::erase_if(report_files, [](const std::string& f) { return f.ends_with("/iterations.csv"); });
+  EXPECT_EQ(report_files, files_of(launched));
   for (const auto& file : files_of(launched)) {
     if (file.ends_with(".json")) {
       EXPECT_EQ(keys_of(read_json(by_hand / file)), keys_of(read_json(launched / file))) << file;
@@ -65,27 +68,43 @@ TEST(Report, PeersStartedByRankGetWhatFastkRunBuilds) {
   EXPECT_EQ(read_json(by_hand / "summary.json")["peers_reported"], e.peers);
 }
 
-TEST(Report, MissingPeersAreNamedAndTheRestReported) {
+// Peer 2's folder is not there (not copied back): the report names it and reports the
+// others; once the folder is there (and summary.json removed) the report is whole, with
+// every peer's rows.
+TEST(Report, MissingPeersAreNamedAndTheReportCanBeMadeAgain) {
   const auto dir = testutil::fresh_test_dir("fastk_sys");
   TinyExperiment e = tiny_experiment(3, 50, "full");
+  e.peer_timeout_ms = 30000;
   const auto config = write_config(dir, e);
-  FastkProcess run({"run", config.string(), "--no-plots"});
-  ASSERT_TRUE(run.wait(Seconds(120)).has_value());
-  // As if peer 2's folder had not been copied back, and nothing reported yet.
-  std::filesystem::remove_all(peer_dir(run_dir(dir), 2));
-  std::filesystem::remove(run_dir(dir) / "summary.json");
-  FastkProcess report({"report", run_dir(dir).string(), "--no-plots"});
+  std::vector<std::unique_ptr<FastkProcess>> peers = start_peers(config, run_dir(dir), e.peers);
+  for (auto& p : peers) ASSERT_TRUE(p->wait(Seconds(120)).has_value()) << p->output();
+  const auto away = dir / "peer-2-elsewhere";
+  std::filesystem::rename(peer_dir(run_dir(dir), 2), away);
+  FastkProcess report({"report", run_dir(dir).string(), "--config", config.string(), "--no-plots"});
   const auto status = report.wait(Seconds(120));
   ASSERT_TRUE(status.has_value()) << report.output();
   EXPECT_EQ(status->code, 1) << report.output();
   EXPECT_NE(report.output().find("peer 2 has no folder"), std::string::npos) << report.output();
-  EXPECT_EQ(read_json(run_dir(dir) / "summary.json")["peers_reported"], 2);
-  FastkProcess again({"report", run_dir(dir).string(), "--no-plots"});
+  const auto summary = read_json(run_dir(dir) / "summary.json");
+  EXPECT_EQ(summary["peers_reported"], 2);
+  EXPECT_EQ(summary["ok"], false);
+  FastkProcess again({"report", run_dir(dir).string(), "--config", config.string(), "--no-plots"});
   const auto refused = again.wait(Seconds(60));
   ASSERT_TRUE(refused.has_value());
   EXPECT_EQ(refused->code, 1);
-  EXPECT_NE(again.output().find("reported already (summary.json): --force"), std::string::npos)
+  EXPECT_NE(again.output().find("reported already (summary.json); to report it again"),
+            std::string::npos)
       << again.output();
+  EXPECT_EQ(count_lines(run_dir(dir) / "iterations.csv"), 1 + 2 * e.iterations);
+
+  std::filesystem::rename(away, peer_dir(run_dir(dir), 2));
+  std::filesystem::remove(run_dir(dir) / "summary.json");
+  FastkProcess whole({"report", run_dir(dir).string(), "--config", config.string(), "--no-plots"});
+  const auto done = whole.wait(Seconds(120));
+  ASSERT_TRUE(done && done->ok()) << whole.output();
+  EXPECT_EQ(read_json(run_dir(dir) / "summary.json")["peers_reported"], 3);
+  EXPECT_EQ(read_json(run_dir(dir) / "summary.json")["ok"], true);
+  EXPECT_EQ(count_lines(run_dir(dir) / "iterations.csv"), 1 + 3 * e.iterations);
 }
 
 }  // namespace

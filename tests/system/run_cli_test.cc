@@ -114,7 +114,7 @@ TEST(RunCli, ASecondRunOnTakenPortsIsRefusedAndTheFirstIsUnharmed) {
   const auto refused = second.wait(Seconds(60));
   ASSERT_TRUE(refused.has_value()) << second.output();
   EXPECT_EQ(refused->code, 1) << second.output();
-  EXPECT_THAT(second.output(), HasSubstr("another run or program already listens"));
+  EXPECT_THAT(second.output(), HasSubstr("another run or program holds those ports"));
   EXPECT_THAT(second.output(),
               HasSubstr(local_endpoint(e.base_port) + " (Address already in use)"));
   EXPECT_THAT(second.output(),
