@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "learning/data_sources.h"
@@ -69,6 +70,9 @@ std::vector<std::uint8_t> gunzip_file(const std::string& path, std::size_t expec
 }  // namespace
 
 std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
+  if (std::filesystem::is_directory(path)) {  // opens, then reads as a bogus size
+    throw DataError(path + ": is a folder, not a data file");
+  }
   FileKind kind;
   {
     std::ifstream probe(path, std::ios::binary);

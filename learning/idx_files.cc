@@ -41,7 +41,12 @@ std::vector<std::uint32_t> read_header(const std::string& path,
   std::uint64_t expected = 1;
   for (std::size_t d = 0; d < dims; ++d) {
     sizes.push_back(big_endian(bytes, 4 + 4 * d));
-    expected *= sizes.back();
+    // Sizes whose product passes 2^64 would wrap around to a small number that a short file
+    // could match.
+    if (__builtin_mul_overflow(expected, std::uint64_t{sizes.back()}, &expected)) {
+      throw DataError(path + ": the IDX " + kind + " header's sizes multiply past 2^64 (" +
+                      std::to_string(sizes[0]) + " x ...): not a real data set file");
+    }
   }
   const std::uint64_t have = bytes.size() - header;
   if (have != expected) {

@@ -26,8 +26,14 @@ void read_run_table(TableReader& t, RunConfig& run) {
     // Each instant costs every peer a model snapshot: a finer grid floods the disk.
     t.errors().add(t.path_of("eval_interval_s"), "expected 0 (automatic) or at least 0.001 s");
   }
-  if (run.name.empty() || run.name.find('/') != std::string::npos) {
-    t.errors().add(t.path_of("name"), "expected a non-empty name without '/'");
+  // The run folder is output/name, and fastk run empties its peers/ folder first: a name
+  // must not reach outside the output folder.
+  if (run.name.empty() || run.name.find('/') != std::string::npos || run.name == "." ||
+      run.name == "..") {
+    t.errors().add(t.path_of("name"),
+                   "expected a folder name: not empty, without '/', not '.' "
+                   "or '..' (got '" +
+                       run.name + "')");
   }
   t.finish();
 }

@@ -120,6 +120,20 @@ TEST_F(DataFiles, WrongMagicIsReported) {
                     HasSubstr("0x00000803")));
 }
 
+// n x rows x cols = 2^31 x 2^31 x 4 wraps to 0 in 64 bits: an empty file must not match it.
+TEST_F(DataFiles, HeaderSizesThatOverflowAreReported) {
+  write_small_idx();
+  write("images", {0, 0, 8, 3, 0x80, 0, 0, 0, 0x80, 0, 0, 0, 0, 0, 0, 4});
+  EXPECT_THAT(idx_error(), AllOf(HasSubstr(path("images")), HasSubstr("multiply past 2^64")));
+}
+
+TEST_F(DataFiles, AFolderGivenAsADataFileIsNamed) {
+  write_small_idx();
+  std::filesystem::remove(path("images"));
+  std::filesystem::create_directory(path("images"));
+  EXPECT_THAT(idx_error(), AllOf(HasSubstr(path("images")), HasSubstr("is a folder")));
+}
+
 TEST_F(DataFiles, TruncatedImagesAreReported) {
   write_small_idx();
   std::vector<std::uint8_t> bytes = read("images");

@@ -75,6 +75,12 @@ TEST(Config, MissingFilesForFileKindsAreErrors) {
   EXPECT_THAT(error_of("[topology]\nkind = \"edge_list\"\n"),
               HasSubstr("topology.file: kind = \"edge_list\" needs file"));
   EXPECT_THAT(error_of("[topology]\nweights = \"file\"\n"), HasSubstr("topology.weights_file"));
+  // fastk run empties <output>/<name>/peers: a name may not reach outside the output folder.
+  for (const char* name : {"..", ".", "a/b", ""}) {
+    EXPECT_THAT(error_of(std::string("[run]\nname = \"") + name + "\"\n"),
+                HasSubstr("run.name: expected a folder name"))
+        << name;
+  }
 }
 
 TEST(Config, SyntaxErrorsGiveLineAndColumn) {
