@@ -1,6 +1,8 @@
 #include "node/training/peer_samples.h"
 
 #include <numeric>
+#include <stdexcept>
+#include <string>
 
 #include "node/training/peer_trainer.h"
 
@@ -32,6 +34,13 @@ std::vector<std::vector<int>> stored_partitions(const topology::Graph& graph,
 PeerSamples peer_samples(const learning::Partition& partition, int peer,
                          const std::vector<int>& stored, int batch_size, std::uint64_t seed) {
   const auto& own = partition.peer_indices.at(static_cast<std::size_t>(peer));
+  if (batch_size > static_cast<int>(own.size())) {
+    // Every batch would repeat samples: almost always a batch size meant for the whole set.
+    throw std::invalid_argument("optimizer.batch_size = " + std::to_string(batch_size) +
+                                " is larger than peer " + std::to_string(peer) + "'s shard of " +
+                                std::to_string(own.size()) +
+                                " training samples: give at most that, or fewer peers");
+  }
   PeerSamples s{own,
                 static_cast<std::int64_t>(own.size()),
                 learning::BatchSampler(positions(0, own.size()), batch_size, peer_seed(seed, peer)),

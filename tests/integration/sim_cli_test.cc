@@ -115,6 +115,11 @@ TEST_F(SimCli, BadConfigsNameWhatToFix) {
   r = run_fastk("sim " + config("slow", "", "", "slow_peers = [9]\n"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.output, HasSubstr("slow_peers: peer 9"));
+  // 600 samples on 6 peers: shards of 100.
+  r = run_fastk("sim " + config("batch", "", "", "") + " --set optimizer.batch_size=100000");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("optimizer.batch_size = 100000 is larger than peer 0's shard "
+                                  "of 100 training samples"));
 }
 
 }  // namespace
