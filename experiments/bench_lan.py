@@ -29,35 +29,21 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_peers  # noqa: E402  (its CONFIG)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAN = "fkbench"
 HOSTS = 8
 
-CONFIG = """[run]
-name = "bench_lan"
-seed = 1
-iterations = {iterations}
-output = "{output}"
-eval_interval_s = 1000000
-[topology]
-kind = "ring"
-peers = {peers}
-[data]
-kind = "fashion_mnist"
-[model]
-kind = "mlp"
-hidden = [128]
-[optimizer]
-lr = 0.05
-batch_size = 32
-[consensus]
-policy = "full"
-[cluster]
+# bench_peers.py's experiment, on the LAN's hosts instead of this machine.
+CONFIG = (bench_peers.CONFIG.replace('name = "bench"', 'name = "bench_lan"')
+          .split("[cluster]")[0] + """[cluster]
 hosts = [{hosts}]
 base_port = 47000
 peer_timeout_ms = 30000
 startup_timeout_ms = 60000
-"""
+""")
 
 
 def rate_bits(rate):

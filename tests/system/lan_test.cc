@@ -84,6 +84,20 @@ class LanInABox : public testing::Test {
     }
   }
 
+  // After a launch by rank (mpirun, srun): each rank ran as the peer of its number and
+  // trained to the end, and every peer ends with `fastk sim`'s bits.
+  void expect_ranks_ran_as_their_peers_with_the_simulations_bits(
+      const std::filesystem::path& config, int peers) {
+    for (int i = 0; i < peers; ++i) {
+      const auto summary = read_json(peer_dir(run_dir(dir_), i) / "summary.json");
+      EXPECT_EQ(summary["peer"], i) << "rank " << i << " did not run as peer " << i;
+      EXPECT_EQ(summary["end"], "iterations") << "peer " << i;
+    }
+    const auto real_run = dir_ / "real";
+    std::filesystem::rename(run_dir(dir_), real_run);
+    expect_simulations_bits(config, real_run, peers);
+  }
+
   std::filesystem::path dir_;
   std::string name_;
   bool slurm_ = false;  // scripts/lan-slurm.sh up ran on the LAN
@@ -125,14 +139,7 @@ TEST_F(LanInABox, MpirunAcrossHostsEndsWithTheSimulationsBits) {
                            " --mca oob_tcp_if_include " + subnet() + " " FASTK_BINARY " node " +
                            config.string() + " > " + log.string() + " 2>&1");
   ASSERT_EQ(status, 0) << read_text(log);
-  for (int i = 0; i < e.peers; ++i) {
-    const auto summary = read_json(peer_dir(run_dir(dir_), i) / "summary.json");
-    EXPECT_EQ(summary["peer"], i) << "rank " << i << " did not run as peer " << i;
-    EXPECT_EQ(summary["end"], "iterations") << "peer " << i;
-  }
-  const auto real_run = dir_ / "real";
-  std::filesystem::rename(run_dir(dir_), real_run);
-  expect_simulations_bits(config, real_run, e.peers);
+  expect_ranks_ran_as_their_peers_with_the_simulations_bits(config, e.peers);
 }
 
 TEST_F(LanInABox, SrunAcrossHostsEndsWithTheSimulationsBits) {
@@ -152,14 +159,7 @@ TEST_F(LanInABox, SrunAcrossHostsEndsWithTheSimulationsBits) {
       "-n 8 --ntasks-per-node=2 --overcommit " FASTK_BINARY " node " +
       config.string() + " > " + log.string() + " 2>&1");
   ASSERT_EQ(status, 0) << read_text(log);
-  for (int i = 0; i < e.peers; ++i) {
-    const auto summary = read_json(peer_dir(run_dir(dir_), i) / "summary.json");
-    EXPECT_EQ(summary["peer"], i) << "task " << i << " did not run as peer " << i;
-    EXPECT_EQ(summary["end"], "iterations") << "peer " << i;
-  }
-  const auto real_run = dir_ / "real";
-  std::filesystem::rename(run_dir(dir_), real_run);
-  expect_simulations_bits(config, real_run, e.peers);
+  expect_ranks_ran_as_their_peers_with_the_simulations_bits(config, e.peers);
 }
 
 TEST_F(LanInABox, AHostWhoseLinkGoesDownIsNamedAndItsNeighboursFinish) {
