@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -181,6 +182,13 @@ void PeerProtocol::on_gradient_done(double now_s, std::span<const float> gradien
     throw std::logic_error("PeerProtocol: gradient has " + std::to_string(gradient.size()) +
                            " values, expected " + std::to_string(expected));
   }
+  if (!all_finite(gradient)) {
+    std::ostringstream message;
+    message << "peer " << self_ << ": the gradient of iteration " << k_
+            << " has a NaN or infinite value: training diverged (lower optimizer.lr, now "
+            << config_.learning_rate << ")";
+    throw std::runtime_error(message.str());
+  }
   report_departures(now_s, out);
   gradient_ready_ = true;
   gradient_done_s_ = now_s;
@@ -233,11 +241,12 @@ std::vector<float> PeerProtocol::release_gradient() {
 void PeerProtocol::on_coded_gradient(double now_s, PeerId from, std::int64_t tag, CodedPart coded,
                                      Actions& out) {
   const int s = slot_of(from);
-  // Tags at or past the run's length come from no peer of this run: counted and dropped,
-  // since a huge tag would stay "newest" (and fresh) for the rest of the run.
-  if (s < 0 || tag < 0 || tag >= config_.iterations || !coded || !coded_ ||
-      !coded_->valid(from, *coded, parameters_)) {
-    ++dropped_;
+  std::optional<DropCause> cause = unusable(from, tag, coded ? coded->gradient : nullptr);
+  if (!cause && (!coded_ || !coded_->valid(from, *coded, parameters_))) {
+    cause = DropCause::kNotInTheCode;
+  }
+  if (cause) {
+    dropped_.add(*cause);
     return;
   }
   Slot& slot = slots_[static_cast<std::size_t>(s)];
@@ -252,12 +261,11 @@ void PeerProtocol::on_coded_gradient(double now_s, PeerId from, std::int64_t tag
 
 void PeerProtocol::on_message(double now_s, PeerId from, std::int64_t tag, Params params,
                               Actions& out) {
-  const int s = slot_of(from);
-  if (s < 0 || tag < 0 || tag >= config_.iterations || !params ||
-      params->values().size() != parameters_) {
-    ++dropped_;
+  if (const auto cause = unusable(from, tag, params)) {
+    dropped_.add(*cause);
     return;
   }
+  const int s = slot_of(from);
   Slot& slot = slots_[static_cast<std::size_t>(s)];
   heard_from(slot, now_s);
   arrivals_.message(from, tag, now_s);
@@ -270,6 +278,18 @@ void PeerProtocol::on_message(double now_s, PeerId from, std::int64_t tag, Param
     slot.params = std::move(params);
   }
   reevaluate(now_s, out);
+}
+
+// Tags at or past the run's length come from no peer of this run: a huge tag would stay
+// "newest" (and fresh) for the rest of the run. A single NaN mixed in would make this
+// model, and through it every model of the run, NaN for good.
+std::optional<DropCause> PeerProtocol::unusable(PeerId from, std::int64_t tag,
+                                                const Params& params) const {
+  if (slot_of(from) < 0) return DropCause::kNotNeighbour;
+  if (tag < 0 || tag >= config_.iterations) return DropCause::kTagOutOfRange;
+  if (!params || params->values().size() != parameters_) return DropCause::kWrongSize;
+  if (!all_finite(params->values())) return DropCause::kNonFinite;
+  return std::nullopt;
 }
 
 void PeerProtocol::on_timer(double now_s, Actions& out) {

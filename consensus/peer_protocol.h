@@ -27,6 +27,7 @@
 #include "consensus/arrival_window.h"
 #include "consensus/backup_policy.h"
 #include "consensus/coded_neighbourhood.h"
+#include "consensus/dropped_messages.h"
 #include "consensus/gradient_stats.h"
 #include "consensus/mixing_weights.h"
 #include "consensus/params.h"
@@ -63,14 +64,17 @@ class PeerProtocol {
 
   // Events. Each appends the resulting actions to `out`.
   void start(double now_s, Actions& out);
-  // Malformed messages (unknown sender, negative tag, wrong size) are counted and dropped.
+  // Messages this peer cannot use (dropped_messages.h: not a neighbour, a tag no peer can
+  // have, wrong size, a NaN or infinity) are counted by cause and dropped.
   void on_message(double now_s, PeerId from, std::int64_t tag, Params params, Actions& out);
   // A coded gradient of a coded neighbourhood; one that does not fit the code (or arrives
-  // when coding is off) is counted and dropped.
+  // when coding is off) or holds a NaN or infinity is counted and dropped.
   void on_coded_gradient(double now_s, PeerId from, std::int64_t tag, CodedPart coded,
                          Actions& out);
   // The gradient requested by the last StartGradient. Throws std::logic_error if none is
-  // outstanding (a runtime bug). `stats` feed the adaptive policy (may be invalid).
+  // outstanding (a runtime bug), std::runtime_error if it holds a NaN or infinity (the
+  // training diverged: stepping would make the model, and then nothing, usable). `stats`
+  // feed the adaptive policy (may be invalid).
   void on_gradient_done(double now_s, std::span<const float> gradient, const GradientStats& stats,
                         Actions& out);
   // on_gradient_done for a runtime that can give up the gradient's vector: kept instead of
@@ -90,7 +94,8 @@ class PeerProtocol {
   const Params& model() const { return x_; }
   bool finished() const { return phase_ == Phase::kFinished; }
   bool waiting_for_gap() const { return phase_ == Phase::kGapBlocked; }
-  std::int64_t dropped_messages() const { return dropped_; }
+  std::int64_t dropped_messages() const { return dropped_.total(); }
+  const DropCounts& drops() const { return dropped_; }
   // Neighbours of any round, sorted: the peers whose messages are accepted.
   const std::vector<PeerId>& known_neighbours() const { return neighbours_; }
   // Where the protocol writes each new model (the real runtime: shared memory that
@@ -118,6 +123,8 @@ class PeerProtocol {
   };
 
   int slot_of(PeerId peer) const;  // -1 if not a neighbour
+  // Why a model from `from` with `tag` cannot be used; nullopt when it can.
+  std::optional<DropCause> unusable(PeerId from, std::int64_t tag, const Params& params) const;
   bool gone(const Slot& slot, double now_s) const;
   bool fresh(const Slot& slot) const;
   // What the update mixes from a slot: the newest model, or under policy full the
@@ -172,7 +179,7 @@ class PeerProtocol {
   ArrivalWindow arrivals_;
   std::optional<double> armed_at_s_;
   bool unreported_departure_ = false;  // on_neighbour_left since the last report_departures
-  std::int64_t dropped_ = 0;
+  DropCounts dropped_;
 };
 
 }  // namespace fastk::consensus

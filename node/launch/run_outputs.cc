@@ -257,9 +257,10 @@ void add_peer(const nlohmann::ordered_json& p, metrics::RunSummary& s, double& e
   elapsed += p.value("elapsed_s", 0.0);
   *s.messages += p.value("messages_sent", std::int64_t{0});
   *s.bytes_sent += p.value("bytes_sent", std::uint64_t{0});
+  *s.dropped_messages += p.value("dropped_messages", std::int64_t{0});
   const auto rejected = p.value("rejected_frames", nlohmann::ordered_json::object());
   for (const auto& [cause, count] : rejected.items())
-    *s.dropped_messages += count.get<std::int64_t>();
+    *s.rejected_frames += count.get<std::uint64_t>();
   s.peak_rss_mib_total = (std::isnan(s.peak_rss_mib_total) ? 0.0 : s.peak_rss_mib_total) +
                          p.value("peak_rss_mib", 0.0);
 }

@@ -22,6 +22,15 @@ void add_real_counters(const PeerReport& r, nlohmann::ordered_json& s) {
 
 }  // namespace
 
+std::map<std::string, std::int64_t> by_cause(const consensus::DropCounts& drops) {
+  std::map<std::string, std::int64_t> counts;
+  for (std::size_t c = 0; c < consensus::kDropCauseCount; ++c) {
+    const auto cause = static_cast<consensus::DropCause>(c);
+    if (auto count = drops.count(cause)) counts[std::string(consensus::to_string(cause))] = count;
+  }
+  return counts;
+}
+
 nlohmann::ordered_json to_json(const PeerReport& r) {
   nlohmann::ordered_json s;
   s["peer"] = r.peer;
@@ -43,7 +52,10 @@ nlohmann::ordered_json to_json(const PeerReport& r) {
   s["mean_awaited"] = r.mean_awaited;
   s["mean_used"] = r.mean_used;
   s["mean_backups"] = r.mean_backups;
-  s["dropped_messages"] = r.dropped_messages;
+  std::int64_t dropped = 0;
+  for (const auto& [cause, count] : r.dropped) dropped += count;
+  s["dropped_messages"] = dropped;
+  s["dropped_by_cause"] = r.dropped;
   add_real_counters(r, s);
   auto& departures = s["departures"] = nlohmann::ordered_json::array();
   for (const auto& d : r.departures) {

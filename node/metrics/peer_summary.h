@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "consensus/dropped_messages.h"
 #include "learning/model.h"
 
 namespace fastk::node::metrics {
@@ -54,11 +55,15 @@ struct PeerReport {
   std::uint64_t shared_models_lapped = 0;  // received ones whose slot was already rewritten
   std::map<std::string, std::uint64_t> rejected;  // bad frames by cause (real)
   std::vector<Departure> departures;
-  std::int64_t dropped_messages = 0;  // by the protocol: bad sender, tag or size
-  learning::Evaluation final_eval;    // of the own model on the test set
+  // Messages the protocol dropped (consensus/dropped_messages.h), by cause.
+  std::map<std::string, std::int64_t> dropped;
+  learning::Evaluation final_eval;  // of the own model on the test set
   std::vector<float> final_model;
   double peak_rss_mib = 0;  // of the process (real)
 };
+
+// The nonzero counts of `drops`, named by cause.
+std::map<std::string, std::int64_t> by_cause(const consensus::DropCounts& drops);
 
 // peers/peer-<i>/summary.json of `report` (final_model is written as model-final.f32).
 nlohmann::ordered_json to_json(const PeerReport& report);

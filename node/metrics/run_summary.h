@@ -41,7 +41,7 @@ struct RunSummary {
   // Messages sent: sim, models and coded gradients; real, every message the peers' links took
   // (HELLO, HELLO_ACK and BYE included).
   std::optional<std::int64_t> messages;
-  // Dropped by the protocols (bad sender, tag or size).
+  // Dropped by the protocols (consensus/dropped_messages.h: sender, tag, size, NaN).
   std::optional<std::int64_t> dropped_messages;
   std::optional<std::int64_t> events;            // sim
   std::optional<std::uint64_t> bytes_sent;       // real

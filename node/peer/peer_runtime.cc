@@ -198,7 +198,7 @@ PeerReport RealPeer::run() {
                                         &delays_, own_slots_.get(), shared_models_.get()});
   PeerReport report = driver.run();
   report.base_gradient_s = base_gradient_s_;
-  report.dropped_messages = protocol_->dropped_messages();
+  report.dropped = metrics::by_cause(protocol_->drops());
   // The own model on the whole test set, for the per-peer table (the run's evaluation uses
   // the mean of the snapshots).
   if (report.iterations > 0) report.final_eval = trainer_->evaluate(protocol_->model()->values());

@@ -115,7 +115,7 @@ metrics::PeerReport peer_report(const consensus::VirtualNetwork& net, const Simu
   r.mean_awaited = peers.totals[u].mean_awaited();
   r.mean_used = peers.totals[u].mean_used();
   r.mean_backups = peers.totals[u].mean_backups();
-  r.dropped_messages = net.peer(i).dropped_messages();
+  r.dropped = metrics::by_cause(net.peer(i).drops());
   return r;
 }
 

@@ -1,10 +1,14 @@
 // Bad frames sent by a foreign program to a live `fastk node` over TCP: the peer drops and
-// counts them by cause (summary.json's rejected_frames) and trains on to the end.
+// counts them by cause (summary.json's rejected_frames for frames the wire decoder refuses,
+// dropped_by_cause for well-formed messages the protocol cannot use) and trains on to the end.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <map>
 
+#include "node/metrics/output_files.h"
 #include "node/wire/model_slot_payload.h"
 #include "tests/support/raw_sender.h"
 #include "tests/support/wire_frames.h"
@@ -19,10 +23,13 @@ namespace wire = node::wire;
 
 // A well-formed MODEL of `sender` (the peers' model size does not matter: the checks that
 // reject these frames come before the payload is used).
-Frames model_from(wire::PeerId sender) {
-  static const std::vector<float> params(16, 0.5f);
+Frames model_from(wire::PeerId sender,
+                  const std::vector<float>& params = std::vector<float>(16, 0.5f)) {
   return fastk::testing::to_frames(wire::encode_model(sender, 3, nullptr, params));
 }
+
+// The MLP 8-8-3 of the tiny experiment: 8 * 8 + 8 + 8 * 3 + 3 values (checked below).
+constexpr std::uint64_t kFloats = 99;
 
 // Called right after the frames went out to peer 0: every peer ends well, and the frames
 // were sent while peer 0 was still training.
@@ -59,6 +66,12 @@ TEST(MalformedFrames, ALivePeerDropsAndCountsThemByCauseAndTrainsOn) {
   fastk::testing::reseal(bad_version);
   Frames unknown_sender = model_from(77);  // a run of 4 peers
   Frames not_neighbour = model_from(2);
+  // Well-formed MODELs of a neighbour that the protocol cannot use: of another model size,
+  // and of this run's size with a NaN (mixed in, it would make every model of the run NaN).
+  Frames wrong_size = model_from(1);
+  std::vector<float> poisoned(kFloats, 0.25f);
+  poisoned[40] = std::numeric_limits<float>::quiet_NaN();
+  Frames nan_model = model_from(1, poisoned);
 
   {
     // Closing waits (linger) until the queued frames went out.
@@ -73,6 +86,8 @@ TEST(MalformedFrames, ALivePeerDropsAndCountsThemByCauseAndTrainsOn) {
     foreign.send(unknown_sender);
     foreign.send(not_neighbour);
     foreign.send(not_neighbour);
+    foreign.send(wrong_size);
+    foreign.send(nan_model);
   }
   ASSERT_NO_FATAL_FAILURE(expect_all_finish_after_sending(peers, e));
   const auto summary = read_json(peer_dir(run, 0) / "summary.json");
@@ -83,6 +98,13 @@ TEST(MalformedFrames, ALivePeerDropsAndCountsThemByCauseAndTrainsOn) {
       {"unsupported version", 1}, {"unknown sender", 1}, {"sender not a neighbour", 2}};
   const auto rejected = summary["rejected_frames"].get<std::map<std::string, int>>();
   EXPECT_EQ(rejected, expected) << summary.dump(2);
+  const std::map<std::string, int> dropped = {{"non-finite values", 1}, {"wrong model size", 1}};
+  const auto dropped_by_cause = summary["dropped_by_cause"].get<std::map<std::string, int>>();
+  EXPECT_EQ(dropped_by_cause, dropped);
+  EXPECT_EQ(summary.value("dropped_messages", 0), 2);
+  const auto final_model = node::metrics::read_model(peer_dir(run, 0) / "model-final.f32", kFloats);
+  ASSERT_TRUE(final_model.has_value());
+  for (float v : *final_model) ASSERT_TRUE(std::isfinite(v)) << "the NaN was mixed in";
   // The neighbours never saw a bad frame.
   EXPECT_TRUE(read_json(peer_dir(run, 1) / "summary.json")["rejected_frames"].empty());
 }
@@ -100,8 +122,6 @@ TEST(MalformedFrames, BadSharedModelReferencesAreDroppedAndCounted) {
   auto peers = start_peers(config, run, e.peers);
   ASSERT_TRUE(peers[0]->wait_for_iteration(20, Seconds(60))) << peers[0]->output();
 
-  // The MLP 8-8-3 of the tiny experiment: 8 * 8 + 8 + 8 * 3 + 3 values (checked below).
-  constexpr std::uint64_t kFloats = 99;
   const auto shared = [](wire::ModelSlotRef ref) {
     return fastk::testing::to_frames(wire::encode_shared_model(1, 3, ref, nullptr));
   };

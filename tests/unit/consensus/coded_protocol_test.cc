@@ -237,10 +237,15 @@ TEST(CodedProtocol, MalformedCodedGradientsAreDropped) {
   EXPECT_EQ(peer->dropped_messages(), 8);
   peer->on_message(1.1, 1, std::int64_t{1} << 62, make_params({1, 1, 1}), out);
   EXPECT_EQ(peer->dropped_messages(), 9);
+  peer->on_coded_gradient(1.1, 1, 0, coded({1, 7}, {1, std::nanf(""), 1}), out);
+  EXPECT_EQ(peer->drops().count(DropCause::kNonFinite), 1);
+  EXPECT_EQ(peer->drops().count(DropCause::kNotInTheCode), 3);
+  EXPECT_EQ(peer->drops().count(DropCause::kTagOutOfRange), 3);
+  EXPECT_EQ(peer->dropped_messages(), 10);
   EXPECT_TRUE(all_of_type<IterationCompleted>(out).empty());
 
   peer->on_coded_gradient(1.2, 1, 0, coded({1, 7}, {3, 3, 3}), out);
-  EXPECT_EQ(peer->dropped_messages(), 9);
+  EXPECT_EQ(peer->dropped_messages(), 10);
   ASSERT_EQ(all_of_type<IterationCompleted>(out).size(), 1u);
 
   ProtocolConfig uncoded;

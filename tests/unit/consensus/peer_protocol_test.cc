@@ -1,9 +1,11 @@
 // Semantics of one peer's protocol: the updates it computes and what it accepts.
 #include "consensus/peer_protocol.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "tests/unit/consensus/toy_runtime.h"
 
@@ -248,6 +250,58 @@ TEST_F(HandDriven, MalformedMessagesAreCountedAndDropped) {
   peer->on_message(0.1, 1, 0, make_params({1.0f}), out_);  // wrong size
   peer->on_message(0.1, 1, 0, nullptr, out_);              // no payload
   EXPECT_EQ(peer->dropped_messages(), 5);
+  EXPECT_EQ(peer->drops().count(DropCause::kNotNeighbour), 2);
+  EXPECT_EQ(peer->drops().count(DropCause::kTagOutOfRange), 1);
+  EXPECT_EQ(peer->drops().count(DropCause::kWrongSize), 2);
+}
+
+// One NaN mixed in makes the model NaN for good (and its neighbours' after it), and a huge
+// value with a late tag would pin the slot: such models are dropped, counted, never mixed.
+TEST_F(HandDriven, NonFiniteModelsAreDroppedNeverMixed) {
+  auto peer = make({});
+  peer->start(0, out_);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  peer->on_message(0.1, 1, 0, make_params({0.5f, nan}), out_);
+  peer->on_message(0.1, 2, 0, make_params({-inf, 0.5f}), out_);
+  peer->on_gradient_done(1.0, zero_, {}, out_);
+  EXPECT_EQ(count_completed(out_), 0) << "a dropped model may not count as arrived";
+  EXPECT_EQ(peer->drops().count(DropCause::kNonFinite), 2);
+  peer->on_message(1.1, 1, 0, model(1, 1), out_);
+  peer->on_message(1.1, 2, 0, model(1, 1), out_);
+  EXPECT_EQ(count_completed(out_), 1);
+  for (float v : peer->model()->values()) EXPECT_TRUE(std::isfinite(v));
+}
+
+TEST_F(HandDriven, ANonFiniteOwnGradientStopsThePeerNamingTheLearningRate) {
+  auto peer = make({});
+  peer->start(0, out_);
+  const std::vector<float> diverged{0.0f, std::numeric_limits<float>::infinity()};
+  try {
+    peer->on_gradient_done(1.0, diverged, {}, out_);
+    ADD_FAILURE() << "a non-finite gradient was stepped with";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("iteration 0"));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("optimizer.lr"));
+  }
+}
+
+TEST(AllFinite, FindsANaNOrInfinityAnywhere) {
+  std::vector<float> values(1000, 1.5f);
+  EXPECT_TRUE(all_finite(values));
+  EXPECT_TRUE(all_finite({}));
+  values[0] = std::numeric_limits<float>::max();
+  values[1] = -std::numeric_limits<float>::denorm_min();
+  EXPECT_TRUE(all_finite(values));
+  for (std::size_t at : {0, 517, 999}) {
+    for (float bad :
+         {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+          -std::numeric_limits<float>::infinity()}) {
+      auto poisoned = values;
+      poisoned[at] = bad;
+      EXPECT_FALSE(all_finite(poisoned)) << bad << " at " << at;
+    }
+  }
 }
 
 TEST_F(HandDriven, GradientWithoutRequestIsARuntimeBug) {
