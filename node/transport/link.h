@@ -10,8 +10,10 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -76,6 +78,9 @@ class Link {
   virtual void wake() = 0;
 
   virtual const wire::RejectionCounter& rejections() const = 0;
+  // Connection attempts refused before any frame, by cause (only links that authenticate
+  // their senders refuse any).
+  virtual std::map<std::string, std::uint64_t> refused_connections() const { return {}; }
   virtual SendCounters send_totals() const = 0;
 };
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -64,6 +65,12 @@ ZmqTransport::ZmqTransport(wire::WirePeers peers, const std::string& bind_endpoi
   receiver_.set(zmq::sockopt::linger, 0);
   receiver_.set(zmq::sockopt::rcvhwm, options_.receive_high_water_mark);
   receiver_.set(zmq::sockopt::maxmsgsize, options_.max_frame_bytes);
+  if (options_.curve) {
+    receiver_.set(zmq::sockopt::curve_server, true);
+    receiver_.set(zmq::sockopt::curve_secretkey, options_.curve->own.secret_key);
+    receiver_.set(zmq::sockopt::zap_domain, "fastk");
+    gate_ = std::make_unique<CurveGate>(context_, receiver_, *options_.curve);
+  }
   if (ipc_path_in_use(bind_endpoint)) {
     throw std::runtime_error("cannot bind the receive socket to '" + bind_endpoint +
                              "': Address already in use");
@@ -94,6 +101,16 @@ void ZmqTransport::connect(PeerId neighbour, const std::string& endpoint) {
   zmq::socket_t socket(context_, zmq::socket_type::push);
   socket.set(zmq::sockopt::linger, 0);
   socket.set(zmq::sockopt::sndhwm, options_.send_high_water_mark);
+  if (options_.curve) {
+    const auto key = options_.curve->peers.find(neighbour);
+    if (key == options_.curve->peers.end()) {
+      throw std::invalid_argument("transport: no public key for neighbour " +
+                                  std::to_string(neighbour));
+    }
+    socket.set(zmq::sockopt::curve_serverkey, key->second);
+    socket.set(zmq::sockopt::curve_publickey, options_.curve->own.public_key);
+    socket.set(zmq::sockopt::curve_secretkey, options_.curve->own.secret_key);
+  }
   // Not ZMQ_IMMEDIATE: messages to a neighbour that has not started yet wait in its queue
   // (up to the high-water mark), so HELLOs sent before it binds still reach it.
   try {
@@ -138,10 +155,17 @@ void ZmqTransport::wake() {
 
 std::optional<Received> ZmqTransport::receive(std::chrono::milliseconds timeout) {
   try {
+    if (gate_) gate_->serve();  // a neighbour's handshake waits for it
     if (auto got = read_one()) return got;
-    zmq::pollitem_t items[] = {{receiver_.handle(), 0, ZMQ_POLLIN, 0},
-                               {nullptr, wake_fd_.get(), ZMQ_POLLIN, 0}};
-    if (zmq::poll(items, 2, timeout) == 0) return std::nullopt;
+    zmq::pollitem_t items[] = {
+        {receiver_.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, wake_fd_.get(), ZMQ_POLLIN, 0}, {}, {}};
+    const int watched = gate_ ? 4 : 2;
+    if (gate_) items[2] = gate_->zap_item(), items[3] = gate_->monitor_item();
+    if (zmq::poll(items, watched, timeout) == 0) return std::nullopt;
+    if (gate_ && ((items[2].revents | items[3].revents) & ZMQ_POLLIN)) {
+      gate_->serve();
+      return read_one();
+    }
     if (items[1].revents & ZMQ_POLLIN) {
       std::uint64_t count = 0;
       (void)!::read(wake_fd_.get(), &count, sizeof count);  // resets the counter
@@ -175,7 +199,7 @@ std::optional<Received> ZmqTransport::read_one() {
   wire::DecodeResult result =
       count > 2 ? wire::DecodeResult(wire::Rejection{wire::WireError::kBadFrameCount,
                                                      std::to_string(count) + " frames"})
-                : wire::decode(std::span(views, count), peers_);
+                : wire::decode(std::span(views, count), peers_, authenticated_sender(frames[0]));
   if (auto* rejection = std::get_if<wire::Rejection>(&result)) {
     rejections_.record(*rejection);
     return Received(std::move(*rejection));
@@ -185,6 +209,23 @@ std::optional<Received> ZmqTransport::read_one() {
   const std::span<const std::byte> bytes = bytes_of(*payload);
   return Received(std::in_place_type<ReceivedMessage>, std::get<wire::DecodedMessage>(result),
                   wire::SharedBytes{std::move(payload), bytes});
+}
+
+// The gate names every CURVE connection with its peer id (curve_gate.h). A frame without
+// that name cannot have come through the gate: it is given an id no peer has, so the
+// decoder rejects it whatever its header says.
+std::optional<PeerId> ZmqTransport::authenticated_sender(zmq::message_t& header) const {
+  if (!gate_) return std::nullopt;
+  const char* user = zmq_msg_gets(header.handle(), "User-Id");
+  const PeerId nobody = peers_.run().peer_count;
+  if (!user || !*user) return nobody;
+  char* end = nullptr;
+  const unsigned long id = std::strtoul(user, &end, 10);
+  return *end == '\0' && id < nobody ? static_cast<PeerId>(id) : nobody;
+}
+
+std::map<std::string, std::uint64_t> ZmqTransport::refused_connections() const {
+  return gate_ ? gate_->refused() : std::map<std::string, std::uint64_t>{};
 }
 
 SendCounters ZmqTransport::send_counters(PeerId neighbour) const {

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -25,6 +26,8 @@
 #include <zmq.hpp>
 
 #include "node/os/unique_fd.h"
+#include "node/transport/curve_gate.h"
+#include "node/transport/curve_keys.h"
 #include "node/transport/link.h"
 
 namespace fastk::node::transport {
@@ -42,6 +45,10 @@ struct TransportOptions {
   // Larger frames close the offending connection inside ZeroMQ (bounds memory on garbage).
   std::int64_t max_frame_bytes = std::int64_t{1} << 30;
   wire::LogSink log = wire::stderr_log_sink();  // bad-message reports, once per cause
+  // Encrypted, authenticated links (docs/security.md): the receive socket accepts only the
+  // keys of the peers in `curve->peers` and each send socket proves this peer's own key.
+  // Without keys, links are plain (anyone who reaches the endpoint can send).
+  std::optional<CurveKeys> curve;
 };
 
 // ZeroMQ binding an ipc:// path removes whatever file is there, so a second peer on the
@@ -67,7 +74,8 @@ class ZmqTransport final : public Link {
 
   // Opens the send socket to `neighbour`. Connecting succeeds even when the neighbour is not
   // running yet; ZeroMQ keeps reconnecting. Throws std::invalid_argument for a repeated
-  // neighbour or std::runtime_error for an endpoint ZeroMQ cannot parse.
+  // neighbour, or one without a public key when links use CURVE, or std::runtime_error for
+  // an endpoint ZeroMQ cannot parse.
   void connect(PeerId neighbour, const std::string& endpoint);
 
   // Link (link.h). send() throws std::invalid_argument if `neighbour` was never connected.
@@ -79,6 +87,7 @@ class ZmqTransport final : public Link {
   std::uint64_t wakeups() const { return wakeups_; }  // receive() calls cut short by wake()
 
   const wire::RejectionCounter& rejections() const override { return rejections_; }
+  std::map<std::string, std::uint64_t> refused_connections() const override;
   SendCounters send_counters(PeerId neighbour) const;
   SendCounters send_totals() const override;
 
@@ -88,13 +97,16 @@ class ZmqTransport final : public Link {
     SendCounters counters;
   };
   std::optional<Received> read_one();
+  // Over CURVE: the peer whose key the connection of `header` proved.
+  std::optional<PeerId> authenticated_sender(zmq::message_t& header) const;
 
   zmq::context_t context_{1};
   wire::WirePeers peers_;
   TransportOptions options_;
   wire::RejectionCounter rejections_;
   zmq::socket_t receiver_;
-  os::UniqueFd wake_fd_;  // eventfd written by wake()
+  std::unique_ptr<CurveGate> gate_;  // with CURVE only
+  os::UniqueFd wake_fd_;             // eventfd written by wake()
   std::uint64_t wakeups_ = 0;
   std::string endpoint_;
   std::map<PeerId, Neighbour> neighbours_;

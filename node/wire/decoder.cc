@@ -57,6 +57,8 @@ std::string_view to_string(WireError cause) {
       return "sender not a neighbour";
     case WireError::kWrongRun:
       return "wrong run";
+    case WireError::kNotAuthenticated:
+      return "sender not authenticated";
   }
   return "unknown cause";
 }
@@ -73,7 +75,8 @@ WirePeers::WirePeers(PeerId self, HelloInfo run, std::span<const PeerId> senders
   }
 }
 
-DecodeResult decode(std::span<const std::span<const std::byte>> frames, const WirePeers& peers) {
+DecodeResult decode(std::span<const std::span<const std::byte>> frames, const WirePeers& peers,
+                    std::optional<PeerId> authenticated_sender) {
   if (frames.empty() || frames.size() > 2) {
     return reject(WireError::kBadFrameCount, std::to_string(frames.size()) + " frames");
   }
@@ -139,6 +142,11 @@ DecodeResult decode(std::span<const std::span<const std::byte>> frames, const Wi
     return reject(
         WireError::kNotNeighbour,
         "peer " + std::to_string(sender) + " may not send to peer " + std::to_string(peers.self()));
+  }
+  if (authenticated_sender && *authenticated_sender != sender) {
+    return reject(WireError::kNotAuthenticated,
+                  "a frame signed with peer " + std::to_string(*authenticated_sender) +
+                      "'s key names peer " + std::to_string(sender) + " as its sender");
   }
   DecodedMessage message{type, sender, iteration, {}, payload};
   if (kind == PayloadKind::kHello) {

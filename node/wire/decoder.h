@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -24,11 +25,12 @@ enum class WireError : std::uint8_t {
   kBadPayloadKind,    // unknown kind, or not the kind the message type carries
   kBadPayloadLength,  // length field != payload frame size, or wrong size for the kind
   kBadChecksum,
-  kUnknownSender,  // sender id >= peer count
-  kNotNeighbour,   // a peer of this run that is not allowed to send to us
-  kWrongRun,       // HELLO with another run id or peer count
+  kUnknownSender,     // sender id >= peer count
+  kNotNeighbour,      // a peer of this run that is not allowed to send to us
+  kWrongRun,          // HELLO with another run id or peer count
+  kNotAuthenticated,  // over an authenticated link, a header naming another sender than its key's
 };
-inline constexpr std::size_t kWireErrorCount = 11;
+inline constexpr std::size_t kWireErrorCount = 12;
 std::string_view to_string(WireError cause);
 
 struct Rejection {
@@ -64,7 +66,10 @@ struct DecodedMessage {
 
 using DecodeResult = std::variant<DecodedMessage, Rejection>;
 
+// `authenticated_sender`: over a link whose sender proved its key (CURVE), the peer that key
+// belongs to; the header must name that peer. Empty over unauthenticated links.
 [[nodiscard]] DecodeResult decode(std::span<const std::span<const std::byte>> frames,
-                                  const WirePeers& peers);
+                                  const WirePeers& peers,
+                                  std::optional<PeerId> authenticated_sender = std::nullopt);
 
 }  // namespace fastk::node::wire

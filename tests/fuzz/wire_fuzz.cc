@@ -17,6 +17,8 @@ namespace {
 
 using namespace node::wire;
 
+constexpr PeerId kAuthenticatedSender = 1;
+
 // `params` keeps a MODEL's floats alive: the encoded message only views them.
 EncodedMessage reencode(const DecodedMessage& m, std::vector<float>& params) {
   if (m.type == MessageType::kCodedGradient) {
@@ -84,8 +86,17 @@ std::optional<WireError> fuzz_wire_input(std::span<const std::uint8_t> input) {
     counter.record(*rejection);
     return rejection->cause;
   }
-  check_reencodes(std::get<DecodedMessage>(result), frames);
-  return std::nullopt;
+  const DecodedMessage& message = std::get<DecodedMessage>(result);
+  check_reencodes(message, frames);
+  // The same frames over peer 1's CURVE link: accepted exactly when peer 1 sent them.
+  DecodeResult over_curve = decode_frames(frames, fuzz_peers(), kAuthenticatedSender);
+  const auto* refused = std::get_if<Rejection>(&over_curve);
+  if ((message.sender == kAuthenticatedSender) != (refused == nullptr) ||
+      (refused && refused->cause != WireError::kNotAuthenticated)) {
+    std::fprintf(stderr, "the sender check over an authenticated link is wrong\n");
+    std::abort();
+  }
+  return refused ? std::optional(refused->cause) : std::nullopt;
 }
 
 }  // namespace fastk::testing

@@ -24,8 +24,9 @@ std::vector<std::uint8_t> fuzz_input_from_frames(const testing::Frames& frames);
 const node::wire::WirePeers& fuzz_peers();
 
 // Decodes one input and checks the decoder's promises (an accepted message re-encodes to
-// the same bytes); aborts on a broken promise. Returns the rejection cause, or empty when
-// the message was accepted.
+// the same bytes; over peer 1's authenticated link it is accepted exactly when peer 1 sent
+// it); aborts on a broken promise. Returns the rejection cause, or empty when the message
+// was accepted, over peer 1's link.
 std::optional<node::wire::WireError> fuzz_wire_input(std::span<const std::uint8_t> input);
 
 }  // namespace fastk::testing

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <zmq.hpp>
 
@@ -12,13 +13,27 @@
 
 namespace fastk::testing {
 
+// A CURVE client's keys: the server's public key, and a pair of its own (Z85).
+struct CurveClient {
+  std::string server_public;
+  std::string own_public;
+  std::string own_secret;
+};
+
 class RawSender {
  public:
-  // `linger`: how long closing waits for queued frames to go out (0: drop them).
+  // `linger`: how long closing waits for queued frames to go out (0: drop them). With
+  // `curve`, the connection is a CURVE client's (else plain).
   explicit RawSender(const std::string& endpoint,
-                     std::chrono::milliseconds linger = std::chrono::milliseconds(0))
+                     std::chrono::milliseconds linger = std::chrono::milliseconds(0),
+                     const std::optional<CurveClient>& curve = std::nullopt)
       : socket_(context_, zmq::socket_type::push) {
     socket_.set(zmq::sockopt::linger, static_cast<int>(linger.count()));
+    if (curve) {
+      socket_.set(zmq::sockopt::curve_serverkey, curve->server_public);
+      socket_.set(zmq::sockopt::curve_publickey, curve->own_public);
+      socket_.set(zmq::sockopt::curve_secretkey, curve->own_secret);
+    }
     socket_.connect(endpoint);
   }
   void send(const Frames& frames) {

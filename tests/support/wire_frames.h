@@ -2,6 +2,7 @@
 // them (and re-seal the checksum to get past it to the checks behind it).
 #pragma once
 
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -30,10 +31,11 @@ inline void reseal(Frames& frames) {
   store_le<std::uint32_t>(&frames[0][kChecksumOffset], crc);
 }
 
-inline node::wire::DecodeResult decode_frames(const Frames& frames,
-                                              const node::wire::WirePeers& peers) {
+inline node::wire::DecodeResult decode_frames(
+    const Frames& frames, const node::wire::WirePeers& peers,
+    std::optional<node::wire::PeerId> authenticated_sender = std::nullopt) {
   std::vector<std::span<const std::byte>> views(frames.begin(), frames.end());
-  return node::wire::decode(views, peers);
+  return node::wire::decode(views, peers, authenticated_sender);
 }
 
 }  // namespace fastk::testing
