@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   fastk::node::add_calibrate_command(app);
   fastk::node::add_doctor_command(app);
   fastk::node::add_report_command(app);
+  fastk::node::add_keys_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -14,5 +14,6 @@ void add_train_command(CLI::App& app);
 void add_calibrate_command(CLI::App& app);
 void add_doctor_command(CLI::App& app);
 void add_report_command(CLI::App& app);
+void add_keys_command(CLI::App& app);
 
 }  // namespace fastk::node

@@ -27,6 +27,7 @@ struct NodeOptions {
   double base_gradient_s = 0;  // or given directly (what `fastk run` passes)
   double epoch_s = 0;          // evaluation instants count from this Unix time; 0: none
   bool wait_for_start = false;
+  std::string keys;  // a CURVE key folder, over [security] keys
 };
 
 // The peak resident memory of this process image: VmHWM of /proc/self/status. Not
@@ -52,6 +53,7 @@ void run_node(const NodeOptions& o) {
   options.progress_interval_s = o.progress_interval_s;
   options.epoch_s = o.epoch_s;
   options.wait_for_start = o.wait_for_start;
+  options.keys = o.keys;
   // Snapshots are for a launcher that evaluates them (fastk run gives every peer the same
   // --epoch); a peer started by hand or by mpirun would only fill the disk with them.
   options.eval_interval_s =
@@ -125,6 +127,9 @@ void add_node_command(CLI::App& app) {
   cmd->add_option("--progress-interval", options->progress_interval_s,
                   "Seconds between @progress lines (default 0.5)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--keys", options->keys,
+                  "A key folder from `fastk keys` (over [security] keys): links are encrypted "
+                  "and only the neighbours' keys can reach this peer (docs/security.md)");
   cmd->add_flag("--wait-for-start", options->wait_for_start,
                 "After the handshake print @ready and start only on SIGUSR2 (or a 'g' on a "
                 "watched stdin): set by `fastk run` so that all peers start together");

@@ -18,6 +18,7 @@
 #include "node/calibration/calibration.h"
 #include "node/cli/commands.h"
 #include "node/cli/config_options.h"
+#include "node/cli/run_keys.h"
 #include "node/config/cluster.h"
 #include "node/config/experiment_config.h"
 #include "node/config/resolved_config.h"
@@ -127,6 +128,14 @@ std::vector<int> fetch_remote_outputs(const std::vector<PeerLaunch>& peers,
   return failed;
 }
 
+// The hosts of `which` peers.
+std::vector<std::string> hosts_of(const std::vector<PeerLaunch>& peers,
+                                  const std::vector<int>& which) {
+  std::vector<std::string> hosts;
+  for (int i : which) hosts.push_back(peers[static_cast<std::size_t>(i)].host);
+  return hosts;
+}
+
 void print_start_line(const std::vector<PeerLaunch>& peers, const ExperimentConfig& config,
                       double base_s, const std::filesystem::path& run_dir) {
   std::set<std::string> remote_hosts;
@@ -217,6 +226,24 @@ struct LiveEvaluation {
   bool target_reached = false;
 };
 
+// A remote host that goes away (its link down, the machine off) ends its ssh sessions in
+// about peer_timeout_ms (3 s at the least), when its neighbours give up on its peers too,
+// instead of after TCP's hours: ssh probes the server every third of it and gives up after
+// three misses.
+std::vector<std::string> ssh_command(const ExperimentConfig& config) {
+  const auto probe_s = std::max<std::int64_t>(1, config.cluster.peer_timeout_ms / 3000);
+  return {"ssh",
+          "-o",
+          "BatchMode=yes",
+          "-o",
+          "ConnectTimeout=10",  // an unreachable host fails the start, not hangs it
+          "-o",
+          "ServerAliveInterval=" + std::to_string(probe_s),
+          "-o",
+          "ServerAliveCountMax=3",
+          "-T"};
+}
+
 LaunchOptions launch_options(const ExperimentConfig& config, const std::filesystem::path& run_dir,
                              LiveEvaluation& live) {
   LaunchOptions options;
@@ -224,21 +251,7 @@ LaunchOptions launch_options(const ExperimentConfig& config, const std::filesyst
   options.terminal = isatty(STDOUT_FILENO) != 0;
   options.remote_dir = std::filesystem::current_path().string();
   options.stop_grace_s = static_cast<double>(config.cluster.peer_timeout_ms) / 1000.0 + 5;
-  // A remote host that goes away (its link down, the machine off) ends its ssh sessions in
-  // about peer_timeout_ms (3 s at the least), when its neighbours give up on its peers too,
-  // instead of after TCP's hours: ssh probes the server every third of it and gives up after
-  // three misses.
-  const auto probe_s = std::max<std::int64_t>(1, config.cluster.peer_timeout_ms / 3000);
-  options.ssh = {"ssh",
-                 "-o",
-                 "BatchMode=yes",
-                 "-o",
-                 "ConnectTimeout=10",  // an unreachable host fails the start, not hangs it
-                 "-o",
-                 "ServerAliveInterval=" + std::to_string(probe_s),
-                 "-o",
-                 "ServerAliveCountMax=3",
-                 "-T"};
+  options.ssh = ssh_command(config);
   options.should_stop = [] { return g_interrupted.load(); };
   options.start_together = true;
   options.should_finish = [&config, &live] {
@@ -295,8 +308,13 @@ int run(const RunOptions& o) {
   // the peers would otherwise have (the rest is evaluated once they have exited).
   MeanModelEvaluator evaluator(config, run_dir, n, epoch_s, interval_s);
   const double base_s = base_gradient_s(o, config, evaluator.parameters());
-  const std::vector<PeerLaunch> peers =
+  std::vector<PeerLaunch> peers =
       peer_launches(o, config, n, config_path, run_dir, epoch_s, base_s);
+  // Fresh keys for this launch, unless [security] names a folder or turns CURVE off.
+  std::optional<RunKeys> keys;
+  if (config.security.curve != "off" && config.security.keys.empty()) {
+    keys.emplace(n, peers, ssh_command(config));
+  }
   if (config.run.stop_at_target &&
       std::any_of(peers.begin(), peers.end(), [](const auto& p) { return !p.host.empty(); })) {
     // The live evaluation reads the peers' snapshots from this machine's run folder.
@@ -309,6 +327,7 @@ int run(const RunOptions& o) {
   const LaunchResult result =
       launch_with_signals(peers, launch_options(config, run_dir, live), config, n);
   const std::vector<int> not_fetched = fetch_remote_outputs(peers, run_dir);
+  if (keys) keys->leave_on(hosts_of(peers, not_fetched));
 
   metrics::RunSummary launcher;  // what only the launcher knows
   launcher.ok = result.ok() && not_fetched.empty();

@@ -87,6 +87,8 @@ ExperimentConfig parse_config(std::string_view text, const std::string& source,
   read_topology_table(topology, config.topology, config.run.seed, base_dir);
   TableReader cluster = top.table("cluster");
   read_cluster_table(cluster, config.cluster, config.topology.peers);
+  TableReader security = top.table("security");
+  read_security_table(security, config.security, base_dir);
   TableReader data = top.table("data");
   read_data_table(data, config.data, config.run.seed, base_dir);
   TableReader model = top.table("model");

@@ -12,6 +12,7 @@
 #include "consensus/peer_protocol.h"
 #include "learning/specs.h"
 #include "node/config/cluster.h"
+#include "node/config/security.h"
 #include "node/config/sim_settings.h"
 #include "node/stragglers/delay_spec.h"
 #include "topology/topology.h"
@@ -58,6 +59,7 @@ struct ExperimentConfig {
   ConsensusConfig consensus;          // [consensus]
   stragglers::DelaySpec stragglers;   // [stragglers]
   ClusterConfig cluster;              // [cluster]
+  SecurityConfig security;            // [security]
   SimSettings sim;                    // [sim]
 };
 

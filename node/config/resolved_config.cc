@@ -16,6 +16,7 @@ nlohmann::ordered_json resolved_config(const ExperimentConfig& c,
   j["coding"] = coding_table_json(c.consensus);
   j["stragglers"] = stragglers_table_json(c.stragglers);
   j["cluster"] = cluster_table_json(c.cluster);
+  j["security"] = security_table_json(c.security);
   j["sim"] = sim_table_json(c.sim);
   return j;
 }

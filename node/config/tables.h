@@ -31,6 +31,10 @@ void read_model_table(TableReader& table, learning::ModelSpec& spec, std::uint64
 void read_optimizer_table(TableReader& table, learning::OptimizerSpec& spec,
                           std::uint64_t seed_default);
 
+// `base_dir` resolves a relative key folder.
+void read_security_table(TableReader& table, SecurityConfig& security,
+                         const std::filesystem::path& base_dir);
+
 // `base_dir` resolves a relative calibration path.
 void read_sim_table(TableReader& table, SimSettings& settings,
                     const std::filesystem::path& base_dir);
@@ -47,6 +51,7 @@ nlohmann::ordered_json data_table_json(const learning::DataSpec& spec);
 nlohmann::ordered_json model_table_json(const learning::ModelSpec& spec);
 nlohmann::ordered_json optimizer_table_json(const learning::OptimizerSpec& spec);
 nlohmann::ordered_json sim_table_json(const SimSettings& settings);
+nlohmann::ordered_json security_table_json(const SecurityConfig& security);
 
 // A relative path in a config is relative to the config file's folder.
 std::string resolve_path(const std::string& path, const std::filesystem::path& base_dir);

@@ -18,6 +18,8 @@ void add_real_counters(const PeerReport& r, nlohmann::ordered_json& s) {
   s["shared_bytes"] = real(r, r.shared_bytes);
   s["shared_models_lapped"] = real(r, r.shared_models_lapped);
   s["rejected_frames"] = real(r, r.rejected);
+  s["refused_connections"] = real(r, r.refused_connections);
+  s["links"] = real(r, r.links);
 }
 
 }  // namespace

@@ -54,6 +54,9 @@ struct PeerReport {
   std::uint64_t shared_bytes = 0;          // model bytes those messages offered neighbours
   std::uint64_t shared_models_lapped = 0;  // received ones whose slot was already rewritten
   std::map<std::string, std::uint64_t> rejected;  // bad frames by cause (real)
+  // Connection attempts refused before any frame (real, CURVE links), by cause.
+  std::map<std::string, std::uint64_t> refused_connections;
+  std::string links;  // real: "curve" (encrypted, authenticated) or "plain"
   std::vector<Departure> departures;
   // Messages the protocol dropped (consensus/dropped_messages.h), by cause.
   std::map<std::string, std::int64_t> dropped;

@@ -64,6 +64,18 @@ double base_gradient_s(const PeerOptions& options, training::PeerTrainer& traine
   return base;
 }
 
+// The peer's own key pair and every peer's public key, when its links use CURVE
+// ([security], docs/security.md); empty for plain links.
+std::optional<transport::CurveKeys> read_curve_keys(const ExperimentConfig& config, int peers,
+                                                    const PeerOptions& options) {
+  const std::string folder = key_folder(config.security, config.cluster, peers, options.keys);
+  if (folder.empty()) return std::nullopt;
+  std::vector<wire::PeerId> everyone(static_cast<std::size_t>(peers));
+  for (int i = 0; i < peers; ++i)
+    everyone[static_cast<std::size_t>(i)] = static_cast<wire::PeerId>(i);
+  return transport::read_peer_keys(folder, static_cast<wire::PeerId>(options.peer), everyone);
+}
+
 // One `fastk node` peer's parts, built in dependency order (and destroyed in reverse: the
 // threads that wake the transport go before it).
 class RealPeer {
@@ -89,6 +101,7 @@ class RealPeer {
   double base_gradient_s_ = 0;
   std::unique_ptr<consensus::PeerProtocol> protocol_;
   stragglers::DelayModel delays_;
+  std::optional<transport::CurveKeys> curve_keys_;  // with encrypted links
   std::unique_ptr<transport::ZmqTransport> transport_;
   std::unique_ptr<transport::OwnModelSlots> own_slots_;  // "shm": where our models go
   std::map<int, std::string> shared_model_names_;        // "shm": the neighbours' slots
@@ -115,6 +128,8 @@ RealPeer::RealPeer(const ExperimentConfig& config, const PeerOptions& options,
   // Before any thread starts (ZeroMQ's I/O thread, the compute thread), so that all of them
   // inherit the binding; the data are loaded on the bound CPUs too.
   if (config.cluster.bind_cpus) bind_cpus(config.cluster, peers_, options.peer);
+  // Keys before the data: a missing or bad key file is reported at once.
+  curve_keys_ = read_curve_keys(config, peers_, options);
   // Coded neighbourhoods: the partitions this peer holds (training/peer_samples.h).
   const auto stored = training::stored_partitions(topology_.graph, protocol_config_.coding);
   trainer_ = std::make_unique<training::PeerTrainer>(
@@ -141,11 +156,19 @@ RealPeer::RealPeer(const ExperimentConfig& config, const PeerOptions& options,
 void RealPeer::connect_neighbours() {
   const auto& neighbours = protocol_->known_neighbours();
   const PeerEndpoints own = peer_endpoints(config_.cluster, peers_, options_.peer);
+  transport::TransportOptions link_options;
+  if (curve_keys_) {  // only the neighbours' keys open the receive socket
+    link_options.curve = transport::CurveKeys{curve_keys_->own, {}};
+    for (int j : neighbours) {
+      const auto peer = static_cast<wire::PeerId>(j);
+      link_options.curve->peers[peer] = curve_keys_->peers.at(peer);
+    }
+  }
   transport_ = std::make_unique<transport::ZmqTransport>(
       wire::WirePeers(static_cast<wire::PeerId>(options_.peer),
                       {options_.run_id, static_cast<std::uint32_t>(peers_)},
                       std::vector<wire::PeerId>(neighbours.begin(), neighbours.end())),
-      own.bind);
+      own.bind, std::move(link_options));
   for (int j : neighbours) {
     const PeerEndpoints theirs = peer_endpoints(config_.cluster, peers_, j);
     transport_->connect(static_cast<wire::PeerId>(j), theirs.connect);
@@ -198,6 +221,7 @@ PeerReport RealPeer::run() {
                                         &delays_, own_slots_.get(), shared_models_.get()});
   PeerReport report = driver.run();
   report.base_gradient_s = base_gradient_s_;
+  report.links = curve_keys_ ? "curve" : "plain";
   report.dropped = metrics::by_cause(protocol_->drops());
   // The own model on the whole test set, for the per-peer table (the run's evaluation uses
   // the mean of the snapshots).

@@ -36,6 +36,8 @@ struct PeerOptions {
   // a watched stdin) before the first iteration, so that every peer of the run starts
   // together, not each as soon as its own neighbours are up (fastk run sets it).
   bool wait_for_start = false;
+  // A CURVE key folder (`fastk keys`, or the one `fastk run` made) over [security] keys.
+  std::string keys;
 };
 
 // Runs the peer to its end. Throws std::runtime_error with a message saying what to fix for

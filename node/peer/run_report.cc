@@ -70,6 +70,7 @@ void RunReport::count_link(const transport::Link& link, const OutboundQueue& out
       report_.rejected[std::string(wire::to_string(cause))] = count;
     }
   }
+  report_.refused_connections = link.refused_connections();
   report_.shared_models_lapped = shared.lapped();
   if (auto bad = shared.bad()) report_.rejected["bad shared model"] += bad;
 }

@@ -47,6 +47,11 @@ void make_private_folder(const std::filesystem::path& folder) {
 // On failure the file is removed and the error names it and the reason (ENOSPC included).
 void write_new_file(const std::filesystem::path& file, const std::string& text, mode_t mode) {
   os::UniqueFd fd(::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode));
+  if (!fd.valid() && errno == EEXIST) {
+    throw error_at(file,
+                   "cannot create: it exists (keys are never overwritten: choose a new "
+                   "folder, or remove this one)");
+  }
   if (!fd.valid()) throw error_at(file, std::string("cannot create: ") + std::strerror(errno));
   const auto fail = [&](const std::string& reason) {
     ::unlink(file.c_str());

@@ -84,6 +84,16 @@ class LanInABox : public testing::Test {
     }
   }
 
+  // A run that spans hosts needs keys (docs/security.md): made here as a user would, in a
+  // folder every host of the LAN in a box reads (they share this machine's files).
+  std::filesystem::path make_keys(const std::filesystem::path& config) {
+    const auto keys = dir_ / "keys";
+    EXPECT_EQ(shell(FASTK_BINARY " keys " + keys.string() + " --config " + config.string() +
+                    " > /dev/null"),
+              0);
+    return keys;
+  }
+
   // After a launch by rank (mpirun, srun): each rank ran as the peer of its number and
   // trained to the end, and every peer ends with `fastk sim`'s bits.
   void expect_ranks_ran_as_their_peers_with_the_simulations_bits(
@@ -92,6 +102,7 @@ class LanInABox : public testing::Test {
       const auto summary = read_json(peer_dir(run_dir(dir_), i) / "summary.json");
       EXPECT_EQ(summary["peer"], i) << "rank " << i << " did not run as peer " << i;
       EXPECT_EQ(summary["end"], "iterations") << "peer " << i;
+      EXPECT_EQ(summary["links"], "curve") << "peer " << i << ": a LAN run over plain links";
     }
     const auto real_run = dir_ / "real";
     std::filesystem::rename(run_dir(dir_), real_run);
@@ -120,6 +131,10 @@ TEST_F(LanInABox, FastkRunOverSshOnFourHostsEndsWithTheSimulationsBits) {
   const auto summary = read_json(real_run / "summary.json");
   EXPECT_EQ(summary["ok"], true);
   EXPECT_EQ(summary["outputs_not_fetched"].size(), 0u);
+  for (int i = 0; i < e.peers; ++i) {
+    // fastk run made keys for the launch and copied each host its peers' secrets.
+    EXPECT_EQ(read_json(peer_dir(real_run, i) / "summary.json")["links"], "curve") << i;
+  }
   expect_simulations_bits(config, real_run, e.peers);
 }
 
@@ -135,9 +150,11 @@ TEST_F(LanInABox, MpirunAcrossHostsEndsWithTheSimulationsBits) {
   std::string slots;
   for (const auto& a : addresses_) slots += (slots.empty() ? "" : ",") + a + ":2";
   const auto log = dir_ / "mpirun.log";
-  const int status = shell("timeout 120 mpirun --allow-run-as-root -n 8 -H " + slots +
-                           " --mca oob_tcp_if_include " + subnet() + " " FASTK_BINARY " node " +
-                           config.string() + " > " + log.string() + " 2>&1");
+  const auto keys = make_keys(config);
+  const int status =
+      shell("timeout 120 mpirun --allow-run-as-root -n 8 -H " + slots +
+            " --mca oob_tcp_if_include " + subnet() + " " FASTK_BINARY " node " + config.string() +
+            " --keys " + keys.string() + " > " + log.string() + " 2>&1");
   ASSERT_EQ(status, 0) << read_text(log);
   expect_ranks_ran_as_their_peers_with_the_simulations_bits(config, e.peers);
 }
@@ -153,11 +170,13 @@ TEST_F(LanInABox, SrunAcrossHostsEndsWithTheSimulationsBits) {
   e.peer_timeout_ms = 30000;
   const auto config = write_config(dir_, e);
 
-  // srun's default block distribution puts ranks 2h and 2h+1 on node h+1, host h+1.
+  // srun's default block distribution puts ranks 2h and 2h+1 on node h+1, host h+1. The
+  // keys come from the config this time ([security] keys, here as a --set).
+  const auto keys = make_keys(config);
   const int status = shell(
       "SLURM_CONF=/run/fastk-slurm/fkslm/slurm.conf timeout 120 srun -N 4 "
       "-n 8 --ntasks-per-node=2 --overcommit " FASTK_BINARY " node " +
-      config.string() + " > " + log.string() + " 2>&1");
+      config.string() + " --set security.keys=" + keys.string() + " > " + log.string() + " 2>&1");
   ASSERT_EQ(status, 0) << read_text(log);
   expect_ranks_ran_as_their_peers_with_the_simulations_bits(config, e.peers);
 }

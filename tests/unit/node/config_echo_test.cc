@@ -61,6 +61,14 @@ TEST(ConfigEcho, EveryKeyATableReadsIsEchoed) {
         return cluster_table_json(c);
       },
       cluster_table_json({}));
+  expect_echoed(
+      "",
+      [](TableReader& t) {
+        SecurityConfig c;
+        read_security_table(t, c, ".");
+        return security_table_json(c);
+      },
+      security_table_json({}));
   // Keys that are gone are looked at only to reject them with a pointer to their successor.
   expect_echoed("policy = \"adaptive\"",
                 [](TableReader& t) {

@@ -1,0 +1,36 @@
+// The CURVE keys of one `fastk run` launch (docs/security.md): fresh for every launch, in a
+// private folder of this machine (0700, under the system's temporary folder); each LAN host
+// gets a copy holding only its own peers' secret keys. Everything is removed when the launch
+// ends, here and on the hosts that can still be reached.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "node/launch/launcher.h"
+
+namespace fastk::node {
+
+class RunKeys {
+ public:
+  // Makes keys for `peer_count` peers and copies them to the hosts of `peers` with scp
+  // (`ssh_options`: what ssh is given, BatchMode and time-outs). Adds --keys to every peer's
+  // argv. Throws std::runtime_error naming the host when a copy fails.
+  RunKeys(int peer_count, std::vector<PeerLaunch>& peers,
+          const std::vector<std::string>& ssh_options);
+  RunKeys(const RunKeys&) = delete;
+  RunKeys& operator=(const RunKeys&) = delete;
+  ~RunKeys();
+
+  // Remote copies are not removed from these hosts (unreachable at the end): say so instead.
+  void leave_on(const std::vector<std::string>& hosts);
+
+ private:
+  std::filesystem::path folder_;               // this machine's copy, every key
+  std::map<std::string, std::string> remote_;  // host -> its copy's path there
+  std::vector<std::string> ssh_options_;
+};
+
+}  // namespace fastk::node
