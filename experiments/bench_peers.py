@@ -13,6 +13,11 @@ threads taking four each in turns).
 
   scripts/build.sh build -DFASTK_BUILD_BENCHMARKS=ON
   /usr/bin/python3 experiments/bench_peers.py [--repeats 3] [--build build]
+  /usr/bin/python3 experiments/bench_peers.py --repeats 9 --curve-cost
+
+--curve-cost measures what encrypted, authenticated links cost (docs/security.md): each
+repeat runs the peers with CURVE (fastk run's default: fresh keys per launch) and then with
+[security] curve = "off", and the medians of both training phases are compared.
 
 Training phase = max over peers of their elapsed_s (first iteration to last update, start-up
 handshake and final evaluation excluded); also shown on the peers' shared monotonic clock:
@@ -61,6 +66,8 @@ policy = "full"
 [cluster]
 base_port = {base_port}
 local_transport = "{transport}"
+[security]
+curve = "{curve}"
 """
 
 
@@ -130,6 +137,21 @@ def gradient_baseline(binary, config, trainers=2):
     return seconds, children_cpu_s() - cpu_before
 
 
+def compare_curve(fastk, curve_config, plain_config, run_dir, repeats):
+    """Training phases with CURVE links and plain ones, interleaved, and their medians."""
+    phases = {"curve": [], "plain": []}
+    for r in range(repeats):
+        for name, config in (("curve", curve_config), ("plain", plain_config)):
+            p = run_peers(fastk, config, run_dir)
+            phases[name].append(p["train_s"])
+            print(f"run {r + 1} {name}: training phase {p['train_s']:.3f} s, wall "
+                  f"{p['wall_s']:.2f} s, mean-model accuracy {100 * p['accuracy']:.2f}% | "
+                  f"load average {os.getloadavg()[0]:.1f}", flush=True)
+    median = {k: sorted(v)[len(v) // 2] for k, v in phases.items()}
+    print(f"median training phase over {repeats} runs: curve {median['curve']:.3f} s, plain "
+          f"{median['plain']:.3f} s: CURVE costs {100 * (median['curve'] / median['plain'] - 1):+.1f}%")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=1)
@@ -139,6 +161,8 @@ def main():
     parser.add_argument("--base-port", type=int,
                         help="first of the 8 ports the peers use (default: the first free range "
                              "from 21000 on, checked on 127.0.0.1)")
+    parser.add_argument("--curve-cost", action="store_true",
+                        help="compare runs with CURVE links and plain ones, interleaved")
     args = parser.parse_args()
     fastk = os.path.join(args.build, "fastk")
     baseline = os.path.join(args.build, "benchmarks", "gradient_throughput")
@@ -147,12 +171,20 @@ def main():
             sys.exit(f"{path} not found: build with -DFASTK_BUILD_BENCHMARKS=ON")
 
     work = tempfile.mkdtemp(prefix="fastk_bench_")
-    config = os.path.join(work, "bench.toml")
-    with open(config, "w") as f:
-        f.write(CONFIG.format(iterations=ITERATIONS, peers=PEERS, output=work,
-                              base_port=args.base_port or free_base_port(PEERS),
-                              transport=args.transport))
+    base_port = args.base_port or free_base_port(PEERS)
+
+    def write_config(curve):
+        path = os.path.join(work, f"bench-{curve}.toml")
+        with open(path, "w") as f:
+            f.write(CONFIG.format(iterations=ITERATIONS, peers=PEERS, output=work,
+                                  base_port=base_port, transport=args.transport, curve=curve))
+        return path
+
     run_dir = os.path.join(work, "bench")
+    if args.curve_cost:
+        compare_curve(fastk, write_config("auto"), write_config("off"), run_dir, args.repeats)
+        return
+    config = write_config("auto")
     print(f"config: {config}")
     ratios, ratios8 = [], []
     for r in range(args.repeats):

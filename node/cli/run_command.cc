@@ -32,6 +32,7 @@
 #include "node/training/peer_trainer.h"
 #include "node/transport/probe.h"
 #include "node/transport/shared_models.h"
+#include "node/transport/zmq_transport.h"
 #include "topology/topology.h"
 
 namespace fastk::node {
@@ -183,6 +184,7 @@ void check_local_endpoints_free(const ExperimentConfig& config, int n) {
     const PeerEndpoints e = peer_endpoints(config.cluster, n, i);
     const auto where = parse_tcp_endpoint(e.connect);
     if (where && !is_loopback(where->host)) continue;  // on another host: fastk doctor checks
+    transport::make_ipc_folder_private(e.bind);        // where the probe binds, as the peers will
     binds.push_back(e.bind);
     peers.push_back(i);
   }
@@ -310,9 +312,9 @@ int run(const RunOptions& o) {
   const double base_s = base_gradient_s(o, config, evaluator.parameters());
   std::vector<PeerLaunch> peers =
       peer_launches(o, config, n, config_path, run_dir, epoch_s, base_s);
-  // Fresh keys for this launch, unless [security] names a folder or turns CURVE off.
+  // Fresh keys for this launch when its links need them (security.h).
   std::optional<RunKeys> keys;
-  if (config.security.curve != "off" && config.security.keys.empty()) {
+  if (launcher_makes_keys(config.security, config.cluster, n)) {
     keys.emplace(n, peers, ssh_command(config));
   }
   if (config.run.stop_at_target &&

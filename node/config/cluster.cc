@@ -1,5 +1,7 @@
 #include "node/config/cluster.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
 #include <set>
@@ -42,7 +44,7 @@ PeerEndpoints endpoints_of(const std::string& host, int port, bool ipc, bool sha
     // A Unix-domain socket moves a model with less kernel work than loopback TCP (no
     // segmentation, acknowledgements or softirq processing).
     const std::string name = bind_host + "-" + std::to_string(port);
-    const std::string path = "ipc://" + std::string(kIpcDirectory) + "/fastk-" + name + ".sock";
+    const std::string path = "ipc://" + ipc_directory() + "/" + name + ".sock";
     return {path, path, shared_models ? kSharedModelsPrefix + name + ".models" : ""};
   }
   return {"tcp://" + bind_host + port_text, "tcp://" + host + port_text, ""};
@@ -56,6 +58,8 @@ bool uses_ipc(const ClusterConfig& cluster) {
 }
 
 }  // namespace
+
+std::string ipc_directory() { return "/tmp/fastk-" + std::to_string(::geteuid()); }
 
 bool is_loopback(const std::string& host) {
   return host == "localhost" || host.starts_with("127.");

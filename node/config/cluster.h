@@ -29,9 +29,11 @@ struct ClusterConfig {
   bool bind_cpus = true;
 };
 
-// Where local peers' Unix-domain sockets live: ipc:///tmp/fastk-<host>-<port>.sock, named
-// after the TCP endpoint they replace, so that ports keep runs apart as they do over TCP.
-inline constexpr const char* kIpcDirectory = "/tmp";
+// Where local peers' Unix-domain sockets live: ipc:///tmp/fastk-<uid>/<host>-<port>.sock,
+// named after the TCP endpoint they replace, so that ports keep runs apart as they do over
+// TCP, in a folder of the user's own (mode 0700, made by the peers: os/private_folder.h), so
+// that no other user can connect whatever the umask (docs/security.md).
+std::string ipc_directory();
 // local_transport = "shm": each peer's model slots are the POSIX shared-memory object
 // /fastk-<host>-<port>.models (a file in /dev/shm), named like its socket.
 inline constexpr const char* kSharedModelsPrefix = "/fastk-";

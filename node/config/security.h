@@ -10,8 +10,10 @@ namespace fastk::node {
 
 struct SecurityConfig {
   // "auto": CURVE whenever keys are known ([security] keys, `fastk node --keys`, or the
-  // keys `fastk run` makes for every run), and required when the run spans hosts; "on":
-  // required always; "off": plain links (a trusted network, or to measure the cost).
+  // keys `fastk run` makes for runs over TCP), and required when the run spans hosts;
+  // "on": required always; "off": plain links (a trusted network, or to measure the cost).
+  // Unix-domain sockets need no CURVE to keep other users out (their folder is private:
+  // ipc_directory()), and CURVE cost 6-9% of the peers benchmark's training phase on them.
   std::string curve = "auto";
   // A key folder made by `fastk keys` (relative to the config file); empty: none.
   std::string keys;
@@ -20,6 +22,11 @@ struct SecurityConfig {
 // True when some peer of the run is on another machine (a LAN host or endpoint that is not
 // loopback): there any host on the network could reach the peers' ports.
 bool spans_hosts(const ClusterConfig& cluster, int peer_count);
+
+// Whether `fastk run` makes keys for a launch: [security] names no folder, and curve is "on",
+// or "auto" with peers reached over TCP (another host, or local_transport = "tcp").
+bool launcher_makes_keys(const SecurityConfig& security, const ClusterConfig& cluster,
+                         int peer_count);
 
 // The key folder a peer uses: `given` (from the command line) if set, else the config's.
 // Throws std::runtime_error saying what to do when the links must be encrypted and no

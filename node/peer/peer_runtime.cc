@@ -164,6 +164,7 @@ void RealPeer::connect_neighbours() {
       link_options.curve->peers[peer] = curve_keys_->peers.at(peer);
     }
   }
+  transport::make_ipc_folder_private(own.bind);
   transport_ = std::make_unique<transport::ZmqTransport>(
       wire::WirePeers(static_cast<wire::PeerId>(options_.peer),
                       {options_.run_id, static_cast<std::uint32_t>(peers_)},

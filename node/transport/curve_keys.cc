@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "node/os/private_folder.h"
 #include "node/os/unique_fd.h"
 
 namespace fastk::node::transport {
@@ -27,20 +28,6 @@ bool z85_key(const std::string& text) {
   if (text.size() != kZ85KeyChars) return false;
   std::uint8_t decoded[32];
   return zmq_z85_decode(decoded, text.c_str()) != nullptr;
-}
-
-// A 0700 folder; an existing one must be a folder this user owns that nobody else can enter.
-void make_private_folder(const std::filesystem::path& folder) {
-  if (::mkdir(folder.c_str(), 0700) != 0 && errno != EEXIST) {
-    throw error_at(folder, std::string("cannot create the key folder: ") + std::strerror(errno));
-  }
-  struct stat st {};
-  if (::lstat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    throw error_at(folder, "not a folder");
-  }
-  if (st.st_uid != ::geteuid() || (st.st_mode & 077) != 0) {
-    throw error_at(folder, "the key folder must belong to this user with mode 0700 (chmod 700)");
-  }
 }
 
 // Creates `file` (never over an existing one) with mode `mode`, writes `text`, syncs it.
@@ -135,7 +122,7 @@ CurveKeyPair make_key_pair() {
 }
 
 void write_key_folder(const std::filesystem::path& folder, int peer_count) {
-  make_private_folder(folder);
+  os::make_private_folder(folder);
   std::string publics = "# fastk CURVE public keys: <peer> <key>. Made by `fastk keys`.\n";
   for (int i = 0; i < peer_count; ++i) {
     const CurveKeyPair pair = make_key_pair();
@@ -170,7 +157,7 @@ CurveKeys read_peer_keys(const std::filesystem::path& folder, wire::PeerId self,
 
 void copy_keys_for(const std::filesystem::path& from, const std::filesystem::path& to,
                    std::span<const int> peers) {
-  make_private_folder(to);
+  os::make_private_folder(to);
   const auto read_all = [](const std::filesystem::path& file) {
     std::ifstream in(file, std::ios::binary);
     if (!in) throw error_at(file, "cannot read");

@@ -58,6 +58,11 @@ struct TransportOptions {
 // False for other endpoints.
 bool ipc_path_in_use(const std::string& endpoint);
 
+// For an ipc:// endpoint: makes the socket's folder one only this user can enter (mode 0700;
+// os/private_folder.h), so other users cannot connect whatever the socket file's mode. Throws
+// std::runtime_error when the folder exists and others could enter it. Nothing for others.
+void make_ipc_folder_private(const std::string& endpoint);
+
 class ZmqTransport final : public Link {
  public:
   // Binds the receive socket at `bind_endpoint` ("tcp://127.0.0.1:*" picks a free port, or
@@ -97,6 +102,7 @@ class ZmqTransport final : public Link {
     SendCounters counters;
   };
   std::optional<Received> read_one();
+  void serve_gate_when_due();
   // Over CURVE: the peer whose key the connection of `header` proved.
   std::optional<PeerId> authenticated_sender(zmq::message_t& header) const;
 
@@ -106,7 +112,9 @@ class ZmqTransport final : public Link {
   wire::RejectionCounter rejections_;
   zmq::socket_t receiver_;
   std::unique_ptr<CurveGate> gate_;  // with CURVE only
-  os::UniqueFd wake_fd_;             // eventfd written by wake()
+  static constexpr std::chrono::milliseconds kGateServeInterval{10};
+  std::chrono::steady_clock::time_point next_gate_serve_{};
+  os::UniqueFd wake_fd_;  // eventfd written by wake()
   std::uint64_t wakeups_ = 0;
   std::string endpoint_;
   std::map<PeerId, Neighbour> neighbours_;

@@ -42,6 +42,16 @@ class RawSender {
       ASSERT_TRUE(socket_.send(zmq::buffer(frames[i].data(), frames[i].size()), flags));
     }
   }
+  // Never blocks: false when the message could not be queued (no connection yet, or the
+  // queue is full).
+  bool try_send(const Frames& frames) {
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+      auto flags = zmq::send_flags::dontwait |
+                   (i + 1 < frames.size() ? zmq::send_flags::sndmore : zmq::send_flags::none);
+      if (!socket_.send(zmq::buffer(frames[i].data(), frames[i].size()), flags)) return false;
+    }
+    return true;
+  }
 
  private:
   zmq::context_t context_{1};

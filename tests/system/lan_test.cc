@@ -11,19 +11,15 @@
 #include <cstdlib>
 #include <thread>
 
+#include "tests/system/forger.h"
 #include "tests/system/system_support.h"
 
 namespace fastk::systest {
 namespace {
 
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
 int shell(const std::string& command) { return std::system(command.c_str()); }
 
-class LanInABox : public testing::Test {
+class LanInABox : public ::testing::Test {
  protected:
   // Brings up LAN `name` with `hosts` hosts; skips the test where lan.sh cannot run. The test
   // goes on only when this returns true.
@@ -37,7 +33,7 @@ class LanInABox : public testing::Test {
     const int status = shell("scripts/lan.sh up --rate 1gbit --hosts " + std::to_string(hosts) +
                              " --name " + name + " > " + log.string() + " 2>&1");
     if (status != 0) {
-      const std::string why = read_text(log);
+      const std::string why = read_bytes(log);
       if (why.find("must run as root") != std::string::npos ||
           why.find("cannot create network namespaces") != std::string::npos) {
         GTEST_SKIP() << "no LAN in a box here: " << why;
@@ -76,12 +72,7 @@ class LanInABox : public testing::Test {
     FastkProcess sim({"sim", config.string(), "--quiet", "--no-plots"});
     const auto status = sim.wait(Seconds(120));
     ASSERT_TRUE(status && status->ok()) << sim.output();
-    for (int i = 0; i < peers; ++i) {
-      const std::string a = read_text(peer_dir(run, i) / "model-final.f32");
-      const std::string b = read_text(peer_dir(run_dir(dir_), i) / "model-final.f32");
-      ASSERT_FALSE(a.empty()) << "peer " << i;
-      EXPECT_TRUE(a == b) << "peer " << i << ": peers on the hosts and the simulation differ";
-    }
+    for (int i = 0; i < peers; ++i) expect_simulations_model(run, run_dir(dir_), i);
   }
 
   // A run that spans hosts needs keys (docs/security.md): made here as a user would, in a
@@ -115,6 +106,8 @@ class LanInABox : public testing::Test {
   std::vector<std::string> addresses_;
 };
 
+// fastk run over ssh, with the keys it makes for the launch: a forger on the LAN without
+// them changes nothing (the bits are the simulation's) and is counted.
 TEST_F(LanInABox, FastkRunOverSshOnFourHostsEndsWithTheSimulationsBits) {
   if (!up("fkssh", 4)) return;
   TinyExperiment e = two_peers_per_host(100);
@@ -122,7 +115,11 @@ TEST_F(LanInABox, FastkRunOverSshOnFourHostsEndsWithTheSimulationsBits) {
   const auto config = write_config(dir_, e);
 
   FastkProcess real({"run", config.string(), "--no-plots"});
+  // A keyless sender on the LAN (this machine, as seen from host 1) forges frames to peer 2.
+  const std::string peer2 = "tcp://" + addresses_[1] + ":" + std::to_string(e.base_port);
+  std::optional<Forger> forger(std::in_place, peer2, 99, e.iterations - 1);
   const auto status = real.wait(Seconds(120));
+  forger.reset();
   ASSERT_TRUE(status.has_value()) << real.output();
   ASSERT_TRUE(status->ok()) << real.output();
   EXPECT_NE(real.output().find("8 peers on 4 remote host(s),"), std::string::npos) << real.output();
@@ -135,6 +132,8 @@ TEST_F(LanInABox, FastkRunOverSshOnFourHostsEndsWithTheSimulationsBits) {
     // fastk run made keys for the launch and copied each host its peers' secrets.
     EXPECT_EQ(read_json(peer_dir(real_run, i) / "summary.json")["links"], "curve") << i;
   }
+  EXPECT_GE(refused_connections(read_json(peer_dir(real_run, 2) / "summary.json")), 1u)
+      << "the forger never reached peer 2 while it ran";
   expect_simulations_bits(config, real_run, e.peers);
 }
 
@@ -155,7 +154,7 @@ TEST_F(LanInABox, MpirunAcrossHostsEndsWithTheSimulationsBits) {
       shell("timeout 120 mpirun --allow-run-as-root -n 8 -H " + slots +
             " --mca oob_tcp_if_include " + subnet() + " " FASTK_BINARY " node " + config.string() +
             " --keys " + keys.string() + " > " + log.string() + " 2>&1");
-  ASSERT_EQ(status, 0) << read_text(log);
+  ASSERT_EQ(status, 0) << read_bytes(log);
   expect_ranks_ran_as_their_peers_with_the_simulations_bits(config, e.peers);
 }
 
@@ -165,7 +164,7 @@ TEST_F(LanInABox, SrunAcrossHostsEndsWithTheSimulationsBits) {
   // A Slurm of the LAN's own: slurmd on each host, slurmctld and munged here.
   slurm_ = true;  // down, even after a failed up
   ASSERT_EQ(shell("scripts/lan-slurm.sh up --name fkslm > " + log.string() + " 2>&1"), 0)
-      << read_text(log);
+      << read_bytes(log);
   TinyExperiment e = two_peers_per_host(100);
   e.peer_timeout_ms = 30000;
   const auto config = write_config(dir_, e);
@@ -177,7 +176,7 @@ TEST_F(LanInABox, SrunAcrossHostsEndsWithTheSimulationsBits) {
       "SLURM_CONF=/run/fastk-slurm/fkslm/slurm.conf timeout 120 srun -N 4 "
       "-n 8 --ntasks-per-node=2 --overcommit " FASTK_BINARY " node " +
       config.string() + " --set security.keys=" + keys.string() + " > " + log.string() + " 2>&1");
-  ASSERT_EQ(status, 0) << read_text(log);
+  ASSERT_EQ(status, 0) << read_bytes(log);
   expect_ranks_ran_as_their_peers_with_the_simulations_bits(config, e.peers);
 }
 
@@ -192,7 +191,7 @@ TEST_F(LanInABox, AHostWhoseLinkGoesDownIsNamedAndItsNeighboursFinish) {
   // Host 3 (peers 4 and 5) loses its link once its peers are training.
   const auto log = run_dir(dir_) / "logs" / "peer-4.log";
   const auto trained = [&] {  // a progress line past iteration 0
-    const std::string text = read_text(log), mark = "@progress iteration=";
+    const std::string text = read_bytes(log), mark = "@progress iteration=";
     for (auto at = text.find(mark); at != std::string::npos; at = text.find(mark, at + 1)) {
       if (at + mark.size() < text.size() && text[at + mark.size()] != '0') return true;
     }
@@ -200,7 +199,7 @@ TEST_F(LanInABox, AHostWhoseLinkGoesDownIsNamedAndItsNeighboursFinish) {
   };
   const auto until = Clock::now() + Seconds(60);
   while (!trained() && Clock::now() < until) real.pump(std::chrono::milliseconds(50));
-  ASSERT_TRUE(trained()) << "peer 4 never trained:\n" << read_text(log) << real.output();
+  ASSERT_TRUE(trained()) << "peer 4 never trained:\n" << read_bytes(log) << real.output();
   ASSERT_EQ(shell("ip link set fkcutv3 down"), 0);
   const auto status = real.wait(Seconds(90));
   ASSERT_TRUE(status.has_value()) << real.output();

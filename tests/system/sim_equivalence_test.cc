@@ -11,11 +11,6 @@
 namespace fastk::systest {
 namespace {
 
-std::string read_bytes(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
 // Each way models travel between local peers: shared memory (the default), Unix-domain
 // sockets, loopback TCP.
 class SimEquivalence : public testing::TestWithParam<std::string> {};
@@ -58,11 +53,7 @@ TEST_P(SimEquivalence, FullPolicyRealPeersEqualTheSimulationBitForBit) {
     } else {
       EXPECT_EQ(shared, 0u) << "peer " << i;
     }
-    const std::string a = read_bytes(peer_dir(real_run, i) / "model-final.f32");
-    const std::string b = read_bytes(peer_dir(run_dir(dir), i) / "model-final.f32");
-    ASSERT_FALSE(a.empty()) << "peer " << i;
-    EXPECT_EQ(a.size(), b.size()) << "peer " << i;
-    EXPECT_TRUE(a == b) << "peer " << i << ": real and simulated parameters differ";
+    expect_simulations_model(real_run, run_dir(dir), i);
   }
 }
 
@@ -93,12 +84,7 @@ TEST(LinkDelays, RealPeersHoldMessagesAsTheSimulationDeliversThem) {
   FastkProcess sim({"sim", config.string(), "--quiet", "--no-plots"});
   const auto sim_status = sim.wait(Seconds(120));
   ASSERT_TRUE(sim_status && sim_status->ok()) << sim.output();
-  for (int i = 0; i < e.peers; ++i) {
-    const std::string a = read_bytes(peer_dir(real_run, i) / "model-final.f32");
-    ASSERT_FALSE(a.empty()) << "peer " << i;
-    EXPECT_TRUE(a == read_bytes(peer_dir(run_dir(dir), i) / "model-final.f32"))
-        << "peer " << i << ": real and simulated parameters differ under link delays";
-  }
+  for (int i = 0; i < e.peers; ++i) expect_simulations_model(real_run, run_dir(dir), i);
 }
 
 // `fastk sim` and `fastk run` on one config leave the same files with the same schemas: the

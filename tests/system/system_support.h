@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "node/config/cluster.h"
 #include "node/launch/child_process.h"
 #include "node/launch/progress.h"
 #include "tests/testutil/temp_dir.h"
@@ -65,7 +66,7 @@ inline int free_base_port(int count) {
 // Where a peer of a local run (default [cluster]) listening on `port` is reached: the
 // Unix-domain socket that replaces tcp://127.0.0.1:port.
 inline std::string local_endpoint(int port) {
-  return "ipc:///tmp/fastk-127.0.0.1-" + std::to_string(port) + ".sock";
+  return "ipc://" + node::ipc_directory() + "/127.0.0.1-" + std::to_string(port) + ".sock";
 }
 
 // An experiment on a small synthetic data set: each gradient takes microseconds.
@@ -120,6 +121,20 @@ inline std::filesystem::path run_dir(const std::filesystem::path& dir) {
 
 inline std::filesystem::path peer_dir(const std::filesystem::path& run, int peer) {
   return run / "peers" / ("peer-" + std::to_string(peer));
+}
+
+inline std::string read_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// `peer`'s final model in `real_run` exists and has the bits of the one in `sim_run`.
+inline void expect_simulations_model(const std::filesystem::path& real_run,
+                                     const std::filesystem::path& sim_run, int peer) {
+  const std::string real = read_bytes(peer_dir(real_run, peer) / "model-final.f32");
+  ASSERT_FALSE(real.empty()) << "peer " << peer << ": no final model";
+  EXPECT_TRUE(real == read_bytes(peer_dir(sim_run, peer) / "model-final.f32"))
+      << "peer " << peer << ": real and simulated parameters differ";
 }
 
 inline nlohmann::json read_json(const std::filesystem::path& path) {

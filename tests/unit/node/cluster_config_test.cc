@@ -1,5 +1,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "node/config/cluster.h"
 #include "node/config/experiment_config.h"
@@ -26,7 +27,8 @@ TEST(ClusterConfig, DefaultsPutEveryPeerOnLoopbackFromPort47000) {
   // Every peer on this machine: Unix-domain sockets named after the TCP endpoint, models in
   // shared memory named the same way.
   PeerEndpoints e = peer_endpoints(c.cluster, 8, 5);
-  EXPECT_EQ(e.bind, "ipc:///tmp/fastk-127.0.0.1-47005.sock");
+  EXPECT_EQ(e.bind, "ipc://" + ipc_directory() + "/127.0.0.1-47005.sock");
+  EXPECT_EQ(ipc_directory(), "/tmp/fastk-" + std::to_string(::geteuid()));
   EXPECT_EQ(e.connect, e.bind);
   EXPECT_EQ(e.shared_models, "/fastk-127.0.0.1-47005.models");
   // "ipc": the same sockets, models over them.

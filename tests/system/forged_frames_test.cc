@@ -1,0 +1,108 @@
+// A keyless sender, local or remote, changes nothing in a run (docs/security.md): while a
+// `fastk run` trains under policy full, a foreign program floods peer 0 with the forgeries
+// that used to poison a run (a MODEL full of NaN, and one of 1e30 tagged with the last
+// iteration, each claiming to come from neighbour 1), plain and with a CURVE key of its own.
+// The run ends ok with `fastk sim`'s bits, and peer 0 counts the refused connections. Over
+// Unix-domain sockets without CURVE (local runs' default), another user cannot even connect.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <optional>
+
+#include "tests/system/forger.h"
+#include "tests/system/system_support.h"
+
+namespace fastk::systest {
+namespace {
+
+constexpr std::uint64_t kFloats = 99;  // the tiny experiment's MLP 8-8-3
+
+class ForgedFrames : public ::testing::TestWithParam<std::string> {};
+
+// Unix-domain sockets are kept from other users by their folder (docs/security.md), not by
+// CURVE, which local runs over them leave off; [security] curve = "on" turns it on there too.
+std::string security_for(const std::string& transport) {
+  return transport == "tcp" ? "" : "[security]\ncurve = \"on\"\n";
+}
+
+TEST_P(ForgedFrames, AKeylessSenderChangesNothingAndIsCounted) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys");
+  TinyExperiment e = tiny_experiment(4, 15000, "full");  // about 2 s: long enough to be hit
+  e.local_transport = GetParam();
+  e.extra = security_for(e.local_transport);
+  e.peer_timeout_ms = 30000;  // exactness needs no neighbour given up on a loaded machine
+  const auto config = write_config(dir, e);
+
+  const std::string endpoint = e.local_transport == "tcp"
+                                   ? "tcp://127.0.0.1:" + std::to_string(e.base_port)
+                                   : local_endpoint(e.base_port);
+  FastkProcess real({"run", config.string(), "--no-plots"});
+  std::optional<Forger> forger(std::in_place, endpoint, kFloats, e.iterations - 1);
+  const auto status = real.wait(Seconds(120));
+  forger.reset();
+  ASSERT_TRUE(status.has_value()) << real.output();
+  ASSERT_TRUE(status->ok()) << real.output();
+  const auto real_run = dir / "real";
+  std::filesystem::rename(run_dir(dir), real_run);
+
+  const auto summary = read_json(peer_dir(real_run, 0) / "summary.json");
+  EXPECT_EQ(summary["links"], "curve");
+  EXPECT_GE(refused_connections(summary), 1u)
+      << "the forger never reached peer 0 while it ran: " << summary.dump(2);
+  EXPECT_TRUE(summary["rejected_frames"].empty()) << "a forged frame got past the handshake";
+  EXPECT_TRUE(summary["dropped_by_cause"].empty()) << "a forged frame reached the protocol";
+
+  FastkProcess sim({"sim", config.string(), "--quiet", "--no-plots"});
+  const auto sim_status = sim.wait(Seconds(120));
+  ASSERT_TRUE(sim_status && sim_status->ok()) << sim.output();
+  for (int i = 0; i < e.peers; ++i) expect_simulations_model(real_run, run_dir(dir), i);
+}
+
+// Another user on the machine tries to connect to peer 0's socket while a local run (Unix
+// sockets, models in shared memory, no CURVE: the default) trains: permission denied, since
+// the socket's folder is the run's user's own (mode 0700). The run ends with the sim's bits.
+TEST(LocalSockets, AnotherUserCannotConnectToALocalRunsPeers) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root, to try as user nobody";
+  const auto dir = testutil::fresh_test_dir("fastk_sys");
+  TinyExperiment e = tiny_experiment(4, 15000, "full");
+  e.peer_timeout_ms = 30000;
+  const auto config = write_config(dir, e);
+  const std::string socket = local_endpoint(e.base_port).substr(std::string("ipc://").size());
+  // Tries for up to 10 s (the run binds during it); prints what connect() said last.
+  const std::string attempt =
+      "setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c '"
+      "import socket, time, sys\n"
+      "said = \"no socket\"\n"
+      "for _ in range(500):\n"
+      "    s = socket.socket(socket.AF_UNIX)\n"
+      "    try:\n"
+      "        s.connect(sys.argv[1]); print(\"connected\"); sys.exit(1)\n"
+      "    except PermissionError: print(\"permission denied\"); sys.exit(0)\n"
+      "    except OSError as e: said = str(e)\n"
+      "    time.sleep(0.02)\n"
+      "print(said); sys.exit(2)' " +
+      socket + " > " + (dir / "attempt.txt").string() + " 2>&1";
+
+  FastkProcess real({"run", config.string(), "--no-plots"});
+  const int attempted = std::system(attempt.c_str());
+  const auto status = real.wait(Seconds(120));
+  ASSERT_TRUE(status && status->ok()) << real.output();
+  EXPECT_EQ(attempted, 0) << read_bytes(dir / "attempt.txt");
+  struct stat folder {};
+  ASSERT_EQ(::stat(node::ipc_directory().c_str(), &folder), 0);
+  EXPECT_EQ(folder.st_mode & 0777, 0700u);
+  const auto real_run = dir / "real";
+  std::filesystem::rename(run_dir(dir), real_run);
+  EXPECT_EQ(read_json(peer_dir(real_run, 0) / "summary.json")["links"], "plain");
+  FastkProcess sim({"sim", config.string(), "--quiet", "--no-plots"});
+  const auto sim_status = sim.wait(Seconds(120));
+  ASSERT_TRUE(sim_status && sim_status->ok()) << sim.output();
+  for (int i = 0; i < e.peers; ++i) expect_simulations_model(real_run, run_dir(dir), i);
+}
+
+INSTANTIATE_TEST_SUITE_P(LocalTransports, ForgedFrames, ::testing::Values("tcp", "shm"));
+
+}  // namespace
+}  // namespace fastk::systest
