@@ -20,6 +20,10 @@ Needs root (network namespaces). Run as:
   scripts/build.sh build
   /usr/bin/python3 experiments/bench_lan.py [--build build] [--rates 1gbit,100mbit]
                                             [--iterations 600] [--repeats 1] [--json FILE]
+                                            [--curve-cost]
+
+Links between the hosts use CURVE (docs/security.md), fastk's default for runs that span
+hosts; --curve-cost runs each configuration a second time with [security] curve = "off".
 """
 import argparse
 import json
@@ -43,6 +47,8 @@ hosts = [{hosts}]
 base_port = 47000
 peer_timeout_ms = 30000
 startup_timeout_ms = 60000
+[security]
+curve = "{curve}"
 """)
 
 
@@ -69,13 +75,13 @@ def hosts_sent_bytes():
     return total
 
 
-def run_once(fastk, rate, iterations, workdir):
+def run_once(fastk, rate, iterations, workdir, curve="auto"):
     with open(f"/run/fastk-lan/{LAN}/hosts") as f:
         addresses = [line.split()[0] for line in f if line.strip()]
     output = os.path.join(workdir, "runs")
     config = os.path.join(workdir, "bench_lan.toml")
     with open(config, "w") as f:
-        f.write(CONFIG.format(iterations=iterations, output=output, peers=HOSTS,
+        f.write(CONFIG.format(iterations=iterations, output=output, peers=HOSTS, curve=curve,
                               hosts=", ".join(f'"{a}"' for a in addresses)))
     before = hosts_sent_bytes()
     started = time.monotonic()
@@ -91,6 +97,7 @@ def run_once(fastk, rate, iterations, workdir):
     floor_s = summary["bytes_per_iteration"] * 8 / rate_bits(rate)
     return {
         "rate": rate,
+        "links": "curve" if curve != "off" else "plain",
         "iteration_ms": 1000 * iteration_s,
         "floor_ms": 1000 * floor_s,
         "ratio": iteration_s / floor_s,
@@ -118,6 +125,9 @@ def main():
     parser.add_argument("--repeats", type=int, default=1,
                         help="runs per rate, interleaved across rates; medians reported")
     parser.add_argument("--json", help="also write every run's figures to this file")
+    parser.add_argument("--curve-cost", action="store_true",
+                        help="each run twice, interleaved: with CURVE links (the default "
+                             "between hosts) and with [security] curve = \"off\"")
     args = parser.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench_lan: must run as root (scripts/lan.sh makes network namespaces)")
@@ -132,21 +142,25 @@ def main():
                 for rate in rates:
                     lan("up", "--name", LAN, "--hosts", str(HOSTS), "--rate", rate)
                     print(f"bench_lan: run {repeat + 1}/{args.repeats} at {rate} ...", flush=True)
-                    runs.append(run_once(fastk, rate, args.iterations, workdir))
-                    print("  " + json.dumps(runs[-1]), flush=True)
+                    for curve in (("auto", "off") if args.curve_cost else ("auto",)):
+                        runs.append(run_once(fastk, rate, args.iterations, workdir, curve))
+                        print("  " + json.dumps(runs[-1]), flush=True)
     finally:
         lan("down", "--name", LAN)
     print(f"\n{HOSTS} peers on {HOSTS} hosts, ring, MLP 784-128-10, Fashion-MNIST, "
           f"{args.iterations} iterations, policy full (medians of {args.repeats})\n")
-    print("| link | iteration | floor | ratio | fastk bytes/peer-iter | wire bytes/peer-iter "
-          "| accuracy |")
-    print("|---|---|---|---|---|---|---|")
+    print("| link | links | iteration | floor | ratio | fastk bytes/peer-iter "
+          "| wire bytes/peer-iter | accuracy |")
+    print("|---|---|---|---|---|---|---|---|")
     for rate in rates:
-        mine = [r for r in runs if r["rate"] == rate]
-        m = {k: median([r[k] for r in mine]) for k in mine[0] if k != "rate"}
-        print(f"| {rate} | {m['iteration_ms']:.2f} ms | {m['floor_ms']:.2f} ms | "
-              f"{m['ratio']:.2f}x | {m['fastk_bytes_per_peer_iteration']:.0f} | "
-              f"{m['wire_bytes_per_peer_iteration']:.0f} | {100 * m['accuracy']:.2f}% |")
+        for links in ("curve", "plain"):
+            mine = [r for r in runs if r["rate"] == rate and r["links"] == links]
+            if not mine:
+                continue
+            m = {k: median([r[k] for r in mine]) for k in mine[0] if k not in ("rate", "links")}
+            print(f"| {rate} | {links} | {m['iteration_ms']:.2f} ms | {m['floor_ms']:.2f} ms | "
+                  f"{m['ratio']:.2f}x | {m['fastk_bytes_per_peer_iteration']:.0f} | "
+                  f"{m['wire_bytes_per_peer_iteration']:.0f} | {100 * m['accuracy']:.2f}% |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(runs, f, indent=1)

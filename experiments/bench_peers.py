@@ -16,8 +16,9 @@ threads taking four each in turns).
   /usr/bin/python3 experiments/bench_peers.py --repeats 9 --curve-cost
 
 --curve-cost measures what encrypted, authenticated links cost (docs/security.md): each
-repeat runs the peers with CURVE (fastk run's default: fresh keys per launch) and then with
-[security] curve = "off", and the medians of both training phases are compared.
+repeat runs the peers with [security] curve = "on" (fastk run makes fresh keys) and then
+with curve = "off", and the medians of both training phases are compared. Each run's
+summary must say which links it had, so a mode that silently fell back is caught.
 
 Training phase = max over peers of their elapsed_s (first iteration to last update, start-up
 handshake and final evaluation excluded); also shown on the peers' shared monotonic clock:
@@ -121,6 +122,7 @@ def run_peers(fastk, config, run_dir):
                                 max(1, sum(p["iterations"] for p in peers)),
         "rss_mib": [p["peak_rss_mib"] for p in peers],
         "accuracy": summary.get("final_test_accuracy", float("nan")),
+        "links": {p.get("links") for p in peers},
     }
 
 
@@ -143,6 +145,8 @@ def compare_curve(fastk, curve_config, plain_config, run_dir, repeats):
     for r in range(repeats):
         for name, config in (("curve", curve_config), ("plain", plain_config)):
             p = run_peers(fastk, config, run_dir)
+            if p["links"] != {name}:  # each peer's summary says what its links were
+                sys.exit(f"bench_peers: the {name} run had {p['links']} links")
             phases[name].append(p["train_s"])
             print(f"run {r + 1} {name}: training phase {p['train_s']:.3f} s, wall "
                   f"{p['wall_s']:.2f} s, mean-model accuracy {100 * p['accuracy']:.2f}% | "
@@ -182,7 +186,7 @@ def main():
 
     run_dir = os.path.join(work, "bench")
     if args.curve_cost:
-        compare_curve(fastk, write_config("auto"), write_config("off"), run_dir, args.repeats)
+        compare_curve(fastk, write_config("on"), write_config("off"), run_dir, args.repeats)
         return
     config = write_config("auto")
     print(f"config: {config}")

@@ -10,10 +10,11 @@ namespace fastk::node {
 
 struct SecurityConfig {
   // "auto": CURVE whenever keys are known ([security] keys, `fastk node --keys`, or the
-  // keys `fastk run` makes for runs over TCP), and required when the run spans hosts;
-  // "on": required always; "off": plain links (a trusted network, or to measure the cost).
-  // Unix-domain sockets need no CURVE to keep other users out (their folder is private:
-  // ipc_directory()), and CURVE cost 6-9% of the peers benchmark's training phase on them.
+  // keys `fastk run` makes for runs that span hosts), and required when the run spans
+  // hosts; "on": required always; "off": plain links (a trusted network, or to measure the
+  // cost). Local runs leave it off: on the peers benchmark it cost 5-9% of the training
+  // phase with models in shared memory (whose socket folder keeps other users out anyway:
+  // ipc_directory()) and 140% with models on the socket (docs/security.md).
   std::string curve = "auto";
   // A key folder made by `fastk keys` (relative to the config file); empty: none.
   std::string keys;
@@ -24,7 +25,7 @@ struct SecurityConfig {
 bool spans_hosts(const ClusterConfig& cluster, int peer_count);
 
 // Whether `fastk run` makes keys for a launch: [security] names no folder, and curve is "on",
-// or "auto" with peers reached over TCP (another host, or local_transport = "tcp").
+// or "auto" with the run spanning hosts.
 bool launcher_makes_keys(const SecurityConfig& security, const ClusterConfig& cluster,
                          int peer_count);
 

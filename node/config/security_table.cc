@@ -17,11 +17,7 @@ bool spans_hosts(const ClusterConfig& cluster, int peer_count) {
 bool launcher_makes_keys(const SecurityConfig& security, const ClusterConfig& cluster,
                          int peer_count) {
   if (!security.keys.empty() || security.curve == "off") return false;
-  if (security.curve == "on") return true;
-  for (int i = 0; i < peer_count; ++i) {
-    if (peer_endpoints(cluster, peer_count, i).connect.starts_with("tcp://")) return true;
-  }
-  return false;
+  return security.curve == "on" || spans_hosts(cluster, peer_count);
 }
 
 std::string key_folder(const SecurityConfig& security, const ClusterConfig& cluster, int peer_count,

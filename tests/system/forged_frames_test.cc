@@ -21,17 +21,15 @@ constexpr std::uint64_t kFloats = 99;  // the tiny experiment's MLP 8-8-3
 
 class ForgedFrames : public ::testing::TestWithParam<std::string> {};
 
-// Unix-domain sockets are kept from other users by their folder (docs/security.md), not by
-// CURVE, which local runs over them leave off; [security] curve = "on" turns it on there too.
-std::string security_for(const std::string& transport) {
-  return transport == "tcp" ? "" : "[security]\ncurve = \"on\"\n";
-}
+// Local runs leave CURVE off by default (its cost, docs/security.md); [security] curve = "on"
+// turns it on, and fastk run makes the keys.
+const char* kCurveOn = "[security]\ncurve = \"on\"\n";
 
 TEST_P(ForgedFrames, AKeylessSenderChangesNothingAndIsCounted) {
   const auto dir = testutil::fresh_test_dir("fastk_sys");
   TinyExperiment e = tiny_experiment(4, 15000, "full");  // about 2 s: long enough to be hit
   e.local_transport = GetParam();
-  e.extra = security_for(e.local_transport);
+  e.extra = kCurveOn;
   e.peer_timeout_ms = 30000;  // exactness needs no neighbour given up on a loaded machine
   const auto config = write_config(dir, e);
 

@@ -169,5 +169,44 @@ TEST(ClusterConfig, EndpointSyntax) {
   }
 }
 
+// [security] (docs/security.md): who makes keys, and when a peer must have them.
+TEST(SecurityConfig, CurveIsRequiredBetweenHostsAndMadeByTheLauncherThere) {
+  const ExperimentConfig local = parse("[topology]\npeers = 4\n");
+  const ExperimentConfig lan =
+      parse("[topology]\npeers = 4\n[cluster]\nhosts = [\"10.0.0.1\", \"10.0.0.2\"]\n");
+  EXPECT_EQ(local.security.curve, "auto");
+  EXPECT_FALSE(spans_hosts(local.cluster, 4));
+  EXPECT_TRUE(spans_hosts(lan.cluster, 4));
+
+  EXPECT_FALSE(launcher_makes_keys(local.security, local.cluster, 4));
+  EXPECT_TRUE(launcher_makes_keys(lan.security, lan.cluster, 4));
+  SecurityConfig on{"on", ""}, off{"off", ""}, given{"auto", "/keys"};
+  EXPECT_TRUE(launcher_makes_keys(on, local.cluster, 4));
+  EXPECT_FALSE(launcher_makes_keys(off, lan.cluster, 4));
+  EXPECT_FALSE(launcher_makes_keys(given, lan.cluster, 4)) << "the config names a folder";
+
+  EXPECT_EQ(key_folder(local.security, local.cluster, 4, ""), "") << "local: plain";
+  EXPECT_EQ(key_folder(local.security, local.cluster, 4, "/run/k"), "/run/k");
+  EXPECT_EQ(key_folder(given, lan.cluster, 4, ""), "/keys");
+  EXPECT_EQ(key_folder(given, lan.cluster, 4, "/cli"), "/cli") << "--keys wins";
+  EXPECT_EQ(key_folder(off, lan.cluster, 4, "/cli"), "") << "off means plain";
+  for (const SecurityConfig& needs : {lan.security, on}) {
+    const auto& cluster = needs.curve == "on" ? local.cluster : lan.cluster;
+    try {
+      (void)key_folder(needs, cluster, 4, "");
+      ADD_FAILURE() << "a peer without keys started where curve is " << needs.curve;
+    } catch (const std::runtime_error& e) {
+      EXPECT_THAT(e.what(), HasSubstr("fastk keys DIR --config CONFIG"));
+      EXPECT_THAT(e.what(), HasSubstr("curve = \"off\""));
+    }
+  }
+}
+
+TEST(SecurityConfig, BadValuesAreNamedAndKeysAreRelativeToTheConfigFile) {
+  EXPECT_THAT(error_of("[security]\ncurve = \"yes\"\n"), HasSubstr("security.curve"));
+  EXPECT_THAT(error_of("[security]\nkey = \"k\"\n"), HasSubstr("security.key"));
+  EXPECT_EQ(parse("[security]\nkeys = \"lan-keys\"\n").security.keys, "/cfg/lan-keys");
+}
+
 }  // namespace
 }  // namespace fastk::node
