@@ -1,5 +1,6 @@
 // fastk node CONFIG [--id I]: one real peer of the config's run, over ZeroMQ.
 #include <cmath>
+#include <csignal>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -44,6 +45,9 @@ double peak_rss_mib() {
 }
 
 void run_node(const NodeOptions& o) {
+  // Progress goes to the launcher's pipe: once the launcher is gone a write fails (and is
+  // dropped) instead of killing the peer before it writes its outputs.
+  signal(SIGPIPE, SIG_IGN);
   const ExperimentConfig config = load_config(o.config);
   const int peers = topology::build_topology(config.topology).graph.size();
   peer::PeerOptions options;
@@ -134,8 +138,8 @@ void add_node_command(CLI::App& app) {
                 "After the handshake print @ready and start only on SIGUSR2 (or a 'g' on a "
                 "watched stdin): set by `fastk run` so that all peers start together");
   cmd->add_flag("--stop-on-stdin-eof", options->stop_on_stdin_eof,
-                "Stop cleanly when stdin closes, finish on an 'f', start on a 'g' (set by the "
-                "launcher for ssh peers)");
+                "Stop cleanly when stdin closes, finish on an 'f', start on a 'g' (set by "
+                "`fastk run`: a peer whose launcher died stops and writes its outputs)");
   cmd->callback([options] { run_node(*options); });
 }
 

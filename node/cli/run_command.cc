@@ -97,7 +97,7 @@ std::vector<PeerLaunch> peer_launches(const RunOptions& o, const ExperimentConfi
           std::string(base), std::string("--wait-for-start")}) {
       p.argv.push_back(a);
     }
-    if (!p.host.empty()) p.argv.push_back("--stop-on-stdin-eof");
+    p.argv.push_back("--stop-on-stdin-eof");  // the launcher's end of the pipe (launcher.cc)
     peers.push_back(std::move(p));
   }
   return peers;

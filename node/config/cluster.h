@@ -20,7 +20,7 @@ struct ClusterConfig {
   std::int64_t peer_timeout_ms = 10000;     // a neighbour silent this long is gone
   std::int64_t startup_timeout_ms = 30000;  // give up when a neighbour never says hello
   // When every peer is on this machine (all hosts loopback): "shm" (Unix-domain sockets, see
-  // kIpcDirectory, with models passed through shared memory, see kSharedModelsPrefix),
+  // ipc_directory(), with models passed through shared memory, see kSharedModelsPrefix),
   // "ipc" (models over the Unix-domain sockets too) or "tcp" (loopback TCP). Ignored for
   // LAN hosts and endpoints.
   std::string local_transport = "shm";

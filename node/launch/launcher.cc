@@ -107,8 +107,10 @@ class Launch {
       auto argv = remote
                       ? ssh_command(options_.ssh, peers[i].host, options_.remote_dir, peers[i].argv)
                       : peers[i].argv;
-      // A remote peer stops when its stdin closes (signals do not cross ssh).
-      r.process = std::make_unique<ChildProcess>(argv, /*stdin_pipe=*/remote);
+      // Every peer stops when its stdin closes: a remote one because signals do not cross
+      // ssh, and any peer when the launcher dies (even by SIGKILL: the kernel closes the
+      // pipe), so that it ends cleanly and leaves its outputs instead of being orphaned.
+      r.process = std::make_unique<ChildProcess>(argv, /*stdin_pipe=*/true);
     }
   }
 

@@ -5,6 +5,8 @@
 #include <sched.h>
 #include <signal.h>
 
+#include <thread>
+
 #include "tests/system/system_support.h"
 
 namespace fastk::systest {
@@ -28,6 +30,62 @@ pid_t find_peer_pid(const std::filesystem::path& config, int id) {
     }
   }
   return -1;
+}
+
+// A launcher killed with SIGKILL (no clean-up of its own) loses nothing: each peer sees its
+// stdin close, stops, writes its summary and final model, and removes its shared memory and
+// socket; `fastk report` then builds the run's results from the peers' folders.
+TEST(PeerFailure, AKilledLauncherLeavesEveryPeersOutputsAndNothingElse) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys");
+  TinyExperiment e = tiny_experiment(4, 100000000);
+  e.duration_s = 60;  // ends the run if the peers never notice
+  const auto config = write_config(dir, e);
+  const auto run = run_dir(dir);
+  FastkProcess launcher({"run", config.string(), "--no-plots"});
+  const auto every_peer_iterates = [&] {
+    for (int i = 0; i < e.peers; ++i) {
+      if (count_lines(peer_dir(run, i) / "iterations.csv") < 2) return false;
+    }
+    return true;
+  };
+  auto until = Clock::now() + Seconds(60);
+  while (!every_peer_iterates() && Clock::now() < until) {
+    launcher.pump(std::chrono::milliseconds(5));
+  }
+  ASSERT_TRUE(every_peer_iterates()) << launcher.output();
+  launcher.kill(SIGKILL);
+  ASSERT_TRUE(launcher.wait(Seconds(10)).has_value());
+
+  until = Clock::now() + Seconds(20);
+  const auto some_peer_runs = [&] {
+    for (int i = 0; i < e.peers; ++i)
+      if (find_peer_pid(config, i) > 0) return true;
+    return false;
+  };
+  while (some_peer_runs() && Clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_FALSE(some_peer_runs()) << "peers outlived their killed launcher by 20 s";
+  for (int i = 0; i < e.peers; ++i) {
+    const auto summary = read_json(peer_dir(run, i) / "summary.json");
+    EXPECT_EQ(summary.value("end", ""), "signal") << "peer " << i;
+    EXPECT_GT(summary.value("iterations", 0), 0) << "peer " << i;
+    EXPECT_EQ(std::filesystem::file_size(peer_dir(run, i) / "model-final.f32"), 99 * sizeof(float));
+    const std::string port = std::to_string(e.base_port + i);
+    EXPECT_FALSE(std::filesystem::exists("/dev/shm/fastk-127.0.0.1-" + port + ".models")) << i;
+    EXPECT_FALSE(std::filesystem::exists(
+        local_endpoint(e.base_port + i).substr(std::string("ipc://").size())))
+        << "peer " << i << "'s socket file";
+  }
+  FastkProcess report({"report", run.string(), "--config", config.string(), "--no-plots"});
+  const auto reported = report.wait(Seconds(60));
+  ASSERT_TRUE(reported.has_value()) << report.output();
+  // Every peer reported, but none ran to its end: results, and an exit code that says so.
+  EXPECT_EQ(reported->code, 1) << report.output();
+  EXPECT_THAT(report.output(), HasSubstr("peer 3 stopped after"));
+  const auto summary = read_json(run / "summary.json");
+  EXPECT_EQ(summary["ok"], false);
+  EXPECT_EQ(summary["peers_reported"], e.peers);
 }
 
 TEST(PeerFailure, DeadlinePeersFinishWithoutAKilledNeighbourAndTheRunNamesIt) {
