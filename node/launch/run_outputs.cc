@@ -6,10 +6,12 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include "learning/data_sources.h"
 #include "node/launch/snapshots.h"
 #include "node/metrics/csv_writer.h"
+#include "node/metrics/file_writer.h"
 #include "node/metrics/mean_model.h"
 #include "node/metrics/output_files.h"
 
@@ -29,19 +31,20 @@ nlohmann::ordered_json read_summary(const std::filesystem::path& run_dir, int pe
 
 std::int64_t merge_peer_csv(const std::filesystem::path& run_dir, const std::string& name,
                             int peers, bool keep_peer_copies) {
-  std::ofstream out(run_dir / name);
+  std::optional<metrics::FileWriter> out;  // made with the first header: no empty result
   std::int64_t rows = 0;
-  bool header_written = false;
   for (int i = 0; i < peers; ++i) {
     std::ifstream in(peer_folder(run_dir, i) / name);
     std::string line;
     if (!std::getline(in, line)) continue;  // a peer that never started writes nothing
-    if (!header_written) out << line << '\n', header_written = true;
+    if (!out) {
+      out.emplace(run_dir / name, metrics::FileWriter::Mode::kAtomic);
+      out->write(line + '\n');
+    }
     // A last line without its newline is a row a killed peer did not finish: left out.
-    while (std::getline(in, line) && !in.eof()) out << line << '\n', ++rows;
+    while (std::getline(in, line) && !in.eof()) out->write(line + '\n'), ++rows;
   }
-  out.flush();
-  if (!out) throw std::runtime_error("cannot write '" + (run_dir / name).string() + "'");
+  if (out) out->commit();
   if (!keep_peer_copies) {
     for (int i = 0; i < peers; ++i) std::filesystem::remove(peer_folder(run_dir, i) / name);
   }

@@ -1,5 +1,7 @@
 #include "node/launch/snapshots.h"
 
+#include <cerrno>
+#include <cstring>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -17,7 +19,7 @@ SnapshotWriter::SnapshotWriter(const std::filesystem::path& dir)
 
 void SnapshotWriter::write(std::int64_t instant, std::int64_t iteration,
                            std::span<const float> model) {
-  metrics::write_model(snapshot_path(dir_, instant), model);
+  metrics::write_model(snapshot_path(dir_, instant), model, /*durable=*/false);
   index_ << instant << ',' << iteration << '\n';
   flush_index();
 }
@@ -26,7 +28,7 @@ void SnapshotWriter::flush_index() {
   index_.flush();
   if (!index_) {
     throw std::runtime_error("cannot write '" + (dir_ / "snapshots.csv").string() +
-                             "' (disk full?)");
+                             "': " + (errno ? std::strerror(errno) : "unknown error"));
   }
 }
 

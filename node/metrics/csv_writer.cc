@@ -13,45 +13,49 @@ std::string format_number(double value) {
   return std::string(buffer, result.ptr);
 }
 
-CsvWriter::CsvWriter(const std::string& path, const std::vector<std::string>& columns)
-    : path_(path), out_(path) {
-  if (!out_) throw std::runtime_error("cannot write '" + path + "'");
+CsvWriter::CsvWriter(const std::string& path, const std::vector<std::string>& columns,
+                     FileWriter::Mode mode)
+    : file_(path, mode) {
   for (const auto& c : columns) *this << c;
   end_row();
 }
 
 void CsvWriter::separator() {
-  if (row_started_) out_ << ',';
+  if (row_started_) row_ += ',';
   row_started_ = true;
 }
 
 CsvWriter& CsvWriter::operator<<(double value) {
   separator();
-  out_ << format_number(value);
+  row_ += format_number(value);
   return *this;
 }
 
 CsvWriter& CsvWriter::operator<<(std::int64_t value) {
   separator();
-  out_ << value;
+  row_ += std::to_string(value);
   return *this;
 }
 
 CsvWriter& CsvWriter::operator<<(const std::string& value) {
   separator();
-  out_ << value;
+  row_ += value;
   return *this;
 }
 
 void CsvWriter::end_row() {
-  out_ << '\n';
+  row_ += '\n';
+  file_.write(row_);
+  row_.clear();
   row_started_ = false;
-  if (!out_) throw std::runtime_error("writing '" + path_ + "' failed");
 }
 
 void CsvWriter::flush() {
-  out_.flush();
-  if (!out_) throw std::runtime_error("writing '" + path_ + "' failed");
+  if (file_.mode() == FileWriter::Mode::kStreamed) {
+    file_.sync();
+  } else {
+    file_.commit();
+  }
 }
 
 }  // namespace fastk::node::metrics

@@ -1,31 +1,33 @@
 // A CSV file written row by row, numbers in a fixed, locale-independent format so that the
-// same run gives byte-identical files. Throws std::runtime_error naming the file when it
-// cannot be written.
+// same run gives byte-identical files. Throws std::runtime_error naming the file and the
+// reason when it cannot be written. Atomic or streamed as FileWriter (file_writer.h) says.
 #pragma once
 
 #include <cstdint>
-#include <fstream>
 #include <string>
 #include <vector>
+
+#include "node/metrics/file_writer.h"
 
 namespace fastk::node::metrics {
 
 class CsvWriter {
  public:
-  CsvWriter(const std::string& path, const std::vector<std::string>& columns);
+  CsvWriter(const std::string& path, const std::vector<std::string>& columns,
+            FileWriter::Mode mode = FileWriter::Mode::kAtomic);
   CsvWriter& operator<<(double value);
   CsvWriter& operator<<(std::int64_t value);
   CsvWriter& operator<<(int value) { return *this << static_cast<std::int64_t>(value); }
   CsvWriter& operator<<(const std::string& value);
   void end_row();
-  // Writes out what is buffered; throws std::runtime_error naming the file if that fails (a
-  // full disk shows here, not at end_row). Call it once the last row is written.
+  // Streamed: writes out what is buffered and syncs it (callable any number of times).
+  // Atomic: the same, then renames the file into place; call it once, after the last row.
   void flush();
 
  private:
   void separator();
-  std::string path_;
-  std::ofstream out_;
+  FileWriter file_;
+  std::string row_;
   bool row_started_ = false;
 };
 

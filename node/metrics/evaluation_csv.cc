@@ -2,9 +2,11 @@
 
 namespace fastk::node::metrics {
 
-EvaluationCsv::EvaluationCsv(const std::string& path)
-    : csv_(path, {"time_s", "mean_iteration", "peers", "test_loss", "test_accuracy",
-                  "consensus_distance"}) {}
+EvaluationCsv::EvaluationCsv(const std::string& path, FileWriter::Mode mode)
+    : csv_(
+          path,
+          {"time_s", "mean_iteration", "peers", "test_loss", "test_accuracy", "consensus_distance"},
+          mode) {}
 
 void EvaluationCsv::write(const Evaluation& e) {
   csv_ << e.time_s << e.mean_iteration << e.peers << e.test_loss << e.test_accuracy

@@ -25,7 +25,10 @@ struct Evaluation {
 
 class EvaluationCsv {
  public:
-  explicit EvaluationCsv(const std::string& path);
+  // Streamed while a simulation runs (flushed at every evaluation), atomic when written at
+  // once after a real run.
+  explicit EvaluationCsv(const std::string& path,
+                         FileWriter::Mode mode = FileWriter::Mode::kAtomic);
   void write(const Evaluation& e);
   void flush() { csv_.flush(); }
 

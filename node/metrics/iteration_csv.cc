@@ -9,7 +9,8 @@ IterationCsv::IterationCsv(const std::string& path)
                   "update_s",     "wait_s",          "self_weight",
                   "train_loss",   "gradient_norm2",  "gradient_variance",
                   "disagreement", "expected_time_s", "partitions_computed",
-                  "decodable",    "coded_members",   "decode_residual"}) {}
+                  "decodable",    "coded_members",   "decode_residual"},
+           FileWriter::Mode::kStreamed) {}
 
 void IterationCsv::write(const consensus::IterationRecord& r, double train_loss) {
   csv_ << r.peer << r.iteration << r.neighbours << r.awaited << r.required

@@ -4,27 +4,20 @@
 #include <stdexcept>
 #include <string>
 
+#include "node/metrics/file_writer.h"
+
 namespace fastk::node::metrics {
 
-void write_file_atomically(const std::filesystem::path& path, std::span<const char> bytes) {
-  const std::filesystem::path temporary = path.string() + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.close();  // the last buffered bytes reach the disk here, or fail here
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(temporary, ignored);
-      throw std::runtime_error("cannot write '" + path.string() + "' (disk full?)");
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) throw std::runtime_error("cannot write '" + path.string() + "': " + error.message());
+void write_file_atomically(const std::filesystem::path& path, std::span<const char> bytes,
+                           bool durable) {
+  FileWriter file(path, FileWriter::Mode::kAtomic);
+  file.write({bytes.data(), bytes.size()});
+  file.commit(durable);
 }
 
-void write_model(const std::filesystem::path& path, std::span<const float> model) {
-  write_file_atomically(path, {reinterpret_cast<const char*>(model.data()), model.size_bytes()});
+void write_model(const std::filesystem::path& path, std::span<const float> model, bool durable) {
+  write_file_atomically(path, {reinterpret_cast<const char*>(model.data()), model.size_bytes()},
+                        durable);
 }
 
 std::optional<std::vector<float>> read_model(const std::filesystem::path& path,

@@ -1,5 +1,5 @@
 // The checked writes every output file goes through (models, summaries, calibrations): the
-// bytes go to <path>.tmp, are flushed and renamed into place, so a reader never sees half a
+// bytes go to <path>.tmp, are synced and renamed into place, so a reader never sees half a
 // file and a full disk is an error naming the file, never an empty or truncated output.
 #pragma once
 
@@ -11,10 +11,14 @@
 
 namespace fastk::node::metrics {
 
-// Throws std::runtime_error naming the file when it cannot be written completely.
-void write_file_atomically(const std::filesystem::path& path, std::span<const char> bytes);
-// A raw float32 model (little-endian, as the CPU stores it).
-void write_model(const std::filesystem::path& path, std::span<const float> model);
+// Throws std::runtime_error naming the file and the reason when it cannot be written
+// completely. `durable`: synced to the disk before the rename (file_writer.h).
+void write_file_atomically(const std::filesystem::path& path, std::span<const char> bytes,
+                           bool durable = true);
+// A raw float32 model (little-endian, as the CPU stores it). Snapshots taken while a peer
+// runs are not `durable`: a sync per snapshot would stall the peer's I/O thread.
+void write_model(const std::filesystem::path& path, std::span<const float> model,
+                 bool durable = true);
 // The model of `parameters` floats in `path`; nullopt when missing, short or too long.
 std::optional<std::vector<float>> read_model(const std::filesystem::path& path,
                                              std::size_t parameters);

@@ -29,10 +29,10 @@ void IterationTotals::add(const consensus::IterationRecord& r) {
 RunMetrics::RunMetrics(const std::filesystem::path& folder, bool per_peer_accuracy)
     : folder_(ensure_folder(folder)),
       iterations_((folder / "iterations.csv").string()),
-      evaluations_csv_((folder / "evaluation.csv").string()) {
+      evaluations_csv_((folder / "evaluation.csv").string(), FileWriter::Mode::kStreamed) {
   if (per_peer_accuracy) {
-    peer_accuracy_ =
-        std::make_unique<CsvWriter>((folder / "peer_accuracy.csv").string(), kPeerAccuracyColumns);
+    peer_accuracy_ = std::make_unique<CsvWriter>((folder / "peer_accuracy.csv").string(),
+                                                 kPeerAccuracyColumns, FileWriter::Mode::kStreamed);
   }
 }
 

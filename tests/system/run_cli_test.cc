@@ -1,6 +1,11 @@
 // `fastk run` end to end: every peer as a process over ZeroMQ, outputs collected.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 #include "tests/system/system_support.h"
 
@@ -156,6 +161,54 @@ TEST(RunCli, AConfigErrorNamesTheTomlPath) {
   EXPECT_NE(status->code, 0);
   EXPECT_THAT(launcher.output(), HasSubstr("stragglers.compute_ms: unknown key"));
   EXPECT_FALSE(std::filesystem::exists(run_dir(dir) / "peers"));  // no peer was started
+}
+
+}  // namespace
+}  // namespace fastk::systest
+
+namespace fastk::systest {
+namespace {
+
+// A full disk (a small tmpfs mounted over the output folder, in a mount namespace of the
+// test's own) at two points of a run: while the peers write their snapshots and logs, and
+// when the launcher merges the results. Either way fastk run exits 1 naming a file and "No
+// space left on device", and leaves no empty or temporary file that looks like a result.
+TEST(RunCli, AFullDiskIsAnErrorNamingTheFileAndLeavesNoEmptyResult) {
+  if (::geteuid() != 0 || std::system("unshare -m true 2> /dev/null") != 0) {
+    GTEST_SKIP() << "needs root and mount namespaces (unshare -m) to make a small disk";
+  }
+  for (const char* size : {"16k", "160k"}) {
+    const auto dir = testutil::fresh_test_dir("fastk_sys");
+    const auto config = write_config(dir, tiny_experiment(4, 300));
+    const auto out = dir / "runs";
+    const auto log = dir / "run.log";
+    std::filesystem::create_directories(out);
+    // Inside the namespace: the run, its exit code, and what it left (the tmpfs goes with it).
+    const auto script = dir / "full-disk.sh";
+    std::ofstream(script) << "mount -t tmpfs -o size=" << size << " tmpfs " << out.string()
+                          << " || exit 2\n"
+                          << FASTK_BINARY " run " << config.string() << " --no-plots > "
+                          << log.string() << " 2>&1\n"
+                          << "echo \"exit $?\" >> " << log.string() << "\n"
+                          << "find " << out.string()
+                          << " -type f \\( -size 0 -o -name '*.tmp' \\) -printf 'left %P\\n' >> "
+                          << log.string() << "\n";
+    ASSERT_EQ(std::system(("unshare -m sh " + script.string()).c_str()), 0);
+    std::ifstream in(log);
+    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    EXPECT_THAT(text, HasSubstr("exit 1")) << size << ":\n" << text;
+    EXPECT_THAT(text, HasSubstr("No space left on device")) << size << ":\n" << text;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      if (!line.starts_with("left ")) continue;
+      const std::string left = line.substr(5);  // relative to the output folder
+      // Logs, and a failed peer's own log of its iterations, are logs rather than results.
+      const bool a_log = !left.ends_with(".tmp") &&
+                         (left.starts_with("sys/logs/") ||
+                          (left.starts_with("sys/peers/") && left.ends_with("/iterations.csv")));
+      EXPECT_TRUE(a_log) << size << ": an empty or temporary result: " << left;
+    }
+  }
 }
 
 }  // namespace

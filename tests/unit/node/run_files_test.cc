@@ -120,14 +120,22 @@ TEST(OutputFiles, AFileThatCannotBeWrittenIsAnErrorNamingIt) {
   // /dev/full accepts the open and fails every write, as a full disk does: the CSV writer
   // buffers its rows and must report the failure when they are flushed.
   if (std::filesystem::exists("/dev/full")) {
-    metrics::CsvWriter csv("/dev/full", {"a", "b"});
+    metrics::CsvWriter csv("/dev/full", {"a", "b"}, metrics::FileWriter::Mode::kStreamed);
     for (int i = 0; i < 10; ++i) {
       csv << i << 0.5;
       csv.end_row();
     }
-    EXPECT_THAT([&] { csv.flush(); },
-                ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("'/dev/full'")));
+    EXPECT_THAT([&] { csv.flush(); }, ::testing::ThrowsMessage<std::runtime_error>(HasSubstr(
+                                          "'/dev/full' (writing): No space left on device")));
   }
+  // Atomic: an error before commit leaves neither the file nor its temporary.
+  {
+    metrics::CsvWriter unfinished((dir / "r.csv").string(), {"a"});
+    unfinished << 1;
+    unfinished.end_row();
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "r.csv"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "r.csv.tmp"));
   metrics::write_json_file(dir / "s.json", nlohmann::ordered_json{{"ok", true}});
   EXPECT_FALSE(std::filesystem::exists(dir / "s.json.tmp"));
   std::ifstream in(dir / "s.json");
