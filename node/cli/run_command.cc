@@ -274,18 +274,22 @@ LaunchOptions launch_options(const ExperimentConfig& config, const std::filesyst
   return options;
 }
 
-// Launches the peers with Ctrl-C / SIGTERM asking them to stop; afterwards Ctrl-C ends fastk
-// run itself (evaluation, copies, plots). Removes the shared-memory models a killed peer
-// could not.
-LaunchResult launch_with_signals(const std::vector<PeerLaunch>& peers, const LaunchOptions& options,
-                                 const ExperimentConfig& config, int n) {
+// While the run's keys exist and the peers run, Ctrl-C and SIGTERM only ask the peers to stop
+// (the launcher's should_stop): fastk run goes on to fetch the outputs and remove the keys
+// everywhere (the copies are bounded by scp's time-outs). Afterwards they end fastk run
+// itself (evaluation, plots).
+void catch_interrupts(bool on) {
   struct sigaction action {};
-  action.sa_handler = on_interrupt;
+  action.sa_handler = on ? on_interrupt : SIG_DFL;
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+}
+
+// Launches the peers (catch_interrupts turns Ctrl-C into a stop request), then removes the
+// shared-memory models a killed peer could not.
+LaunchResult launch_with_signals(const std::vector<PeerLaunch>& peers, const LaunchOptions& options,
+                                 const ExperimentConfig& config, int n) {
   LaunchResult result = launch_peers(peers, options, std::cout);
-  signal(SIGINT, SIG_DFL);
-  signal(SIGTERM, SIG_DFL);
   for (int i = 0; i < n; ++i) {
     const std::string models = peer_endpoints(config.cluster, n, i).shared_models;
     if (!models.empty()) transport::remove_shared_models(models);
@@ -314,6 +318,7 @@ int run(const RunOptions& o) {
       peer_launches(o, config, n, config_path, run_dir, epoch_s, base_s);
   // Fresh keys for this launch when its links need them (security.h).
   std::optional<RunKeys> keys;
+  catch_interrupts(true);
   if (launcher_makes_keys(config.security, config.cluster, n)) {
     keys.emplace(n, peers, ssh_command(config));
   }
@@ -330,6 +335,8 @@ int run(const RunOptions& o) {
       launch_with_signals(peers, launch_options(config, run_dir, live), config, n);
   const std::vector<int> not_fetched = fetch_remote_outputs(peers, run_dir);
   if (keys) keys->leave_on(hosts_of(peers, not_fetched));
+  keys.reset();  // nothing needs them now: gone before the evaluation and plots
+  catch_interrupts(false);
 
   metrics::RunSummary launcher;  // what only the launcher knows
   launcher.ok = result.ok() && not_fetched.empty();

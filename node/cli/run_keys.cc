@@ -19,20 +19,27 @@ std::filesystem::path make_private_temporary_folder() {
   return pattern;
 }
 
-// Runs every command at once and waits for all; returns the exit status of each.
-std::vector<ExitStatus> run_all(const std::vector<std::vector<std::string>>& commands) {
+struct Finished {
+  ExitStatus status;
+  std::vector<std::string> lines;  // what it printed (stdout and stderr)
+};
+
+// Runs every command at once and waits for all.
+std::vector<Finished> run_all(const std::vector<std::vector<std::string>>& commands) {
   std::vector<std::unique_ptr<ChildProcess>> children;
   for (const auto& argv : commands) children.push_back(std::make_unique<ChildProcess>(argv));
-  std::vector<ExitStatus> statuses;
+  std::vector<Finished> done;
   for (auto& child : children) {
-    statuses.push_back(child->wait([](const std::string& line) { std::cerr << line << "\n"; }));
+    Finished f;
+    f.status = child->wait([&f](const std::string& line) { f.lines.push_back(line); });
+    done.push_back(std::move(f));
   }
-  return statuses;
+  return done;
 }
 
 // scp takes ssh's -o options, but not its -T.
 std::vector<std::string> scp_command(const std::vector<std::string>& ssh_options) {
-  std::vector<std::string> scp = {"scp", "-q", "-r", "-p"};
+  std::vector<std::string> scp = {"scp", "-q", "-p"};
   for (std::size_t i = 1; i < ssh_options.size(); ++i) {
     if (ssh_options[i] == "-o" && i + 1 < ssh_options.size()) {
       scp.push_back("-o");
@@ -42,6 +49,8 @@ std::vector<std::string> scp_command(const std::vector<std::string>& ssh_options
   return scp;
 }
 
+std::string last_line(const Finished& f) { return f.lines.empty() ? "" : f.lines.back(); }
+
 }  // namespace
 
 RunKeys::RunKeys(int peer_count, std::vector<PeerLaunch>& peers,
@@ -49,38 +58,58 @@ RunKeys::RunKeys(int peer_count, std::vector<PeerLaunch>& peers,
     : folder_(make_private_temporary_folder()), ssh_options_(ssh_options) {
   try {
     transport::write_key_folder(folder_ / "all", peer_count);
-    std::map<std::string, std::vector<int>> peers_of_host;
-    for (const auto& p : peers)
-      if (!p.host.empty()) peers_of_host[p.host].push_back(p.peer);
-    std::vector<std::vector<std::string>> copies;
-    for (const auto& [host, ids] : peers_of_host) {
-      // Its own path on the host (and not this machine's), whether or not the host shares
-      // this machine's file system.
-      const auto staged = folder_ / ("host-" + std::to_string(remote_.size()));
-      transport::copy_keys_for(folder_ / "all", staged, ids);
-      remote_[host] = staged.string() + "-on-host";
-      auto scp = scp_command(ssh_options_);
-      scp.push_back(staged.string());
-      scp.push_back(host + ":" + remote_[host]);
-      copies.push_back(std::move(scp));
-    }
-    const auto statuses = run_all(copies);
-    auto host = peers_of_host.begin();
-    for (const auto& status : statuses) {
-      if (!status.ok()) {
-        throw std::runtime_error("copying the run's keys to " + host->first + " failed (" +
-                                 status.describe() + ")");
-      }
-      ++host;
-    }
+    copy_to_hosts(peers);
   } catch (...) {
-    std::error_code ignored;
-    std::filesystem::remove_all(folder_, ignored);
+    remove_everywhere();
     throw;
   }
   for (auto& p : peers) {
     p.argv.push_back("--keys");
     p.argv.push_back(p.host.empty() ? (folder_ / "all").string() : remote_.at(p.host));
+  }
+}
+
+// Each host makes a private folder of its own (mktemp -d, mode 0700, under its own temporary
+// folder), then gets public-keys and its own peers' secret files there, all hosts at once.
+void RunKeys::copy_to_hosts(const std::vector<PeerLaunch>& peers) {
+  std::map<std::string, std::vector<int>> peers_of_host;
+  for (const auto& p : peers)
+    if (!p.host.empty()) peers_of_host[p.host].push_back(p.peer);
+  std::vector<std::vector<std::string>> makes;
+  for (const auto& [host, ids] : peers_of_host) {
+    auto ssh = ssh_options_;
+    ssh.insert(ssh.end(), {host, "umask 077 && mktemp -d \"${TMPDIR:-/tmp}/fastk-keys-XXXXXX\""});
+    makes.push_back(std::move(ssh));
+  }
+  const auto made = run_all(makes);
+  auto host = peers_of_host.begin();
+  for (const auto& m : made) {
+    if (!m.status.ok() || !last_line(m).starts_with("/")) {
+      throw std::runtime_error("cannot make a folder for the run's keys on " + host->first + " (" +
+                               m.status.describe() + "): " + last_line(m));
+    }
+    remote_[host->first] = last_line(m);
+    ++host;
+  }
+  std::vector<std::vector<std::string>> copies;
+  std::vector<std::string> hosts;
+  for (const auto& [name, ids] : peers_of_host) {
+    const auto staged = folder_ / ("host-" + std::to_string(hosts.size()));
+    transport::copy_keys_for(folder_ / "all", staged, ids);
+    auto scp = scp_command(ssh_options_);
+    for (const auto& file : std::filesystem::directory_iterator(staged)) {
+      scp.push_back(file.path().string());
+    }
+    scp.push_back(name + ":" + remote_[name] + "/");
+    copies.push_back(std::move(scp));
+    hosts.push_back(name);
+  }
+  const auto copied = run_all(copies);
+  for (std::size_t h = 0; h < copied.size(); ++h) {
+    if (!copied[h].status.ok()) {
+      throw std::runtime_error("copying the run's keys to " + hosts[h] + " failed (" +
+                               copied[h].status.describe() + "): " + last_line(copied[h]));
+    }
   }
 }
 
@@ -95,20 +124,31 @@ void RunKeys::leave_on(const std::vector<std::string>& hosts) {
 }
 
 // Keys of an ended run open nothing (the next launch makes new ones); removed all the same.
-RunKeys::~RunKeys() {
-  std::vector<std::vector<std::string>> removals;
-  for (const auto& [host, path] : remote_) {
-    auto ssh = ssh_options_;
-    ssh.insert(ssh.end(), {host, "rm", "-rf", "--", path});
-    removals.push_back(std::move(ssh));
-  }
+void RunKeys::remove_everywhere() noexcept {
   try {
-    run_all(removals);
+    std::vector<std::vector<std::string>> removals;
+    std::vector<std::string> hosts;
+    for (const auto& [host, path] : remote_) {
+      auto ssh = ssh_options_;
+      ssh.insert(ssh.end(), {host, "rm", "-rf", "--", path});
+      removals.push_back(std::move(ssh));
+      hosts.push_back(host);
+    }
+    const auto removed = run_all(removals);
+    for (std::size_t h = 0; h < removed.size(); ++h) {
+      if (!removed[h].status.ok()) {
+        std::cerr << "fastk run: the run's keys stay on " << hosts[h] << " in " << remote_[hosts[h]]
+                  << " (removing them failed: " << removed[h].status.describe() << ")\n";
+      }
+    }
   } catch (const std::exception& e) {
     std::cerr << "fastk run: removing the run's keys from the hosts: " << e.what() << "\n";
   }
+  remote_.clear();
   std::error_code ignored;
   std::filesystem::remove_all(folder_, ignored);
 }
+
+RunKeys::~RunKeys() { remove_everywhere(); }
 
 }  // namespace fastk::node

@@ -1,7 +1,8 @@
 // The CURVE keys of one `fastk run` launch (docs/security.md): fresh for every launch, in a
 // private folder of this machine (0700, under the system's temporary folder); each LAN host
-// gets a copy holding only its own peers' secret keys. Everything is removed when the launch
-// ends, here and on the hosts that can still be reached.
+// gets a copy holding only its own peers' secret keys, in a private folder it makes itself.
+// Everything is removed when the object goes (fastk run resets it once the peers' outputs
+// are fetched), here and on the hosts that can still be reached; also when a copy fails.
 #pragma once
 
 #include <filesystem>
@@ -15,9 +16,10 @@ namespace fastk::node {
 
 class RunKeys {
  public:
-  // Makes keys for `peer_count` peers and copies them to the hosts of `peers` with scp
-  // (`ssh_options`: what ssh is given, BatchMode and time-outs). Adds --keys to every peer's
-  // argv. Throws std::runtime_error naming the host when a copy fails.
+  // Makes keys for `peer_count` peers and copies them to the hosts of `peers` with ssh and
+  // scp (`ssh_options`: the ssh command with its options, BatchMode and time-outs). Adds
+  // --keys to every peer's argv. Throws std::runtime_error naming the host when a copy
+  // fails (after removing what was made).
   RunKeys(int peer_count, std::vector<PeerLaunch>& peers,
           const std::vector<std::string>& ssh_options);
   RunKeys(const RunKeys&) = delete;
@@ -28,6 +30,9 @@ class RunKeys {
   void leave_on(const std::vector<std::string>& hosts);
 
  private:
+  void copy_to_hosts(const std::vector<PeerLaunch>& peers);
+  void remove_everywhere() noexcept;
+
   std::filesystem::path folder_;               // this machine's copy, every key
   std::map<std::string, std::string> remote_;  // host -> its copy's path there
   std::vector<std::string> ssh_options_;

@@ -209,6 +209,15 @@ TEST_F(LanInABox, AHostWhoseLinkGoesDownIsNamedAndItsNeighboursFinish) {
     EXPECT_NE(real.output().find(named), std::string::npos) << real.output();
   }
   EXPECT_NE(real.output().find("lost its connection"), std::string::npos) << real.output();
+  // The unreachable host keeps its copy of the keys, and the launcher says where (here the
+  // hosts share this machine's files, so the test removes it).
+  const std::string kept = "the run's keys stay on " + addresses_[2] + " in ";
+  const auto at = real.output().find(kept);
+  ASSERT_NE(at, std::string::npos) << real.output();
+  const auto folder = real.output().substr(
+      at + kept.size(), real.output().find(' ', at + kept.size()) - at - kept.size());
+  EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(folder) / "peer-4.secret")) << folder;
+  std::filesystem::remove_all(folder);
 
   // Peer 3 (left of 4) and peer 6 (right of 5) record the silence and train to the end.
   for (const auto& [peer, gone] : {std::pair{3, 4}, std::pair{6, 5}}) {
