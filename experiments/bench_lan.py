@@ -93,11 +93,15 @@ def run_once(fastk, rate, iterations, workdir, curve="auto"):
         sys.exit(f"bench_lan: fastk run failed at {rate}:\n{run.stdout}")
     with open(os.path.join(output, "bench_lan", "summary.json")) as f:
         summary = json.load(f)
+    # What the peers' summaries say their links were, not what was asked for.
+    links = {p.get("links") for p in summary["per_peer"]}
+    if links != {"curve" if curve != "off" else "plain"}:
+        sys.exit(f"bench_lan: asked for curve = {curve!r}, the peers had {links} links")
     iteration_s = summary["training_phase_s"] / iterations
     floor_s = summary["bytes_per_iteration"] * 8 / rate_bits(rate)
     return {
         "rate": rate,
-        "links": "curve" if curve != "off" else "plain",
+        "links": links.pop(),
         "iteration_ms": 1000 * iteration_s,
         "floor_ms": 1000 * floor_s,
         "ratio": iteration_s / floor_s,

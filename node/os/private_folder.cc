@@ -20,12 +20,17 @@ void make_private_folder(const std::filesystem::path& folder) {
   if (::lstat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
     throw std::runtime_error(name + " is not a folder (a link or a file is in its place)");
   }
-  if (st.st_uid != ::geteuid() || (st.st_mode & 077) != 0) {
+  if (st.st_uid != ::geteuid()) {
+    throw std::runtime_error(name + " belongs to user " + std::to_string(st.st_uid) +
+                             ", not to this one: someone else made it, perhaps to watch or "
+                             "forge what goes in. Ask an administrator to remove it");
+  }
+  if ((st.st_mode & 0777) != 0700) {
     char mode[8];
     std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    throw std::runtime_error(name + " must belong to this user and have mode 0700 (it has owner " +
-                             std::to_string(st.st_uid) + ", mode " + mode +
-                             "): others could reach what goes in it. Remove it, or chmod 700 it");
+    throw std::runtime_error(name + " has mode " + mode +
+                             "; it must be 0700 (only this user may enter it, and may use it): "
+                             "chmod 700 it, or remove it");
   }
 }
 

@@ -60,15 +60,27 @@ bool PeerDriver::handshake() {
   const double deadline_s = settings_.startup_timeout_s;
   while (!rendezvous_.everyone_heard()) {
     if (parts_.requests.stop) return false;
-    if (now_s() >= deadline_s) {
-      throw std::runtime_error(
-          rendezvous_.missing(settings_.startup_timeout_s, settings_.endpoint_of));
-    }
+    if (now_s() >= deadline_s) throw std::runtime_error(startup_failure());
     const auto hello = rendezvous_.hello(wire::MessageType::kHello, 0);
     for (int j : rendezvous_.hellos_due(now_s())) outbound_.send(j, Outbound::kControl, hello);
     receive(ms(std::min(rendezvous_.next_hello_s(), deadline_s) - now_s()));
   }
   return true;
+}
+
+// Who was not heard from; and, when the gate refused connections meanwhile, the likely
+// reason: neighbours holding keys of another folder (curve_gate.h).
+std::string PeerDriver::startup_failure() const {
+  std::string why = rendezvous_.missing(settings_.startup_timeout_s, settings_.endpoint_of);
+  std::string refused;
+  for (const auto& [cause, count] : parts_.link.refused_connections()) {
+    refused += (refused.empty() ? "" : ", ") + std::to_string(count) + " " + cause;
+  }
+  if (!refused.empty()) {
+    why += "; meanwhile this peer refused connections (" + refused +
+           "): do all peers use keys of one folder ([security] keys, --keys)?";
+  }
+  return why;
 }
 
 // With wait_for_start: "@ready" for the launcher, then answer HELLOs until it says go.

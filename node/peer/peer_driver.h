@@ -84,6 +84,7 @@ class PeerDriver {
  private:
   using Clock = std::chrono::steady_clock;
   double now_s() const;
+  std::string startup_failure() const;
   bool handshake();
   bool wait_for_start();
   void iterate();

@@ -54,16 +54,41 @@ void write_new_file(const std::filesystem::path& file, const std::string& text, 
   if (::fsync(fd.get()) != 0) throw fail(std::strerror(errno));
 }
 
-std::string read_secret(const std::filesystem::path& file) {
+// A key file must be this user's and a regular file; `private_file`: readable by nobody
+// else (a secret), else at least writable by nobody else (public keys someone could swap).
+void check_key_file(const std::filesystem::path& file, bool private_file) {
   struct stat st {};
-  if (::stat(file.c_str(), &st) != 0) {
-    throw error_at(file, std::string("cannot read this peer's secret key: ") +
-                             std::strerror(errno) + " (make keys with `fastk keys`)");
+  if (::lstat(file.c_str(), &st) != 0) {
+    throw error_at(file, std::string("cannot read: ") + std::strerror(errno) +
+                             " (make keys with `fastk keys`)");
   }
-  if ((st.st_mode & 077) != 0) {
+  if (!S_ISREG(st.st_mode)) throw error_at(file, "not a regular file (a link?)");
+  if (st.st_uid != ::geteuid()) throw error_at(file, "belongs to another user");
+  if (private_file && (st.st_mode & 077) != 0) {
     throw error_at(file, "others may read this secret key (chmod 600)");
   }
+  if (!private_file && (st.st_mode & 022) != 0) {
+    throw error_at(file, "others may change these public keys (chmod 644)");
+  }
+}
+
+// The folder too: whoever may write it may swap public-keys for a file of their own.
+void check_key_folder(const std::filesystem::path& folder) {
+  struct stat st {};
+  if (::stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    throw error_at(folder, "no such key folder (make keys with `fastk keys`)");
+  }
+  if (st.st_uid != ::geteuid() || (st.st_mode & 022) != 0) {
+    throw error_at(folder,
+                   "the key folder must belong to this user and be writable by nobody "
+                   "else (chmod 700)");
+  }
+}
+
+std::string read_secret(const std::filesystem::path& file) {
+  check_key_file(file, /*private_file=*/true);
   std::ifstream in(file);
+  if (!in) throw error_at(file, std::string("cannot read: ") + std::strerror(errno));
   std::string secret;
   in >> secret;
   if (!z85_key(secret)) throw error_at(file, "not a CURVE secret key (40 Z85 characters)");
@@ -135,7 +160,9 @@ void write_key_folder(const std::filesystem::path& folder, int peer_count) {
 CurveKeys read_peer_keys(const std::filesystem::path& folder, wire::PeerId self,
                          std::span<const wire::PeerId> peers) {
   CurveKeys keys;
+  check_key_folder(folder);
   const auto file = public_keys_file(folder);
+  check_key_file(file, /*private_file=*/false);
   const auto publics = read_public_keys(file);
   keys.own.secret_key = read_secret(secret_key_file(folder, static_cast<int>(self)));
   keys.own.public_key = public_of(keys.own.secret_key);

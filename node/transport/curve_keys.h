@@ -39,8 +39,9 @@ void write_key_folder(const std::filesystem::path& folder, int peer_count);
 
 // Reads peer `self`'s secret key and the public keys of `peers` from `folder`. Throws
 // std::runtime_error naming the file and line for a missing file, a malformed line, a
-// missing peer, a secret file others may read, or a secret that does not match the
-// public key listed for `self`.
+// missing peer, a secret file others may read, a folder or public-keys file others may
+// change (or of another user), or a secret that does not match the public key listed for
+// `self`.
 CurveKeys read_peer_keys(const std::filesystem::path& folder, wire::PeerId self,
                          std::span<const wire::PeerId> peers);
 

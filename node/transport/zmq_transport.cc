@@ -75,6 +75,12 @@ ZmqTransport::ZmqTransport(wire::WirePeers peers, const std::string& bind_endpoi
   receiver_.set(zmq::sockopt::rcvhwm, options_.receive_high_water_mark);
   receiver_.set(zmq::sockopt::maxmsgsize, options_.max_frame_bytes);
   if (options_.curve) {
+    if (!zmq_has("curve")) {
+      throw std::runtime_error(
+          "this libzmq was built without CURVE (libsodium): links cannot "
+          "be encrypted; install Debian's libzmq5, or set [security] "
+          "curve = \"off\"");
+    }
     receiver_.set(zmq::sockopt::curve_server, true);
     receiver_.set(zmq::sockopt::curve_secretkey, options_.curve->own.secret_key);
     receiver_.set(zmq::sockopt::zap_domain, "fastk");
@@ -93,13 +99,15 @@ ZmqTransport::ZmqTransport(wire::WirePeers peers, const std::string& bind_endpoi
   endpoint_ = receiver_.get(zmq::sockopt::last_endpoint);
 }
 
-// Every socket was given linger 0. ZeroMQ leaves an ipc:// socket file behind when the
-// socket closes; the path was ours while bound, so remove it.
+// Every socket was given linger 0. The receive socket closes first: its handshake monitor
+// writes into the gate's socket with a blocking send, so the gate must outlive it. ZeroMQ
+// leaves an ipc:// socket file behind when the socket closes; the path was ours while bound,
+// so remove it.
 ZmqTransport::~ZmqTransport() {
-  const std::string scheme = "ipc://";
-  if (!endpoint_.starts_with(scheme)) return;
+  if (gate_) zmq_socket_monitor(receiver_.handle(), nullptr, 0);
   receiver_.close();
-  ::unlink(endpoint_.substr(scheme.size()).c_str());
+  const std::string scheme = "ipc://";
+  if (endpoint_.starts_with(scheme)) ::unlink(endpoint_.substr(scheme.size()).c_str());
 }
 
 void ZmqTransport::connect(PeerId neighbour, const std::string& endpoint) {

@@ -144,9 +144,13 @@ DecodeResult decode(std::span<const std::span<const std::byte>> frames, const Wi
         "peer " + std::to_string(sender) + " may not send to peer " + std::to_string(peers.self()));
   }
   if (authenticated_sender && *authenticated_sender != sender) {
-    return reject(WireError::kNotAuthenticated,
-                  "a frame signed with peer " + std::to_string(*authenticated_sender) +
-                      "'s key names peer " + std::to_string(sender) + " as its sender");
+    const bool known = *authenticated_sender < peers.run().peer_count;
+    return reject(
+        WireError::kNotAuthenticated,
+        (known ? "a frame over the connection of peer " + std::to_string(*authenticated_sender) +
+                     "'s key names peer "
+               : std::string("a frame over a connection with no proven key names peer ")) +
+            std::to_string(sender) + " as its sender");
   }
   DecodedMessage message{type, sender, iteration, {}, payload};
   if (kind == PayloadKind::kHello) {

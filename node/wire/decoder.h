@@ -67,7 +67,8 @@ struct DecodedMessage {
 using DecodeResult = std::variant<DecodedMessage, Rejection>;
 
 // `authenticated_sender`: over a link whose sender proved its key (CURVE), the peer that key
-// belongs to; the header must name that peer. Empty over unauthenticated links.
+// belongs to; the header must name that peer. A value no peer has (>= the peer count) says
+// the connection proved no key: every frame is rejected. Empty over unauthenticated links.
 [[nodiscard]] DecodeResult decode(std::span<const std::span<const std::byte>> frames,
                                   const WirePeers& peers,
                                   std::optional<PeerId> authenticated_sender = std::nullopt);

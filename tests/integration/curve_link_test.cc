@@ -145,7 +145,7 @@ TEST(CurveLinks, ANeighbourCannotSendInAnotherPeersName) {
   const Inbox in = receive_for(*run.peers[0], 5000ms, 2);
   ASSERT_EQ(in.bad.size(), 1u);
   EXPECT_EQ(in.bad[0].cause, WireError::kNotAuthenticated);
-  EXPECT_THAT(in.bad[0].detail, HasSubstr("peer 2's key names peer 1"));
+  EXPECT_THAT(in.bad[0].detail, HasSubstr("connection of peer 2's key names peer 1"));
   ASSERT_EQ(in.good.size(), 1u);
   EXPECT_EQ(in.good[0].sender(), 2u);
   EXPECT_EQ(run.peers[0]->rejections().count(WireError::kNotAuthenticated), 1u);
@@ -176,6 +176,13 @@ TEST(CurveKeysFolder, BadKeyFilesAreNamedWithWhatIsWrong) {
   ::chmod(secret_key_file(keys, 0).c_str(), 0644);
   EXPECT_THAT(message([&] { read_peer_keys(keys, 0, one); }), HasSubstr("chmod 600"));
   ::chmod(secret_key_file(keys, 0).c_str(), 0600);
+  // Whoever may change public-keys or the folder may swap a neighbour's key for their own.
+  ::chmod(public_keys_file(keys).c_str(), 0666);
+  EXPECT_THAT(message([&] { read_peer_keys(keys, 0, one); }), HasSubstr("chmod 644"));
+  ::chmod(public_keys_file(keys).c_str(), 0644);
+  ::chmod(keys.c_str(), 0777);
+  EXPECT_THAT(message([&] { read_peer_keys(keys, 0, one); }), HasSubstr("writable by nobody"));
+  ::chmod(keys.c_str(), 0700);
   // Peer 0's secret with another run's public keys.
   const auto other = dir / "other";
   write_key_folder(other, 2);

@@ -4,12 +4,15 @@
 // iteration, each claiming to come from neighbour 1), plain and with a CURVE key of its own.
 // The run ends ok with `fastk sim`'s bits, and peer 0 counts the refused connections. Over
 // Unix-domain sockets without CURVE (local runs' default), another user cannot even connect.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <optional>
+#include <sstream>
 
 #include "tests/system/forger.h"
 #include "tests/system/system_support.h"
@@ -21,15 +24,31 @@ constexpr std::uint64_t kFloats = 99;  // the tiny experiment's MLP 8-8-3
 
 class ForgedFrames : public ::testing::TestWithParam<std::string> {};
 
-// Local runs leave CURVE off by default (its cost, docs/security.md); [security] curve = "on"
-// turns it on, and fastk run makes the keys.
-const char* kCurveOn = "[security]\ncurve = \"on\"\n";
+// Local runs leave CURVE off by default (its cost, docs/security.md): on here, with keys from
+// `fastk keys` so that the forger can know peer 0's public key (public keys are public) and
+// its handshake reaches the gate.
+std::string keys_of_the_run(const std::filesystem::path& dir, int peers) {
+  const auto keys = dir / "keys";
+  node::transport::write_key_folder(keys, peers);
+  return "[security]\ncurve = \"on\"\nkeys = \"" + keys.string() + "\"\n";
+}
+
+std::string public_key_of(const std::filesystem::path& keys, int peer) {
+  std::ifstream in(node::transport::public_keys_file(keys));
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    int id = -1;
+    std::string key;
+    if (fields >> id >> key && id == peer) return key;
+  }
+  return "";
+}
 
 TEST_P(ForgedFrames, AKeylessSenderChangesNothingAndIsCounted) {
   const auto dir = testutil::fresh_test_dir("fastk_sys");
   TinyExperiment e = tiny_experiment(4, 15000, "full");  // about 2 s: long enough to be hit
   e.local_transport = GetParam();
-  e.extra = kCurveOn;
+  e.extra = keys_of_the_run(dir, e.peers);
   e.peer_timeout_ms = 30000;  // exactness needs no neighbour given up on a loaded machine
   const auto config = write_config(dir, e);
 
@@ -37,7 +56,8 @@ TEST_P(ForgedFrames, AKeylessSenderChangesNothingAndIsCounted) {
                                    ? "tcp://127.0.0.1:" + std::to_string(e.base_port)
                                    : local_endpoint(e.base_port);
   FastkProcess real({"run", config.string(), "--no-plots"});
-  std::optional<Forger> forger(std::in_place, endpoint, kFloats, e.iterations - 1);
+  std::optional<Forger> forger(std::in_place, endpoint, kFloats, e.iterations - 1,
+                               public_key_of(dir / "keys", 0));
   const auto status = real.wait(Seconds(120));
   forger.reset();
   ASSERT_TRUE(status.has_value()) << real.output();
@@ -47,7 +67,7 @@ TEST_P(ForgedFrames, AKeylessSenderChangesNothingAndIsCounted) {
 
   const auto summary = read_json(peer_dir(real_run, 0) / "summary.json");
   EXPECT_EQ(summary["links"], "curve");
-  EXPECT_GE(refused_connections(summary), 1u)
+  EXPECT_GE(refused_connections(summary, "unknown key"), 1u)
       << "the forger never reached peer 0 while it ran: " << summary.dump(2);
   EXPECT_TRUE(summary["rejected_frames"].empty()) << "a forged frame got past the handshake";
   EXPECT_TRUE(summary["dropped_by_cause"].empty()) << "a forged frame reached the protocol";
@@ -101,6 +121,39 @@ TEST(LocalSockets, AnotherUserCannotConnectToALocalRunsPeers) {
 }
 
 INSTANTIATE_TEST_SUITE_P(LocalTransports, ForgedFrames, ::testing::Values("tcp", "shm"));
+
+}  // namespace
+}  // namespace fastk::systest
+
+namespace fastk::systest {
+namespace {
+
+// Peers given keys of two different folders refuse each other's handshakes; the start-up
+// error says so instead of only "did not hear from".
+TEST(CurveKeysOfTwoFolders, ThePeersSayWhyTheyDidNotHearEachOther) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys");
+  TinyExperiment e = tiny_experiment(2, 100);
+  e.startup_timeout_ms = 3000;
+  const auto config = write_config(dir, e);
+  const auto run = run_dir(dir);
+  std::vector<std::unique_ptr<FastkProcess>> peers;
+  for (int i = 0; i < 2; ++i) {
+    const auto keys = dir / ("keys-" + std::to_string(i));
+    node::transport::write_key_folder(keys, 2);
+    peers.push_back(std::make_unique<FastkProcess>(
+        std::vector<std::string>{"node", config.string(), "--id", std::to_string(i), "--output",
+                                 run.string(), "--keys", keys.string()}));
+  }
+  for (auto& peer : peers) {
+    const auto status = peer->wait(Seconds(30));
+    ASSERT_TRUE(status.has_value()) << peer->output();
+    EXPECT_FALSE(status->ok()) << peer->output();
+    // Each expects the other's server key from its own folder: the handshake fails before the
+    // gate is asked (a "bad handshake", not an "unknown key").
+    EXPECT_THAT(peer->output(), ::testing::HasSubstr("refused connections ("));
+    EXPECT_THAT(peer->output(), ::testing::HasSubstr("keys of one folder"));
+  }
+}
 
 }  // namespace
 }  // namespace fastk::systest

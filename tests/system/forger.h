@@ -1,7 +1,8 @@
 // A foreign program without the run's keys, forging what used to poison a run: a MODEL full
 // of NaN, and one of 1e30 tagged with the last iteration, each claiming to come from peer 1,
 // sent plain and with a CURVE key of its own, every 20 ms (at most 500 times, never blocking)
-// from construction until destruction.
+// from construction until destruction. Given the peer's public key (public keys are public),
+// its CURVE handshake gets as far as the peer's gate, which must refuse its key.
 #pragma once
 
 #include <atomic>
@@ -16,27 +17,30 @@ namespace fastk::systest {
 
 class Forger {
  public:
-  Forger(const std::string& endpoint, std::size_t model_floats, std::int64_t last_iteration)
-      : thread_([=, this] { forge(endpoint, model_floats, last_iteration); }) {}
+  Forger(const std::string& endpoint, std::size_t model_floats, std::int64_t last_iteration,
+         std::string server_public_key = "")
+      : thread_([=, this] { forge(endpoint, model_floats, last_iteration, server_public_key); }) {}
   ~Forger() {
     stop_ = true;
     thread_.join();
   }
 
  private:
-  void forge(const std::string& endpoint, std::size_t floats, std::int64_t last_iteration) {
+  void forge(const std::string& endpoint, std::size_t floats, std::int64_t last_iteration,
+             const std::string& server_public_key) {
     namespace wire = node::wire;
     const std::vector<float> nan(floats, std::nanf("")), huge(floats, 1e30f);
     const auto forged_nan = fastk::testing::to_frames(wire::encode_model(1, 0, nullptr, nan));
     const auto forged_huge =
         fastk::testing::to_frames(wire::encode_model(1, last_iteration, nullptr, huge));
-    // The forger knows the peer's address but not its key: any key will do to try.
     const auto own = node::transport::make_key_pair();
-    const auto guessed_server = node::transport::make_key_pair();
+    const std::string server = server_public_key.empty()
+                                   ? node::transport::make_key_pair().public_key  // a guess
+                                   : server_public_key;
     fastk::testing::RawSender plain(endpoint);
     fastk::testing::RawSender keyed(
         endpoint, std::chrono::milliseconds(0),
-        fastk::testing::CurveClient{guessed_server.public_key, own.public_key, own.secret_key});
+        fastk::testing::CurveClient{server, own.public_key, own.secret_key});
     for (int i = 0; i < 500 && !stop_; ++i) {
       (void)plain.try_send(forged_nan);
       (void)plain.try_send(forged_huge);
@@ -49,11 +53,13 @@ class Forger {
   std::thread thread_;  // last: starts once the rest is built
 };
 
-// Connection attempts `summary` (a peer's summary.json) says were refused, all causes.
-inline std::uint64_t refused_connections(const nlohmann::json& summary) {
+// Connection attempts `summary` (a peer's summary.json) says were refused: for `cause`, or
+// for all causes.
+inline std::uint64_t refused_connections(const nlohmann::json& summary,
+                                         const std::string& cause = "") {
   std::uint64_t refused = 0;
-  for (const auto& [cause, count] : summary["refused_connections"].items()) {
-    refused += count.get<std::uint64_t>();
+  for (const auto& [name, count] : summary["refused_connections"].items()) {
+    if (cause.empty() || name == cause) refused += count.get<std::uint64_t>();
   }
   return refused;
 }

@@ -263,6 +263,22 @@ TEST(WireRejects, HelloFromAnotherRun) {
             WireError::kWrongRun);
 }
 
+// Over a CURVE link the header's sender must be the peer whose key the connection proved; a
+// connection that proved no key (an id no peer has) gets nothing through.
+TEST(WireRejects, ASenderOtherThanTheConnectionsKey) {
+  ok(decode_frames(model_frames(1), kPeers, PeerId{1}));
+  const auto as_other = decode_frames(model_frames(1), kPeers, PeerId{7});
+  ASSERT_TRUE(std::holds_alternative<Rejection>(as_other));
+  EXPECT_EQ(std::get<Rejection>(as_other).cause, WireError::kNotAuthenticated);
+  EXPECT_THAT(std::get<Rejection>(as_other).detail, HasSubstr("peer 7's key names peer 1"));
+  for (const Frames& frames : {model_frames(1), model_frames(7), to_frames(encode_bye(1, 2))}) {
+    const auto no_key = decode_frames(frames, kPeers, PeerId{kRun.peer_count});
+    ASSERT_TRUE(std::holds_alternative<Rejection>(no_key));
+    EXPECT_EQ(std::get<Rejection>(no_key).cause, WireError::kNotAuthenticated);
+    EXPECT_THAT(std::get<Rejection>(no_key).detail, HasSubstr("no proven key"));
+  }
+}
+
 // CODED_GRADIENT (type 5, payload kind 3; node/WIRE.md): u32 covers count, u32 role count,
 // f64 compute_s, the ids, then float32 gradient to the end of the frame.
 Frames coded_frames() {
