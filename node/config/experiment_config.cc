@@ -80,6 +80,13 @@ ExperimentConfig parse_config(std::string_view text, const std::string& source,
   config.overrides = overrides;
   ConfigErrors errors;
   for (const auto& setting : overrides) apply_override(root, setting, errors);
+  // Values from the file carry its name as their source; those of --set do not.
+  errors.set_line_of([&root, &source](const std::string& path) {
+    const toml::node_view<toml::node> found = toml::at_path(root, path);
+    if (!found) return 0;
+    const toml::source_region& where = found.node()->source();
+    return where.path && *where.path == source ? static_cast<int>(where.begin.line) : 0;
+  });
   TableReader top(&root, "", errors);
   TableReader run = top.table("run");
   read_run_table(run, config.run);

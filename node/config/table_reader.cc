@@ -48,7 +48,11 @@ void ConfigErrors::throw_if_any(const std::string& source) const {
   std::ostringstream out;
   out << source << ": " << problems_.size() << (problems_.size() == 1 ? " problem" : " problems")
       << " in the config:";
-  for (const auto& p : problems_) out << "\n  " << p;
+  for (const auto& p : problems_) {
+    out << "\n  ";
+    if (p.line > 0) out << source << ":" << p.line << ": ";
+    out << p.text;
+  }
   throw ConfigError(out.str());
 }
 

@@ -35,7 +35,11 @@ CodedPayload read_coded_payload(std::span<const std::byte> payload) {
     out.role.push_back(load_le<std::uint32_t>(payload.data() + at));
   }
   out.gradient.resize((payload.size() - at) / sizeof(float));
-  std::memcpy(out.gradient.data(), payload.data() + at, out.gradient.size() * sizeof(float));
+  // An empty gradient has no data() to copy to (memcpy to null is undefined even for 0 bytes;
+  // found by libFuzzer with UBSan).
+  if (!out.gradient.empty()) {
+    std::memcpy(out.gradient.data(), payload.data() + at, out.gradient.size() * sizeof(float));
+  }
   return out;
 }
 
@@ -55,7 +59,7 @@ EncodedMessage encode_coded_gradient(PeerId sender, std::int64_t iteration,
   std::size_t at = kCodedPrefixBytes;
   for (std::uint32_t id : covers) store_le<std::uint32_t>(p + at, id), at += 4;
   for (std::uint32_t id : role) store_le<std::uint32_t>(p + at, id), at += 4;
-  std::memcpy(p + at, gradient.data(), gradient.size_bytes());
+  if (!gradient.empty()) std::memcpy(p + at, gradient.data(), gradient.size_bytes());
   std::span<const std::byte> view(*bytes);
   return {encode_header(
               {MessageType::kCodedGradient, PayloadKind::kCodedGradient, sender, iteration}, view),

@@ -99,3 +99,26 @@ TEST(Config, LoadingAMissingFileSaysWhich) {
 
 }  // namespace
 }  // namespace fastk::node
+
+namespace fastk::node {
+namespace {
+
+// Every problem with a place in the file says FILE:LINE, as syntax errors do; a value given
+// with --set has none.
+TEST(ConfigErrors, NameTheFileAndLineOfEachProblem) {
+  const std::string message = testing::error_of(
+      "[run]\nname = \"x\"\niterations = -5\n\n[cluster]\nhosts = [\"10.0.0.1\", \"a b\"]\n"
+      "[[stragglers.links]]\nfrom = 0\n");
+  EXPECT_THAT(message, ::testing::HasSubstr("exp.toml:3: run.iterations: expected an integer"));
+  EXPECT_THAT(message, ::testing::HasSubstr("exp.toml:6: cluster.hosts[1]: \"a b\""));
+  EXPECT_THAT(message, ::testing::HasSubstr("exp.toml:7: stragglers.links[0]: needs from"));
+  try {
+    node::parse_config("[run]\nseed = 1\n", "exp.toml", "/cfg", {"run.seed=-1"});
+    ADD_FAILURE() << "a negative seed was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("\n  run.seed: expected an integer >= 0"));
+  }
+}
+
+}  // namespace
+}  // namespace fastk::node
