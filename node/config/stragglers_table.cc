@@ -62,6 +62,10 @@ void for_each_table(TableReader& t, std::string_view key, Fn read_one) {
 
 }  // namespace
 
+// Slowdowns beyond this make runs that never end in practice (a factor of 1e12 on a 1 ms
+// gradient is 30 years per iteration, and the simulator spun on such a run for good).
+constexpr double kMaxSlowdown = 1e6;
+
 void read_stragglers_table(TableReader& t, stragglers::DelaySpec& spec,
                            std::uint64_t seed_default) {
   spec.seed = seed_default;
@@ -72,13 +76,20 @@ void read_stragglers_table(TableReader& t, stragglers::DelaySpec& spec,
   t.read("exp_mean", spec.exp_mean, 0.0);
   t.read("pareto_alpha", spec.pareto_alpha, 1e-9);
   t.read("transient_probability", spec.transient_probability, 0.0, 1.0);
-  t.read("transient_factor", spec.transient_factor, 1e-9);
+  t.read("transient_factor", spec.transient_factor, 1e-9, kMaxSlowdown);
   const auto ids = read_numbers<int>(t, "slow_peers");
   const auto factors = read_numbers<double>(t, "slow_factors");
   if (!factors.empty() && factors.size() != 1 && factors.size() != ids.size()) {
     t.errors().add(t.path_of("slow_factors"),
                    "expected one factor, or one per entry of slow_peers (" +
                        std::to_string(ids.size()) + "), got " + std::to_string(factors.size()));
+  }
+  for (std::size_t i = 0; i < factors.size(); ++i) {
+    if (!(factors[i] > 0 && factors[i] <= kMaxSlowdown)) {
+      t.errors().add(t.path_of("slow_factors") + "[" + std::to_string(i) + "]",
+                     "expected a slowdown in (0, 1e6], got " + std::to_string(factors[i]) +
+                         " (larger ones make runs that never end)");
+    }
   }
   for (std::size_t i = 0; i < ids.size(); ++i) {
     double factor = 5.0;  // documented default
@@ -88,14 +99,14 @@ void read_stragglers_table(TableReader& t, stragglers::DelaySpec& spec,
   }
   t.read("markov_good_to_bad", spec.markov_good_to_bad, 0.0, 1.0);
   t.read("markov_bad_to_good", spec.markov_bad_to_good, 0.0, 1.0);
-  t.read("markov_factor", spec.markov_factor, 1e-9);
+  t.read("markov_factor", spec.markov_factor, 1e-9, kMaxSlowdown);
   for_each_table(t, "windows", [&](TableReader& w, const std::string&) {
     stragglers::SlowWindow window;
     window.peers = read_numbers<int>(w, "peers");
     w.read("from_iteration", window.from_iteration, 0);
     w.read("to_iteration", window.to_iteration, 0);
     w.read("probability", window.probability, 0.0, 1.0);
-    w.read("factor", window.factor, 1e-9);
+    w.read("factor", window.factor, 1e-9, kMaxSlowdown);
     if (window.to_iteration < window.from_iteration) {
       w.errors().add(w.path_of("to_iteration"), "must be >= from_iteration");
     }

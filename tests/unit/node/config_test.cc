@@ -112,6 +112,11 @@ TEST(ConfigErrors, NameTheFileAndLineOfEachProblem) {
   EXPECT_THAT(message, ::testing::HasSubstr("exp.toml:3: run.iterations: expected an integer"));
   EXPECT_THAT(message, ::testing::HasSubstr("exp.toml:6: cluster.hosts[1]: \"a b\""));
   EXPECT_THAT(message, ::testing::HasSubstr("exp.toml:7: stragglers.links[0]: needs from"));
+  // A slowdown that would make a run that never ends (issue 15's edge cases).
+  EXPECT_THAT(testing::error_of("[stragglers]\nslow_peers = [1]\nslow_factors = [1e12]\n"),
+              ::testing::HasSubstr("exp.toml:3: stragglers.slow_factors[0]: expected a slowdown"));
+  EXPECT_THAT(testing::error_of("[stragglers]\ntransient_factor = 1e7\n"),
+              ::testing::HasSubstr("stragglers.transient_factor"));
   try {
     node::parse_config("[run]\nseed = 1\n", "exp.toml", "/cfg", {"run.seed=-1"});
     ADD_FAILURE() << "a negative seed was accepted";
