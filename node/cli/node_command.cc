@@ -28,7 +28,8 @@ struct NodeOptions {
   double base_gradient_s = 0;  // or given directly (what `fastk run` passes)
   double epoch_s = 0;          // evaluation instants count from this Unix time; 0: none
   bool wait_for_start = false;
-  std::string keys;  // a CURVE key folder, over [security] keys
+  std::string keys;             // a CURVE key folder, over [security] keys
+  std::uint64_t run_nonce = 0;  // fastk run's, the same for every peer of one launch
 };
 
 // The peak resident memory of this process image: VmHWM of /proc/self/status. Not
@@ -52,7 +53,10 @@ void run_node(const NodeOptions& o) {
   const int peers = topology::build_topology(config.topology).graph.size();
   peer::PeerOptions options;
   options.peer = resolve_peer_id(o.id, peers);
-  options.run_id = run_fingerprint(o.config.config, o.config.overrides);
+  // A launch's own nonce, mixed into the config's fingerprint: peers of two launches of one
+  // config (at once, on the same ports) refuse each other's HELLO instead of forming one ring.
+  options.run_id =
+      run_fingerprint(o.config.config, o.config.overrides) ^ (o.run_nonce * 0x9E3779B97F4A7C15ULL);
   options.stop_on_stdin_eof = o.stop_on_stdin_eof;
   options.progress_interval_s = o.progress_interval_s;
   options.epoch_s = o.epoch_s;
@@ -134,6 +138,9 @@ void add_node_command(CLI::App& app) {
   cmd->add_option("--keys", options->keys,
                   "A key folder from `fastk keys` (over [security] keys): links are encrypted "
                   "and only the neighbours' keys can reach this peer (docs/security.md)");
+  cmd->add_option("--run-nonce", options->run_nonce,
+                  "A number every peer of one launch shares (set by `fastk run`): peers of "
+                  "another launch of the same config are refused");
   cmd->add_flag("--wait-for-start", options->wait_for_start,
                 "After the handshake print @ready and start only on SIGUSR2 (or a 'g' on a "
                 "watched stdin): set by `fastk run` so that all peers start together");

@@ -7,6 +7,7 @@
 #include "node/cli/commands.h"
 #include "node/cli/config_options.h"
 #include "node/config/resolved_config.h"
+#include "node/launch/run_folder_lock.h"
 #include "node/launch/wall_clock.h"
 #include "node/metrics/output_files.h"
 #include "node/report/run_results.h"
@@ -78,6 +79,7 @@ int report(const ReportOptions& o) {
                              " has no peers/ folder: not a run folder (peers write to "
                              "run.output/run.name/peers/peer-<i>/)");
   }
+  const RunFolderLock lock(run_dir);  // not while a launch still writes it
   if (std::filesystem::exists(run_dir / "summary.json")) {
     // fastk run's folder holds the evaluations it made of the mean model while the peers ran,
     // which a report cannot make again: it is not rebuilt behind the user's back.

@@ -13,6 +13,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <random>
 #include <set>
 
 #include "node/calibration/calibration.h"
@@ -23,6 +24,7 @@
 #include "node/config/experiment_config.h"
 #include "node/config/resolved_config.h"
 #include "node/launch/launcher.h"
+#include "node/launch/run_folder_lock.h"
 #include "node/launch/run_outputs.h"
 #include "node/launch/snapshots.h"
 #include "node/launch/wall_clock.h"
@@ -71,10 +73,11 @@ double base_gradient_s(const RunOptions& o, const ExperimentConfig& config,
   return measure::measure_gradients(config, 30).plain_s;
 }
 
+// `nonce`: this launch's own (node_command.cc mixes it into the run id).
 std::vector<PeerLaunch> peer_launches(const RunOptions& o, const ExperimentConfig& config, int n,
                                       const std::filesystem::path& config_path,
                                       const std::filesystem::path& run_dir, double epoch_s,
-                                      double base_s) {
+                                      double base_s, std::uint64_t nonce) {
   const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
   std::vector<PeerLaunch> peers;
   for (int i = 0; i < n; ++i) {
@@ -92,9 +95,9 @@ std::vector<PeerLaunch> peer_launches(const RunOptions& o, const ExperimentConfi
     std::snprintf(epoch, sizeof epoch, "%.6f", epoch_s);
     std::snprintf(base, sizeof base, "%.9g", base_s);
     for (const std::string& a :
-         {std::string("--id"), std::to_string(i), std::string("--output"), run_dir.string(),
-          std::string("--epoch"), std::string(epoch), std::string("--base-gradient-s"),
-          std::string(base), std::string("--wait-for-start")}) {
+         {std::string("--id"), std::to_string(i), std::string("--run-nonce"), std::to_string(nonce),
+          std::string("--output"), run_dir.string(), std::string("--epoch"), std::string(epoch),
+          std::string("--base-gradient-s"), std::string(base), std::string("--wait-for-start")}) {
       p.argv.push_back(a);
     }
     p.argv.push_back("--stop-on-stdin-eof");  // the launcher's end of the pipe (launcher.cc)
@@ -210,14 +213,12 @@ void check_local_endpoints_free(const ExperimentConfig& config, int n) {
 }
 
 // The run's folder, emptied of an earlier run's peer results, with the config copied in.
-std::filesystem::path prepare_run_folder(const RunOptions& o, const ExperimentConfig& config,
-                                         const std::filesystem::path& config_path) {
-  const std::filesystem::path run_dir = std::filesystem::absolute(run_folder(o.config, config));
+// Locked first (run_folder_lock.h): a live launch of the same name keeps its files.
+void prepare_run_folder(const std::filesystem::path& run_dir,
+                        const std::filesystem::path& config_path) {
   std::filesystem::remove_all(run_dir / "peers");  // results of an earlier run of this name
-  std::filesystem::create_directories(run_dir);
   std::filesystem::copy_file(config_path, run_dir / "config.toml",
                              std::filesystem::copy_options::overwrite_existing);
-  return run_dir;
 }
 
 // What the launcher needs besides the peers: where logs go, when to stop or finish (the live
@@ -305,7 +306,9 @@ int run(const RunOptions& o) {
   training::check_optimizer(config.optimizer);  // before any peer starts
   const int n = topology::build_topology(config.topology).graph.size();
   check_local_endpoints_free(config, n);
-  const std::filesystem::path run_dir = prepare_run_folder(o, config, config_path);
+  const std::filesystem::path run_dir = std::filesystem::absolute(run_folder(o.config, config));
+  const RunFolderLock lock(run_dir);
+  prepare_run_folder(run_dir, config_path);
 
   const double interval_s = config.run.evaluation_interval_s(kWallClockEvaluationInterval_s);
   write_resolved_config(o, config, run_dir, interval_s);
@@ -314,8 +317,10 @@ int run(const RunOptions& o) {
   // the peers would otherwise have (the rest is evaluated once they have exited).
   MeanModelEvaluator evaluator(config, run_dir, n, epoch_s, interval_s);
   const double base_s = base_gradient_s(o, config, evaluator.parameters());
+  std::random_device entropy;
+  const std::uint64_t nonce = (std::uint64_t{entropy()} << 32) | entropy();
   std::vector<PeerLaunch> peers =
-      peer_launches(o, config, n, config_path, run_dir, epoch_s, base_s);
+      peer_launches(o, config, n, config_path, run_dir, epoch_s, base_s, nonce);
   // Fresh keys for this launch when its links need them (security.h).
   std::optional<RunKeys> keys;
   catch_interrupts(true);

@@ -9,6 +9,7 @@
 #include "node/cli/commands.h"
 #include "node/cli/config_options.h"
 #include "node/config/experiment_config.h"
+#include "node/launch/run_folder_lock.h"
 #include "node/report/plots.h"
 #include "node/report/progress_line.h"
 #include "node/sim/simulation.h"
@@ -57,7 +58,7 @@ void run_sim(const SimOptions& o) {
     in.calibration = calibration::read_calibration(in.sim.calibration);
   }
   const std::filesystem::path folder = run_folder(o.config, c);
-  std::filesystem::create_directories(folder);
+  const RunFolderLock lock(folder);  // a live run or simulation of this name keeps its files
   std::filesystem::copy_file(o.config.config, folder / "config.toml",
                              std::filesystem::copy_options::overwrite_existing);
   const auto start = std::chrono::steady_clock::now();

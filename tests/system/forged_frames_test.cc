@@ -157,3 +157,31 @@ TEST(CurveKeysOfTwoFolders, ThePeersSayWhyTheyDidNotHearEachOther) {
 
 }  // namespace
 }  // namespace fastk::systest
+
+namespace fastk::systest {
+namespace {
+
+// fastk run gives each launch a nonce of its own, mixed into the run id every HELLO carries:
+// peers of two launches of one config refuse each other (they used to form one ring when
+// started at once), and say it is another run.
+TEST(RunNonce, PeersOfTwoLaunchesOfOneConfigRefuseEachOther) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys");
+  TinyExperiment e = tiny_experiment(2, 100);
+  e.startup_timeout_ms = 3000;
+  const auto config = write_config(dir, e);
+  std::vector<std::unique_ptr<FastkProcess>> peers;
+  for (int i = 0; i < 2; ++i) {
+    peers.push_back(std::make_unique<FastkProcess>(
+        std::vector<std::string>{"node", config.string(), "--id", std::to_string(i), "--output",
+                                 run_dir(dir).string(), "--run-nonce", std::to_string(1000 + i)}));
+  }
+  for (auto& peer : peers) {
+    const auto status = peer->wait(Seconds(30));
+    ASSERT_TRUE(status.has_value()) << peer->output();
+    EXPECT_FALSE(status->ok()) << peer->output();
+    EXPECT_THAT(peer->output(), ::testing::HasSubstr("wrong run"));
+  }
+}
+
+}  // namespace
+}  // namespace fastk::systest

@@ -96,7 +96,7 @@ TEST(RunCli, TheTimeBudgetEndsEveryPeer) {
 
 // A second run on the ports a live run uses is refused before it touches anything: it names
 // the endpoints and base_port, and the live run ends well with all its outputs.
-TEST(RunCli, ASecondRunOnTakenPortsIsRefusedAndTheFirstIsUnharmed) {
+TEST(RunCli, SecondRunsOnTakenPortsOrTheSameFolderAreRefusedAndTheFirstIsUnharmed) {
   const auto dir = testutil::fresh_test_dir("fastk_sys");
   TinyExperiment e = tiny_experiment(3, 100000000);
   e.duration_s = 3;
@@ -124,6 +124,15 @@ TEST(RunCli, ASecondRunOnTakenPortsIsRefusedAndTheFirstIsUnharmed) {
               HasSubstr(local_endpoint(e.base_port) + " (Address already in use)"));
   EXPECT_THAT(second.output(),
               HasSubstr("[cluster] base_port (now " + std::to_string(e.base_port)));
+
+  // On other ports, but with the same run folder: refused before it empties the live run's
+  // peers/ folder (it used to, and both runs exited 0).
+  FastkProcess third({"run", config.string(), "--no-plots", "--set",
+                      "cluster.base_port=" + std::to_string(free_base_port(e.peers))});
+  const auto locked = third.wait(Seconds(60));
+  ASSERT_TRUE(locked.has_value()) << third.output();
+  EXPECT_EQ(locked->code, 1) << third.output();
+  EXPECT_THAT(third.output(), HasSubstr("is in use by another fastk run"));
 
   const auto status = first.wait(Seconds(60));
   ASSERT_TRUE(status.has_value() && status->ok()) << first.output();
@@ -203,9 +212,11 @@ TEST(RunCli, AFullDiskIsAnErrorNamingTheFileAndLeavesNoEmptyResult) {
       if (!line.starts_with("left ")) continue;
       const std::string left = line.substr(5);  // relative to the output folder
       // Logs, and a failed peer's own log of its iterations, are logs rather than results.
-      const bool a_log = !left.ends_with(".tmp") &&
-                         (left.starts_with("sys/logs/") ||
-                          (left.starts_with("sys/peers/") && left.ends_with("/iterations.csv")));
+      // The run folder's lock file is empty by nature.
+      const bool a_log = left == "sys/.lock" ||
+                         (!left.ends_with(".tmp") &&
+                          (left.starts_with("sys/logs/") ||
+                           (left.starts_with("sys/peers/") && left.ends_with("/iterations.csv"))));
       EXPECT_TRUE(a_log) << size << ": an empty or temporary result: " << left;
     }
   }
