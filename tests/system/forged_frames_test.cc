@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <sstream>
 
@@ -122,65 +123,54 @@ TEST(LocalSockets, AnotherUserCannotConnectToALocalRunsPeers) {
 
 INSTANTIATE_TEST_SUITE_P(LocalTransports, ForgedFrames, ::testing::Values("tcp", "shm"));
 
-}  // namespace
-}  // namespace fastk::systest
-
-namespace fastk::systest {
-namespace {
+// Two peers of a 2-peer ring started by hand, peer i with `extra(i)` on its command line,
+// that must fail to start (within the 3 s start-up time-out): what each printed.
+std::vector<std::string> failed_starts(const std::filesystem::path& dir,
+                                       const std::function<std::vector<std::string>(int)>& extra) {
+  TinyExperiment e = tiny_experiment(2, 100);
+  e.startup_timeout_ms = 3000;
+  const auto config = write_config(dir, e);
+  std::vector<std::unique_ptr<FastkProcess>> peers;
+  for (int i = 0; i < 2; ++i) {
+    std::vector<std::string> argv = {"node",     config.string(),      "--id", std::to_string(i),
+                                     "--output", run_dir(dir).string()};
+    for (auto& a : extra(i)) argv.push_back(a);
+    peers.push_back(std::make_unique<FastkProcess>(argv));
+  }
+  std::vector<std::string> outputs;
+  for (auto& peer : peers) {
+    const auto status = peer->wait(Seconds(30));
+    EXPECT_TRUE(status.has_value() && !status->ok()) << peer->output();
+    outputs.push_back(peer->output());
+  }
+  return outputs;
+}
 
 // Peers given keys of two different folders refuse each other's handshakes; the start-up
 // error says so instead of only "did not hear from".
 TEST(CurveKeysOfTwoFolders, ThePeersSayWhyTheyDidNotHearEachOther) {
   const auto dir = testutil::fresh_test_dir("fastk_sys");
-  TinyExperiment e = tiny_experiment(2, 100);
-  e.startup_timeout_ms = 3000;
-  const auto config = write_config(dir, e);
-  const auto run = run_dir(dir);
-  std::vector<std::unique_ptr<FastkProcess>> peers;
-  for (int i = 0; i < 2; ++i) {
+  const auto outputs = failed_starts(dir, [&](int i) {
     const auto keys = dir / ("keys-" + std::to_string(i));
     node::transport::write_key_folder(keys, 2);
-    peers.push_back(std::make_unique<FastkProcess>(
-        std::vector<std::string>{"node", config.string(), "--id", std::to_string(i), "--output",
-                                 run.string(), "--keys", keys.string()}));
-  }
-  for (auto& peer : peers) {
-    const auto status = peer->wait(Seconds(30));
-    ASSERT_TRUE(status.has_value()) << peer->output();
-    EXPECT_FALSE(status->ok()) << peer->output();
+    return std::vector<std::string>{"--keys", keys.string()};
+  });
+  for (const auto& output : outputs) {
     // Each expects the other's server key from its own folder: the handshake fails before the
     // gate is asked (a "bad handshake", not an "unknown key").
-    EXPECT_THAT(peer->output(), ::testing::HasSubstr("refused connections ("));
-    EXPECT_THAT(peer->output(), ::testing::HasSubstr("keys of one folder"));
+    EXPECT_THAT(output, ::testing::HasSubstr("refused connections ("));
+    EXPECT_THAT(output, ::testing::HasSubstr("keys of one folder"));
   }
 }
-
-}  // namespace
-}  // namespace fastk::systest
-
-namespace fastk::systest {
-namespace {
 
 // fastk run gives each launch a nonce of its own, mixed into the run id every HELLO carries:
 // peers of two launches of one config refuse each other (they used to form one ring when
 // started at once), and say it is another run.
 TEST(RunNonce, PeersOfTwoLaunchesOfOneConfigRefuseEachOther) {
-  const auto dir = testutil::fresh_test_dir("fastk_sys");
-  TinyExperiment e = tiny_experiment(2, 100);
-  e.startup_timeout_ms = 3000;
-  const auto config = write_config(dir, e);
-  std::vector<std::unique_ptr<FastkProcess>> peers;
-  for (int i = 0; i < 2; ++i) {
-    peers.push_back(std::make_unique<FastkProcess>(
-        std::vector<std::string>{"node", config.string(), "--id", std::to_string(i), "--output",
-                                 run_dir(dir).string(), "--run-nonce", std::to_string(1000 + i)}));
-  }
-  for (auto& peer : peers) {
-    const auto status = peer->wait(Seconds(30));
-    ASSERT_TRUE(status.has_value()) << peer->output();
-    EXPECT_FALSE(status->ok()) << peer->output();
-    EXPECT_THAT(peer->output(), ::testing::HasSubstr("wrong run"));
-  }
+  const auto outputs = failed_starts(testutil::fresh_test_dir("fastk_sys"), [](int i) {
+    return std::vector<std::string>{"--run-nonce", std::to_string(1000 + i)};
+  });
+  for (const auto& output : outputs) EXPECT_THAT(output, ::testing::HasSubstr("wrong run"));
 }
 
 }  // namespace
