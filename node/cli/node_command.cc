@@ -1,4 +1,7 @@
 // fastk node CONFIG [--id I]: one real peer of the config's run, over ZeroMQ.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <csignal>
 #include <fstream>
@@ -49,6 +52,14 @@ void run_node(const NodeOptions& o) {
   // Progress goes to the launcher's pipe: once the launcher is gone a write fails (and is
   // dropped) instead of killing the peer before it writes its outputs.
   signal(SIGPIPE, SIG_IGN);
+  struct stat in {};
+  if (o.stop_on_stdin_eof &&
+      (::fstat(STDIN_FILENO, &in) != 0 || !(S_ISFIFO(in.st_mode) || S_ISSOCK(in.st_mode)))) {
+    throw std::runtime_error(
+        "--stop-on-stdin-eof: stdin is not a pipe (a file or /dev/null ends at once, and the "
+        "peer would stop before its first iteration); the flag is for a launcher that holds "
+        "the other end, as fastk run does");
+  }
   const ExperimentConfig config = load_config(o.config);
   const int peers = topology::build_topology(config.topology).graph.size();
   peer::PeerOptions options;

@@ -132,14 +132,6 @@ std::vector<int> fetch_remote_outputs(const std::vector<PeerLaunch>& peers,
   return failed;
 }
 
-// The hosts of `which` peers.
-std::vector<std::string> hosts_of(const std::vector<PeerLaunch>& peers,
-                                  const std::vector<int>& which) {
-  std::vector<std::string> hosts;
-  for (int i : which) hosts.push_back(peers[static_cast<std::size_t>(i)].host);
-  return hosts;
-}
-
 void print_start_line(const std::vector<PeerLaunch>& peers, const ExperimentConfig& config,
                       double base_s, const std::filesystem::path& run_dir) {
   std::set<std::string> remote_hosts;
@@ -321,12 +313,6 @@ int run(const RunOptions& o) {
   const std::uint64_t nonce = (std::uint64_t{entropy()} << 32) | entropy();
   std::vector<PeerLaunch> peers =
       peer_launches(o, config, n, config_path, run_dir, epoch_s, base_s, nonce);
-  // Fresh keys for this launch when its links need them (security.h).
-  std::optional<RunKeys> keys;
-  catch_interrupts(true);
-  if (launcher_makes_keys(config.security, config.cluster, n)) {
-    keys.emplace(n, peers, ssh_command(config));
-  }
   if (config.run.stop_at_target &&
       std::any_of(peers.begin(), peers.end(), [](const auto& p) { return !p.host.empty(); })) {
     // The live evaluation reads the peers' snapshots from this machine's run folder.
@@ -334,12 +320,17 @@ int run(const RunOptions& o) {
         "run.stop_at_target needs every peer on this machine (remote peers' snapshots are "
         "only copied here after the run); drop it, or use run.duration_s");
   }
+  // Fresh keys for this launch when its links need them (security.h).
+  std::optional<RunKeys> keys;
+  catch_interrupts(true);
+  if (launcher_makes_keys(config.security, config.cluster, n)) {
+    keys.emplace(n, peers, ssh_command(config));
+  }
   print_start_line(peers, config, base_s, run_dir);
   LiveEvaluation live{evaluator, {}, false};
   const LaunchResult result =
       launch_with_signals(peers, launch_options(config, run_dir, live), config, n);
   const std::vector<int> not_fetched = fetch_remote_outputs(peers, run_dir);
-  if (keys) keys->leave_on(hosts_of(peers, not_fetched));
   keys.reset();  // nothing needs them now: gone before the evaluation and plots
   catch_interrupts(false);
 

@@ -1,8 +1,11 @@
 #include "node/cli/run_keys.h"
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <memory>
+#include <regex>
 
 #include "node/launch/child_process.h"
 #include "node/transport/curve_keys.h"
@@ -14,7 +17,8 @@ std::filesystem::path make_private_temporary_folder() {
   std::string pattern = (std::filesystem::temp_directory_path() / "fastk-keys-XXXXXX").string();
   if (!::mkdtemp(pattern.data())) {
     throw std::runtime_error("cannot create a private folder for the run's keys in " +
-                             std::filesystem::temp_directory_path().string());
+                             std::filesystem::temp_directory_path().string() + ": " +
+                             std::strerror(errno));
   }
   return pattern;
 }
@@ -51,6 +55,26 @@ std::vector<std::string> scp_command(const std::vector<std::string>& ssh_options
 
 std::string last_line(const Finished& f) { return f.lines.empty() ? "" : f.lines.back(); }
 
+// The folder `mktemp -d /tmp/fastk-keys-XXXXXX` made, from its "fastk-keys=PATH" line; empty
+// unless it is exactly such a path (it goes into an `rm -rf` later).
+std::string made_folder(const Finished& f) {
+  static const std::regex kPath("fastk-keys=(/tmp/fastk-keys-[A-Za-z0-9]{6})");
+  std::smatch match;
+  for (const auto& line : f.lines) {
+    if (std::regex_match(line, match, kPath)) return match[1];
+  }
+  return "";
+}
+
+// ssh's options with a short connection time-out: removing keys from a host that has gone
+// away must not hold up the end of the run.
+std::vector<std::string> quick_ssh(std::vector<std::string> ssh) {
+  for (auto& option : ssh) {
+    if (option.starts_with("ConnectTimeout=")) option = "ConnectTimeout=3";
+  }
+  return ssh;
+}
+
 }  // namespace
 
 RunKeys::RunKeys(int peer_count, std::vector<PeerLaunch>& peers,
@@ -78,18 +102,28 @@ void RunKeys::copy_to_hosts(const std::vector<PeerLaunch>& peers) {
   std::vector<std::vector<std::string>> makes;
   for (const auto& [host, ids] : peers_of_host) {
     auto ssh = ssh_options_;
-    ssh.insert(ssh.end(), {host, "umask 077 && mktemp -d \"${TMPDIR:-/tmp}/fastk-keys-XXXXXX\""});
+    // sh -c: the login shell may not be a POSIX one. The marker tells the path from anything
+    // else the session prints.
+    ssh.insert(ssh.end(), {host,
+                           "sh -c 'umask 077 && printf \"fastk-keys=%s\\n\" "
+                           "\"$(mktemp -d /tmp/fastk-keys-XXXXXX)\"'"});
     makes.push_back(std::move(ssh));
   }
   const auto made = run_all(makes);
+  // Every folder that was made is recorded before a failure is thrown: all are removed.
+  std::string failures;
   auto host = peers_of_host.begin();
   for (const auto& m : made) {
-    if (!m.status.ok() || !last_line(m).starts_with("/")) {
-      throw std::runtime_error("cannot make a folder for the run's keys on " + host->first + " (" +
-                               m.status.describe() + "): " + last_line(m));
+    const std::string path = made_folder(m);
+    if (m.status.ok() && !path.empty()) {
+      remote_[host->first] = path;
+    } else {
+      failures += "\n  " + host->first + " (" + m.status.describe() + "): " + last_line(m);
     }
-    remote_[host->first] = last_line(m);
     ++host;
+  }
+  if (!failures.empty()) {
+    throw std::runtime_error("cannot make a folder for the run's keys on:" + failures);
   }
   std::vector<std::vector<std::string>> copies;
   std::vector<std::string> hosts;
@@ -113,23 +147,13 @@ void RunKeys::copy_to_hosts(const std::vector<PeerLaunch>& peers) {
   }
 }
 
-void RunKeys::leave_on(const std::vector<std::string>& hosts) {
-  for (const auto& host : hosts) {
-    const auto it = remote_.find(host);
-    if (it == remote_.end()) continue;
-    std::cerr << "fastk run: the run's keys stay on " << host << " in " << it->second
-              << " (unreachable now; remove that folder there)\n";
-    remote_.erase(it);
-  }
-}
-
 // Keys of an ended run open nothing (the next launch makes new ones); removed all the same.
 void RunKeys::remove_everywhere() noexcept {
   try {
     std::vector<std::vector<std::string>> removals;
     std::vector<std::string> hosts;
     for (const auto& [host, path] : remote_) {
-      auto ssh = ssh_options_;
+      auto ssh = quick_ssh(ssh_options_);
       ssh.insert(ssh.end(), {host, "rm", "-rf", "--", path});
       removals.push_back(std::move(ssh));
       hosts.push_back(host);

@@ -2,7 +2,8 @@
 // private folder of this machine (0700, under the system's temporary folder); each LAN host
 // gets a copy holding only its own peers' secret keys, in a private folder it makes itself.
 // Everything is removed when the object goes (fastk run resets it once the peers' outputs
-// are fetched), here and on the hosts that can still be reached; also when a copy fails.
+// are fetched), here and on every host that answers ssh within 3 s, also when a copy fails;
+// a host that does not is named with the folder left there.
 #pragma once
 
 #include <filesystem>
@@ -25,9 +26,6 @@ class RunKeys {
   RunKeys(const RunKeys&) = delete;
   RunKeys& operator=(const RunKeys&) = delete;
   ~RunKeys();
-
-  // Remote copies are not removed from these hosts (unreachable at the end): say so instead.
-  void leave_on(const std::vector<std::string>& hosts);
 
  private:
   void copy_to_hosts(const std::vector<PeerLaunch>& peers);

@@ -120,7 +120,7 @@ void read_stragglers_table(TableReader& t, stragglers::DelaySpec& spec,
     l.read("from", link.from, 0);
     l.read("to", link.to, 0);
     l.read("delay_s", link.delay_s, 0.0);
-    l.read("factor", link.factor, 1e-9);
+    l.read("factor", link.factor, 1e-9, kMaxSlowdown);
     spec.links.push_back(link);
   });
   t.read("seed", spec.seed);

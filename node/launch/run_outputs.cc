@@ -44,7 +44,11 @@ std::int64_t merge_peer_csv(const std::filesystem::path& run_dir, const std::str
     // A last line without its newline is a row a killed peer did not finish: left out.
     while (std::getline(in, line) && !in.eof()) out->write(line + '\n'), ++rows;
   }
-  if (out) out->commit();
+  if (out) {
+    out->commit();
+  } else {
+    std::filesystem::remove(run_dir / name);  // an earlier run's, which would pass for this one's
+  }
   if (!keep_peer_copies) {
     for (int i = 0; i < peers; ++i) std::filesystem::remove(peer_folder(run_dir, i) / name);
   }

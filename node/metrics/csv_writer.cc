@@ -52,7 +52,7 @@ void CsvWriter::end_row() {
 
 void CsvWriter::flush() {
   if (file_.mode() == FileWriter::Mode::kStreamed) {
-    file_.sync();
+    file_.flush();  // no sync: a simulation flushes at every evaluation
   } else {
     file_.commit();
   }

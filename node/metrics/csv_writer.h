@@ -20,7 +20,7 @@ class CsvWriter {
   CsvWriter& operator<<(int value) { return *this << static_cast<std::int64_t>(value); }
   CsvWriter& operator<<(const std::string& value);
   void end_row();
-  // Streamed: writes out what is buffered and syncs it (callable any number of times).
+  // Streamed: writes out what is buffered (callable any number of times).
   // Atomic: the same, then renames the file into place; call it once, after the last row.
   void flush();
 

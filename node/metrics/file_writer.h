@@ -5,8 +5,10 @@
 // Atomic (results: summaries, models, merged CSVs): the bytes go to <path>.tmp, are synced
 // and renamed into place by commit(); destroyed without commit() (an error, an exception on
 // the way), the temporary is removed and an older file of that name stays as it was.
-// Streamed (logs read while they grow: a peer's iterations.csv, snapshot indexes): the bytes
-// go to <path> itself; a reader judges them complete by summary.json, written after them.
+// Streamed (logs read while they grow: a peer's iterations.csv, a simulation's evaluation.csv):
+// the bytes go to <path> itself, in 8 KiB blocks, and what was written stays when the writer
+// goes; a reader judges them complete by summary.json, written after them. An atomic write
+// refuses a path that is not a regular file (it would replace a device or a link).
 #pragma once
 
 #include <filesystem>
@@ -28,6 +30,8 @@ class FileWriter {
   Mode mode() const { return mode_; }
   // Buffered; throws when writing out a full buffer fails.
   void write(std::string_view bytes);
+  // Writes out the buffer (for a reader of a streamed file; no sync).
+  void flush();
   // Writes out the buffer and syncs the file to the disk.
   void sync();
   // sync() (or, without `durable`, only the write-out: a file that is only an intermediate,
@@ -36,7 +40,8 @@ class FileWriter {
   void commit(bool durable = true);
 
  private:
-  [[noreturn]] void fail(const std::string& doing);
+  // `error`: the errno of the failed call, taken before anything could change it.
+  [[noreturn]] void fail(int error, const char* doing);
   void write_out();
 
   std::filesystem::path path_;

@@ -12,7 +12,10 @@ namespace fastk::node::os {
 
 void make_private_folder(const std::filesystem::path& folder) {
   const std::string name = "'" + folder.string() + "'";
-  if (::mkdir(folder.c_str(), 0700) != 0 && errno != EEXIST) {
+  if (::mkdir(folder.c_str(), 0700) == 0) {
+    // Default ACLs of the parent (NFS group folders) may have added group bits.
+    ::chmod(folder.c_str(), 0700);
+  } else if (errno != EEXIST) {
     throw std::runtime_error("cannot create the private folder " + name + ": " +
                              std::strerror(errno));
   }

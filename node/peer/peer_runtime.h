@@ -24,8 +24,8 @@ namespace fastk::node::peer {
 
 struct PeerOptions {
   int peer = 0;
-  std::uint64_t run_id = 0;          // fingerprint of the config, the same on every peer
-  bool stop_on_stdin_eof = false;    // set by the launcher for peers started through ssh
+  std::uint64_t run_id = 0;          // the config's fingerprint and the launch's nonce: one per run
+  bool stop_on_stdin_eof = false;    // set by fastk run: stdin closes when the launcher goes
   double progress_interval_s = 0.5;  // @progress lines on stdout
   double base_gradient_s = 0;        // what slowdowns multiply; 0: measure at start-up
   // The parameter count the base gradient was measured for (a calibration's); 0: unchecked.

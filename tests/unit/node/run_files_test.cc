@@ -119,7 +119,7 @@ TEST(OutputFiles, AFileThatCannotBeWrittenIsAnErrorNamingIt) {
               ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("missing-folder/m.f32")));
   // /dev/full accepts the open and fails every write, as a full disk does: the CSV writer
   // buffers its rows and must report the failure when they are flushed.
-  if (std::filesystem::exists("/dev/full")) {
+  if (std::filesystem::is_character_file("/dev/full")) {
     metrics::CsvWriter csv("/dev/full", {"a", "b"}, metrics::FileWriter::Mode::kStreamed);
     for (int i = 0; i < 10; ++i) {
       csv << i << 0.5;
@@ -136,6 +136,11 @@ TEST(OutputFiles, AFileThatCannotBeWrittenIsAnErrorNamingIt) {
   }
   EXPECT_FALSE(std::filesystem::exists(dir / "r.csv"));
   EXPECT_FALSE(std::filesystem::exists(dir / "r.csv.tmp"));
+  // A result is never written over something that is not a regular file.
+  std::filesystem::create_directory_symlink(dir, dir / "link.json");
+  EXPECT_THAT([&] { metrics::write_json_file(dir / "link.json", nlohmann::ordered_json{}); },
+              ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("not a regular file")));
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "link.json"));
   metrics::write_json_file(dir / "s.json", nlohmann::ordered_json{{"ok", true}});
   EXPECT_FALSE(std::filesystem::exists(dir / "s.json.tmp"));
   std::ifstream in(dir / "s.json");
