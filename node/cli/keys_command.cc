@@ -1,5 +1,6 @@
 // fastk keys DIR (--peers N | --config CONFIG): a CURVE key pair per peer (docs/security.md),
-// for peers started by hand, mpirun or srun. `fastk run` makes its own keys for every run.
+// for peers started by hand, mpirun or srun. `fastk run` makes its own keys for runs that need them
+// (security.h).
 #include <iostream>
 
 #include "node/cli/commands.h"
@@ -40,8 +41,9 @@ void add_keys_command(CLI::App& app) {
       app.add_subcommand("keys", "Make the CURVE keys that encrypt and authenticate a run's links");
   cmd->footer(
       "Peers with keys accept frames only from their neighbours' keys (docs/security.md).\n"
-      "`fastk run` makes keys for each run itself; make them here for peers you start with\n"
-      "`fastk node`, mpirun or srun, and put the folder where every host reads it:\n"
+      "`fastk run` makes keys itself for runs that span hosts (or with curve = \"on\"); make\n"
+      "them here for peers you start with `fastk node`, mpirun or srun, and put the folder\n"
+      "where every host reads it:\n"
       "  fastk keys lan-keys --config experiments/configs/lan.toml");
   cmd->add_option("DIR", options->folder, "The folder to create (mode 0700); must hold no keys")
       ->required();

@@ -35,6 +35,23 @@ pid_t find_peer_pid(const std::filesystem::path& config, int id) {
 // A launcher killed with SIGKILL (no clean-up of its own) loses nothing: each peer sees its
 // stdin close, stops, writes its summary and final model, and removes its shared memory and
 // socket; `fastk report` then builds the run's results from the peers' folders.
+// Waits (at most 60 s, reading the launcher's output meanwhile) until every peer of `run`
+// iterates. A peer's iterations.csv reaches the disk in blocks of about 60 rows, so a
+// non-empty file means it iterates, far from the end. Every peer must be iterating: a
+// neighbour still in its start-up handshake may not have heard from a peer yet, and would
+// rightly fail when that peer is killed.
+bool every_peer_iterates(FastkProcess& launcher, const std::filesystem::path& run, int peers) {
+  const auto all_iterate = [&] {
+    for (int i = 0; i < peers; ++i) {
+      if (count_lines(peer_dir(run, i) / "iterations.csv") < 2) return false;
+    }
+    return true;
+  };
+  const auto until = Clock::now() + Seconds(60);
+  while (!all_iterate() && Clock::now() < until) launcher.pump(std::chrono::milliseconds(5));
+  return all_iterate();
+}
+
 TEST(PeerFailure, AKilledLauncherLeavesEveryPeersOutputsAndNothingElse) {
   const auto dir = testutil::fresh_test_dir("fastk_sys");
   TinyExperiment e = tiny_experiment(4, 100000000);
@@ -42,21 +59,11 @@ TEST(PeerFailure, AKilledLauncherLeavesEveryPeersOutputsAndNothingElse) {
   const auto config = write_config(dir, e);
   const auto run = run_dir(dir);
   FastkProcess launcher({"run", config.string(), "--no-plots"});
-  const auto every_peer_iterates = [&] {
-    for (int i = 0; i < e.peers; ++i) {
-      if (count_lines(peer_dir(run, i) / "iterations.csv") < 2) return false;
-    }
-    return true;
-  };
-  auto until = Clock::now() + Seconds(60);
-  while (!every_peer_iterates() && Clock::now() < until) {
-    launcher.pump(std::chrono::milliseconds(5));
-  }
-  ASSERT_TRUE(every_peer_iterates()) << launcher.output();
+  ASSERT_TRUE(every_peer_iterates(launcher, run, e.peers)) << launcher.output();
   launcher.kill(SIGKILL);
   ASSERT_TRUE(launcher.wait(Seconds(10)).has_value());
 
-  until = Clock::now() + Seconds(20);
+  const auto until = Clock::now() + Seconds(20);
   const auto some_peer_runs = [&] {
     for (int i = 0; i < e.peers; ++i)
       if (find_peer_pid(config, i) > 0) return true;
@@ -95,21 +102,7 @@ TEST(PeerFailure, DeadlinePeersFinishWithoutAKilledNeighbourAndTheRunNamesIt) {
   const auto run = run_dir(dir);
   FastkProcess launcher({"run", config.string(), "--no-plots"});
 
-  // Mid-run: a peer's iterations.csv reaches the disk in blocks of about 60 rows, so a
-  // non-empty file means it iterates, far from the end. Every peer must be iterating:
-  // a neighbour still in its start-up handshake may not have heard from peer 2 yet (with
-  // this policy peer 2 can run ahead on its other neighbour), and would rightly fail.
-  const auto every_peer_iterates = [&] {
-    for (int i = 0; i < e.peers; ++i) {
-      if (count_lines(peer_dir(run, i) / "iterations.csv") < 2) return false;
-    }
-    return true;
-  };
-  const auto until = Clock::now() + Seconds(60);
-  while (!every_peer_iterates() && Clock::now() < until) {
-    launcher.pump(std::chrono::milliseconds(5));
-  }
-  ASSERT_TRUE(every_peer_iterates()) << launcher.output();
+  ASSERT_TRUE(every_peer_iterates(launcher, run, e.peers)) << launcher.output();
   const pid_t victim = find_peer_pid(config, 2);
   ASSERT_GT(victim, 0);
   // [cluster] bind_cpus (on by default): peer 0 of 5 runs on the first block of the CPUs
