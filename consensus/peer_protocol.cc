@@ -52,6 +52,11 @@ PeerProtocol::PeerProtocol(PeerId self, std::shared_ptr<const topology::Topology
     for (PeerId j : schedule_->round(self_, r).receive_from) union_of_rounds.insert(j);
   }
   neighbours_.assign(union_of_rounds.begin(), union_of_rounds.end());
+  std::set<PeerId> receivers;
+  for (int r = 0; r < schedule_->period(); ++r) {
+    for (PeerId j : schedule_->round(self_, r).send_to) receivers.insert(j);
+  }
+  receivers_.assign(receivers.begin(), receivers.end());
   slots_.resize(neighbours_.size());
   if (config_.coding.scheme != coding::Scheme::kNone) {
     if (config_.order != UpdateOrder::kCombineThenAdapt) {
@@ -84,16 +89,89 @@ const Params& PeerProtocol::mixed(const Slot& slot) const {
   return exact && usable ? slot.oldest_fresh : slot.params;
 }
 
+void PeerProtocol::resume_at(std::int64_t iteration) {
+  if (phase_ != Phase::kNotStarted) throw std::logic_error("PeerProtocol: resumed once started");
+  if (iteration < 0 || iteration > config_.iterations) {
+    throw std::invalid_argument("PeerProtocol: cannot resume at iteration " +
+                                std::to_string(iteration) + " of a run of " +
+                                std::to_string(config_.iterations));
+  }
+  k_ = iteration;
+}
+
 void PeerProtocol::start(double now_s, Actions& out) {
   if (phase_ != Phase::kNotStarted) throw std::logic_error("PeerProtocol: started twice");
   for (auto& slot : slots_) slot.last_heard_s = now_s;
-  if (config_.iterations == 0) {
+  if (k_ >= config_.iterations) {
     phase_ = Phase::kFinished;
-    out.push_back(Finished{0});
+    out.push_back(Finished{k_});
     return;
   }
   phase_ = Phase::kRunning;
+  refresh_oldest_fresh();  // models kept from the start-up of a resumed peer
   begin_iteration(now_s, out);
+}
+
+void PeerProtocol::join(double now_s, Actions& out) {
+  if (phase_ != Phase::kNotStarted) throw std::logic_error("PeerProtocol: started twice");
+  for (auto& slot : slots_) slot.last_heard_s = now_s;
+  phase_ = Phase::kJoining;
+  if (config_.silence_timeout_s > 0) {
+    join_until_s_ = now_s + config_.silence_timeout_s;
+    arm(*join_until_s_, out);
+  }
+  try_join(now_s, out);
+}
+
+// The model: the plain average of the newest model of each neighbour heard; the iteration:
+// the newest of their tags, so that what it sends is fresh for all of them at once.
+void PeerProtocol::try_join(double now_s, Actions& out) {
+  std::vector<const Slot*> heard;
+  for (const Slot& slot : slots_)
+    if (slot.tag >= 0) heard.push_back(&slot);
+  const bool all = heard.size() == slots_.size();
+  const bool waited = join_until_s_ && now_s >= *join_until_s_;
+  if (heard.empty() || !(all || waited)) return;
+  std::shared_ptr<MutableParamBuffer> mean = recycled_buffer();
+  const std::span<float> values = mean->mutable_values();
+  std::fill(values.begin(), values.end(), 0.0f);
+  std::int64_t newest = 0;
+  for (const Slot* slot : heard) {
+    const auto theirs = slot->params->values();
+    for (std::size_t p = 0; p < parameters_; ++p) values[p] += theirs[p];
+    newest = std::max(newest, slot->tag);
+  }
+  const float share = 1.0f / static_cast<float>(heard.size());
+  for (float& v : values) v *= share;
+  x_ = std::move(mean);
+  k_ = newest;
+  phase_ = Phase::kRunning;
+  refresh_oldest_fresh();
+  begin_or_block(now_s, out);
+}
+
+void PeerProtocol::on_neighbour_back(double now_s, PeerId peer, Actions& out) {
+  const int s = slot_of(peer);
+  if (s >= 0) heard_from(slots_[static_cast<std::size_t>(s)], now_s);
+  if (last_sent_ && std::binary_search(receivers_.begin(), receivers_.end(), peer)) {
+    out.push_back(SendParams{{peer}, last_sent_tag_, last_sent_});
+  }
+  reevaluate(now_s, out);
+}
+
+void PeerProtocol::send(std::vector<PeerId> to, Params params, Actions& out) {
+  last_sent_tag_ = k_;
+  last_sent_ = params;
+  out.push_back(SendParams{std::move(to), k_, std::move(params)});
+}
+
+void PeerProtocol::refresh_oldest_fresh() {
+  for (Slot& slot : slots_) {
+    if ((!slot.oldest_fresh || slot.oldest_fresh_tag < k_ - config_.staleness) && fresh(slot)) {
+      slot.oldest_fresh_tag = slot.tag;
+      slot.oldest_fresh = slot.params;
+    }
+  }
 }
 
 void PeerProtocol::begin_or_block(double now_s, Actions& out) {
@@ -167,7 +245,7 @@ void PeerProtocol::begin_iteration(double now_s, Actions& out) {
     return;
   }
   if (config_.order == UpdateOrder::kCombineThenAdapt && !round_.send_to.empty()) {
-    out.push_back(SendParams{round_.send_to, k_, x_});
+    send(round_.send_to, x_, out);
   }
   out.push_back(StartGradient{k_, x_, {}, true, 1.0, policy_->wants_gradient_stats(k_)});
 }
@@ -214,7 +292,7 @@ void PeerProtocol::on_gradient_done(double now_s, std::span<const float> gradien
     const std::span<float> values = y->mutable_values();
     for (std::size_t p = 0; p < parameters_; ++p) values[p] = x[p] - lr * gradient[p];
     own_for_mix_ = std::move(y);
-    if (!round_.send_to.empty()) out.push_back(SendParams{round_.send_to, k_, own_for_mix_});
+    if (!round_.send_to.empty()) send(round_.send_to, own_for_mix_, out);
   }
   try_update(now_s, out);
 }
@@ -332,6 +410,8 @@ void PeerProtocol::reevaluate(double now_s, Actions& out) {
   report_departures(now_s, out);
   if (phase_ == Phase::kGapBlocked) {
     begin_or_block(now_s, out);
+  } else if (phase_ == Phase::kJoining) {
+    try_join(now_s, out);
   } else if (phase_ == Phase::kRunning) {
     try_update(now_s, out);
   }
@@ -513,13 +593,7 @@ void PeerProtocol::update(double now_s, const std::vector<int>& used, int requir
   x_ = std::move(next_buffer);
   own_for_mix_.reset();
   ++k_;
-  // The oldest fresh message may now be stale; the newest (if fresh) takes its place.
-  for (Slot& slot : slots_) {
-    if ((!slot.oldest_fresh || slot.oldest_fresh_tag < k_ - config_.staleness) && fresh(slot)) {
-      slot.oldest_fresh_tag = slot.tag;
-      slot.oldest_fresh = slot.params;
-    }
-  }
+  refresh_oldest_fresh();
   if (k_ >= config_.iterations) {
     phase_ = Phase::kFinished;
     out.push_back(Finished{k_});

@@ -62,8 +62,21 @@ class PeerProtocol {
   PeerProtocol(PeerId self, std::shared_ptr<const topology::TopologySchedule> schedule,
                ProtocolConfig config, Params initial);
 
+  // A peer that comes back (docs/protocol.md §6.4) first sets where it goes on: from its
+  // checkpoint, x(iteration) given as `initial`, before start(). Throws std::logic_error once
+  // started, std::invalid_argument for an iteration outside [0, iterations].
+  void resume_at(std::int64_t iteration);
+
   // Events. Each appends the resulting actions to `out`.
   void start(double now_s, Actions& out);
+  // Instead of start(), for a peer that comes back without a checkpoint: it waits for a model
+  // from every neighbour (or, after silence_timeout_s, from those heard, at least one), then
+  // starts at the newest of their tags from the plain average of their newest models.
+  void join(double now_s, Actions& out);
+  // `peer` came back (its HELLO arrived mid-run): it counts as heard, and gets the last model
+  // sent (when it is one this peer sends to), which it may have missed while it was down and
+  // which its neighbours, waiting for it, would not send again.
+  void on_neighbour_back(double now_s, PeerId peer, Actions& out);
   // Messages this peer cannot use (dropped_messages.h: not a neighbour, a tag no peer can
   // have, wrong size, a NaN or infinity) are counted by cause and dropped.
   void on_message(double now_s, PeerId from, std::int64_t tag, Params params, Actions& out);
@@ -93,6 +106,7 @@ class PeerProtocol {
   std::int64_t iteration() const { return k_; }
   const Params& model() const { return x_; }
   bool finished() const { return phase_ == Phase::kFinished; }
+  bool joining() const { return phase_ == Phase::kJoining; }
   bool waiting_for_gap() const { return phase_ == Phase::kGapBlocked; }
   std::int64_t dropped_messages() const { return dropped_.total(); }
   const DropCounts& drops() const { return dropped_; }
@@ -104,7 +118,7 @@ class PeerProtocol {
   void set_buffer_source(BufferSource source) { buffer_source_ = std::move(source); }
 
  private:
-  enum class Phase { kNotStarted, kRunning, kGapBlocked, kFinished };
+  enum class Phase { kNotStarted, kJoining, kRunning, kGapBlocked, kFinished };
   struct Slot {
     std::int64_t tag = -1;  // newest tag received
     Params params;
@@ -131,6 +145,11 @@ class PeerProtocol {
   // iteration-k one.
   const Params& mixed(const Slot& slot) const;
   void begin_or_block(double now_s, Actions& out);
+  void try_join(double now_s, Actions& out);
+  // After the iteration moved: a slot's oldest fresh message that is now stale gives way to
+  // its newest, if that is fresh.
+  void refresh_oldest_fresh();
+  void send(std::vector<PeerId> to, Params params, Actions& out);
   void begin_iteration(double now_s, Actions& out);
   void catch_up(double now_s);
   void try_update(double now_s, Actions& out);
@@ -156,6 +175,10 @@ class PeerProtocol {
 
   std::vector<PeerId> neighbours_;
   std::vector<Slot> slots_;
+  std::vector<PeerId> receivers_;  // of any round, sorted: whom on_neighbour_back resends to
+  std::int64_t last_sent_tag_ = -1;
+  Params last_sent_;
+  std::optional<double> join_until_s_;  // join: then go on with the neighbours heard
 
   Phase phase_ = Phase::kNotStarted;
   std::int64_t k_ = 0;

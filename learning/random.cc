@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <stdexcept>
 
 namespace fastk::learning {
 namespace {
@@ -19,6 +20,23 @@ std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); 
 
 Rng::Rng(std::uint64_t seed) {
   for (auto& s : s_) s = splitmix64(seed);
+}
+
+RngState Rng::state() const {
+  RngState state;
+  for (int i = 0; i < 4; ++i) state.s[i] = s_[i];
+  state.has_spare = has_spare_;
+  state.spare = spare_;
+  return state;
+}
+
+void Rng::restore(const RngState& state) {
+  if ((state.s[0] | state.s[1] | state.s[2] | state.s[3]) == 0) {
+    throw std::invalid_argument("random generator state is all zero");
+  }
+  for (int i = 0; i < 4; ++i) s_[i] = state.s[i];
+  has_spare_ = state.has_spare;
+  spare_ = state.spare;
 }
 
 std::uint64_t Rng::next_u64() {

@@ -9,9 +9,19 @@
 
 namespace fastk::learning {
 
+// Everything an Rng's future draws depend on (a checkpoint saves it).
+struct RngState {
+  std::uint64_t s[4] = {};
+  bool has_spare = false;
+  double spare = 0;
+};
+
 class Rng {
  public:
   explicit Rng(std::uint64_t seed);
+  RngState state() const;
+  // Throws std::invalid_argument for the all-zero state (xoshiro would draw only zeros).
+  void restore(const RngState& state);
   std::uint64_t next_u64();
   double uniform();                          // [0, 1)
   std::uint64_t below(std::uint64_t bound);  // [0, bound), bound >= 1

@@ -1,6 +1,8 @@
 #include "learning/sampler.h"
 
+#include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace fastk::learning {
 
@@ -27,6 +29,28 @@ std::span<const std::int64_t> BatchSampler::next(int count) {
   }
   ++batches_;
   return batch_;
+}
+
+SamplerState BatchSampler::state() const {
+  return {order_, position_, batches_, drawn_, rng_.state()};
+}
+
+void BatchSampler::restore(SamplerState state) {
+  std::vector<std::int64_t> mine = order_, theirs = state.order;
+  std::sort(mine.begin(), mine.end());
+  std::sort(theirs.begin(), theirs.end());
+  if (mine != theirs) {
+    throw std::invalid_argument("batch sampler state: its " + std::to_string(theirs.size()) +
+                                " indices are not this sampler's " + std::to_string(mine.size()));
+  }
+  if (state.position > state.order.size() || state.batches < 0 || state.drawn < 0) {
+    throw std::invalid_argument("batch sampler state: position or counters out of range");
+  }
+  rng_.restore(state.rng);
+  order_ = std::move(state.order);
+  position_ = state.position;
+  batches_ = state.batches;
+  drawn_ = state.drawn;
 }
 
 double BatchSampler::epochs() const { return double(drawn_) / double(order_.size()); }

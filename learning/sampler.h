@@ -11,6 +11,16 @@
 
 namespace fastk::learning {
 
+// Where a sampler is in its stream: the current epoch's order, the next position in it, the
+// counters and the generator (a checkpoint saves it; restore() continues the same stream).
+struct SamplerState {
+  std::vector<std::int64_t> order;
+  std::uint64_t position = 0;
+  std::int64_t batches = 0;
+  std::int64_t drawn = 0;
+  RngState rng;
+};
+
 class BatchSampler {
  public:
   // Throws std::invalid_argument if indices is empty or batch_size < 1.
@@ -24,6 +34,10 @@ class BatchSampler {
   std::int64_t batches() const { return batches_; }
   int batch_size() const { return batch_size_; }
   std::int64_t num_indices() const { return std::int64_t(order_.size()); }
+  SamplerState state() const;
+  // Throws std::invalid_argument naming what does not fit: a state of another index set (not
+  // a permutation of this one's indices), a position past the end, negative counters.
+  void restore(SamplerState state);
 
  private:
   std::vector<std::int64_t> order_;

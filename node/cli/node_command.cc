@@ -15,6 +15,7 @@
 #include "node/launch/snapshots.h"
 #include "node/metrics/iteration_csv.h"
 #include "node/metrics/output_files.h"
+#include "node/peer/checkpoint.h"
 #include "node/peer/peer_id.h"
 #include "node/peer/peer_runtime.h"
 #include "topology/topology.h"
@@ -33,6 +34,7 @@ struct NodeOptions {
   bool wait_for_start = false;
   std::string keys;             // a CURVE key folder, over [security] keys
   std::uint64_t run_nonce = 0;  // fastk run's, the same for every peer of one launch
+  bool resume = false;          // go on from the checkpoint, or join from the neighbours
 };
 
 // The peak resident memory of this process image: VmHWM of /proc/self/status. Not
@@ -46,6 +48,22 @@ double peak_rss_mib() {
     if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;  // kB
   }
   return 0;
+}
+
+// When the peer's first iteration began, kept for a process that brings it back (--resume).
+constexpr const char* kBeganFile = "began.json";
+
+std::optional<peer::IterationStart> read_iteration_start(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  const auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("unix_s") || !j.contains("monotonic_s") ||
+      !j["unix_s"].is_number() || !j["monotonic_s"].is_number()) {
+    throw std::runtime_error("'" + path.string() +
+                             "' is not what a peer wrote when it began (delete it to count "
+                             "this peer's times from its restart)");
+  }
+  return peer::IterationStart{j["unix_s"].get<double>(), j["monotonic_s"].get<double>()};
 }
 
 void run_node(const NodeOptions& o) {
@@ -66,8 +84,8 @@ void run_node(const NodeOptions& o) {
   options.peer = resolve_peer_id(o.id, peers);
   // A launch's own nonce, mixed into the config's fingerprint: peers of two launches of one
   // config (at once, on the same ports) refuse each other's HELLO instead of forming one ring.
-  options.run_id =
-      run_fingerprint(o.config.config, o.config.overrides) ^ (o.run_nonce * 0x9E3779B97F4A7C15ULL);
+  options.config_fingerprint = run_fingerprint(o.config.config, o.config.overrides);
+  options.run_id = options.config_fingerprint ^ (o.run_nonce * 0x9E3779B97F4A7C15ULL);
   options.stop_on_stdin_eof = o.stop_on_stdin_eof;
   options.progress_interval_s = o.progress_interval_s;
   options.epoch_s = o.epoch_s;
@@ -87,12 +105,20 @@ void run_node(const NodeOptions& o) {
   const std::filesystem::path dir =
       metrics::peer_folder(run_folder(o.config, config), options.peer);
   std::filesystem::create_directories(dir);
-  metrics::IterationCsv iterations((dir / "iterations.csv").string());
-  SnapshotWriter snapshots(dir);
+  options.checkpoint = peer::checkpoint_path(dir);
+  options.resume = o.resume;
+  if (o.resume) options.began_before = read_iteration_start(dir / kBeganFile);
+  metrics::IterationCsv iterations((dir / "iterations.csv").string(), o.resume);
+  SnapshotWriter snapshots(dir, o.resume);
 
   peer::PeerHooks hooks;
   hooks.on_iteration = [&](const consensus::IterationRecord& r, double loss) {
     iterations.write(r, loss);
+  };
+  hooks.on_checkpoint = [&] { iterations.flush(); };
+  hooks.on_began = [&](const peer::IterationStart& start) {
+    metrics::write_json_file(dir / kBeganFile,
+                             {{"unix_s", start.unix_s}, {"monotonic_s", start.monotonic_s}});
   };
   hooks.on_snapshot = [&](std::int64_t instant, std::int64_t k, std::span<const float> model) {
     snapshots.write(instant, k, model);
@@ -106,6 +132,10 @@ void run_node(const NodeOptions& o) {
   iterations.flush();
   metrics::write_model(dir / "model-final.f32", r.final_model);
   metrics::write_json_file(dir / "summary.json", metrics::to_json(r));
+  // The peer has ended for good (its summary says how): what only a restart reads goes.
+  std::error_code ignored;
+  std::filesystem::remove(options.checkpoint, ignored);
+  std::filesystem::remove(dir / kBeganFile, ignored);
 
   std::cout << "fastk node: peer " << r.peer << (r.finished ? " finished " : " stopped after ")
             << r.iterations << " iterations (" << r.end << ") in " << r.elapsed_s << " s, waiting "
@@ -152,6 +182,11 @@ void add_node_command(CLI::App& app) {
   cmd->add_option("--run-nonce", options->run_nonce,
                   "A number every peer of one launch shares (set by `fastk run`): peers of "
                   "another launch of the same config are refused");
+  cmd->add_flag("--resume", options->resume,
+                "Bring back a peer that was killed: go on from its checkpoint (saved every "
+                "run.checkpoint_every iterations or run.checkpoint_every_s seconds in its "
+                "output folder), or without one from the average of its neighbours' models; "
+                "its neighbours must still be running (docs/protocol.md §6.4)");
   cmd->add_flag("--wait-for-start", options->wait_for_start,
                 "After the handshake print @ready and start only on SIGUSR2 (or a 'g' on a "
                 "watched stdin): set by `fastk run` so that all peers start together");

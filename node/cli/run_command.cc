@@ -49,6 +49,7 @@ struct RunOptions {
   bool keep_snapshots = false;
   std::string remote_fastk;
   std::string calibration;
+  int restart_failed = 0;
 };
 
 // resolved_config.json, as `fastk sim` writes it: the config with its defaults filled in, and
@@ -101,6 +102,12 @@ std::vector<PeerLaunch> peer_launches(const RunOptions& o, const ExperimentConfi
       p.argv.push_back(a);
     }
     p.argv.push_back("--stop-on-stdin-eof");  // the launcher's end of the pipe (launcher.cc)
+    // Back after a failure: mid-run, so without waiting for a go (docs/protocol.md §6.4).
+    if (o.restart_failed > 0) {
+      for (const auto& a : p.argv)
+        if (a != "--wait-for-start") p.restart_argv.push_back(a);
+      p.restart_argv.push_back("--resume");
+    }
     peers.push_back(std::move(p));
   }
   return peers;
@@ -240,7 +247,7 @@ std::vector<std::string> ssh_command(const ExperimentConfig& config) {
 }
 
 LaunchOptions launch_options(const ExperimentConfig& config, const std::filesystem::path& run_dir,
-                             LiveEvaluation& live) {
+                             int restart_failed, LiveEvaluation& live) {
   LaunchOptions options;
   options.log_dir = run_dir / "logs";
   options.terminal = isatty(STDOUT_FILENO) != 0;
@@ -249,6 +256,7 @@ LaunchOptions launch_options(const ExperimentConfig& config, const std::filesyst
   options.ssh = ssh_command(config);
   options.should_stop = [] { return g_interrupted.load(); };
   options.start_together = true;
+  options.restart_failed = restart_failed;
   options.should_finish = [&config, &live] {
     if (!config.run.stop_at_target) return false;
     for (auto& e : live.evaluator.evaluate_new()) {
@@ -296,6 +304,11 @@ int run(const RunOptions& o) {
   const std::filesystem::path config_path = std::filesystem::absolute(o.config.config);
   const ExperimentConfig config = load_config(o.config);
   training::check_optimizer(config.optimizer);  // before any peer starts
+  if (o.restart_failed > 0 && config.consensus.protocol.coding.scheme != coding::Scheme::kNone) {
+    throw std::invalid_argument(
+        "--restart-failed: a peer of a coded run ([coding]) cannot come back (its neighbours "
+        "decode without it)");
+  }
   const int n = topology::build_topology(config.topology).graph.size();
   check_local_endpoints_free(config, n);
   const std::filesystem::path run_dir = std::filesystem::absolute(run_folder(o.config, config));
@@ -328,8 +341,8 @@ int run(const RunOptions& o) {
   }
   print_start_line(peers, config, base_s, run_dir);
   LiveEvaluation live{evaluator, {}, false};
-  const LaunchResult result =
-      launch_with_signals(peers, launch_options(config, run_dir, live), config, n);
+  const LaunchResult result = launch_with_signals(
+      peers, launch_options(config, run_dir, o.restart_failed, live), config, n);
   const std::vector<int> not_fetched = fetch_remote_outputs(peers, run_dir);
   keys.reset();  // nothing needs them now: gone before the evaluation and plots
   catch_interrupts(false);
@@ -377,6 +390,11 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--keep-snapshots", options->keep_snapshots,
                 "Keep the peers' model snapshots (peers/peer-*/model-t*.f32, one model per "
                 "peer per run.eval_interval_s) after the evaluation instead of deleting them");
+  cmd->add_option("--restart-failed", options->restart_failed,
+                  "Start a peer that fails mid-run (killed, crashed) again, at most N times: it "
+                  "goes on from its checkpoint (run.checkpoint_every, run.checkpoint_every_s) "
+                  "or joins from its neighbours' models (docs/protocol.md §6.4); default 0")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--remote-fastk", options->remote_fastk,
                   "Path of the fastk binary on remote hosts (default: this binary's path)");
   cmd->callback([options] {

@@ -36,6 +36,10 @@ struct RunConfig {
   double target_loss = 0;          // or gets its test loss below it; 0: none
   bool stop_at_target = false;     // end the run once the target is reached
   std::string output = "runs";     // output folder (relative: to the working directory)
+  // Real peers save a checkpoint (node/peer/checkpoint.h) every so many iterations and every
+  // so many seconds, whichever comes first; 0 turns either off (both off by default).
+  std::int64_t checkpoint_every = 0;
+  double checkpoint_every_s = 0;
 
   bool has_target() const { return target_accuracy > 0 || target_loss > 0; }
   // eval_interval_s, or when automatic: a twentieth of the duration, else `fallback_s`.

@@ -1,4 +1,4 @@
-// [run]: name, seed, stop rules, evaluation and target, output folder.
+// [run]: name, seed, stop rules, evaluation and target, output folder, checkpoints.
 #include "node/config/tables.h"
 
 namespace fastk::node {
@@ -18,6 +18,8 @@ void read_run_table(TableReader& t, RunConfig& run) {
   t.read("target_loss", run.target_loss, 0.0);
   t.read("stop_at_target", run.stop_at_target);
   t.read("output", run.output);
+  t.read("checkpoint_every", run.checkpoint_every, 0);
+  t.read("checkpoint_every_s", run.checkpoint_every_s, 0.0);
   if (run.stop_at_target && !run.has_target()) {
     t.errors().add(t.path_of("stop_at_target"),
                    "needs run.target_accuracy or run.target_loss to stop at");
@@ -47,7 +49,9 @@ nlohmann::ordered_json run_table_json(const RunConfig& run, double eval_interval
           {"target_accuracy", run.target_accuracy},
           {"target_loss", run.target_loss},
           {"stop_at_target", run.stop_at_target},
-          {"output", run.output}};
+          {"output", run.output},
+          {"checkpoint_every", run.checkpoint_every},
+          {"checkpoint_every_s", run.checkpoint_every_s}};
 }
 
 }  // namespace fastk::node

@@ -37,6 +37,7 @@ struct RunningPeer {
   bool ready = false;  // printed "@ready"
   std::deque<std::string> tail;
   std::optional<Clock::time_point> exited_at;
+  std::vector<std::string> restarted_after;
 };
 
 // Signals do not cross ssh: a local peer gets `signal`, a remote one `byte` on its stdin
@@ -86,6 +87,7 @@ class Launch {
     while (exited_ < running_.size()) {
       wait_for_output();
       read_output();
+      restart_failed();
       control();
       show_progress();
     }
@@ -103,10 +105,7 @@ class Launch {
       r.log_path = options_.log_dir / ("peer-" + std::to_string(peers[i].peer) + ".log");
       r.log.open(r.log_path);
       if (!r.log) throw std::runtime_error("cannot write log file " + r.log_path.string());
-      const bool remote = !peers[i].host.empty();
-      auto argv = remote
-                      ? ssh_command(options_.ssh, peers[i].host, options_.remote_dir, peers[i].argv)
-                      : peers[i].argv;
+      const auto argv = command(peers[i], peers[i].argv);
       // Every peer stops when its stdin closes: a remote one because signals do not cross
       // ssh, and any peer when the launcher dies (even by SIGKILL: the kernel closes the
       // pipe), so that it ends cleanly and leaves its outputs instead of being orphaned.
@@ -138,6 +137,40 @@ class Launch {
         if (r.process->output_fd() < 0) ++exited_;
       }
     }
+  }
+
+  // A peer that failed after the go (its output read to the end) is started again with its
+  // restart_argv while it has restarts left and the run is not being stopped or finished.
+  void restart_failed() {
+    const bool running =
+        (started_ || !options_.start_together) && !stop_requested_ && !result_.finished;
+    for (auto& r : running_) {
+      const auto status = r.process->poll_exit();
+      if (!running || !status || status->ok() || r.process->output_fd() >= 0 ||
+          r.launch.restart_argv.empty() ||
+          static_cast<int>(r.restarted_after.size()) >= options_.restart_failed) {
+        continue;
+      }
+      r.restarted_after.push_back(status->describe());
+      const std::string note =
+          "fastk run: peer " + std::to_string(r.launch.peer) + " failed (" + status->describe() +
+          "; last reported iteration " + std::to_string(r.progress ? r.progress->iteration : 0) +
+          "); restarting it (restart " + std::to_string(r.restarted_after.size()) + " of " +
+          std::to_string(options_.restart_failed) + ")";
+      r.log << note << '\n';
+      if (options_.terminal) status_ << "\r\033[K";
+      status_ << note << std::endl;
+      r.process = std::make_unique<ChildProcess>(command(r.launch, r.launch.restart_argv),
+                                                 /*stdin_pipe=*/true);
+      r.exited_at.reset();
+      --exited_;
+    }
+  }
+
+  std::vector<std::string> command(const PeerLaunch& launch,
+                                   const std::vector<std::string>& argv) const {
+    if (launch.host.empty()) return argv;
+    return ssh_command(options_.ssh, launch.host, options_.remote_dir, argv);
   }
 
   static void take_line(RunningPeer& r, std::string line) {
@@ -218,6 +251,7 @@ class Launch {
       o.log = r.log_path;
       o.last_progress = r.progress;
       o.last_lines.assign(r.tail.begin(), r.tail.end());
+      o.restarted_after = r.restarted_after;
       result_.peers.push_back(std::move(o));
     }
     return std::move(result_);
@@ -262,6 +296,9 @@ std::string describe_failures(const LaunchResult& result) {
           << "; it could not connect or lost its connection (the host, its sshd or its network "
              "link is down: `fastk doctor` checks them), or the peer there was killed by a "
              "signal";
+    }
+    if (!p.restarted_after.empty()) {
+      out << " after " << p.restarted_after.size() << " restart(s)";
     }
     out << "; log: " << p.log.string() << "\n";
     for (const auto& line : p.last_lines) out << "    | " << line << "\n";

@@ -19,6 +19,9 @@ struct PeerLaunch {
   int peer = 0;
   std::string host;               // empty: this machine
   std::vector<std::string> argv;  // the command (for a remote host: what ssh runs there)
+  // The command that brings the peer back after it failed (LaunchOptions::restart_failed);
+  // empty: it is not restarted.
+  std::vector<std::string> restart_argv = {};
 };
 
 struct LaunchOptions {
@@ -39,6 +42,9 @@ struct LaunchOptions {
   // Peers print "@ready" and wait; once every peer has, all get the go together (local:
   // SIGUSR2; remote: a 'g' on stdin), so they start their first iteration at once.
   bool start_together = false;
+  // A peer that fails once all have started (killed, crashed) is started again with its
+  // restart_argv, at most this many times per peer; 0: never.
+  int restart_failed = 0;
   // Appended to the progress line (the mean model's accuracy).
   std::function<std::string()> status_extra = [] { return std::string(); };
 };
@@ -50,6 +56,8 @@ struct PeerOutcome {
   std::filesystem::path log;
   std::optional<PeerProgress> last_progress;
   std::vector<std::string> last_lines;  // tail of the log, shown when the peer failed
+  // How each earlier process of a restarted peer ended, in order ("killed by signal 9").
+  std::vector<std::string> restarted_after;
 };
 
 struct LaunchResult {

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -11,9 +12,26 @@
 
 namespace fastk::node {
 
-SnapshotWriter::SnapshotWriter(const std::filesystem::path& dir)
-    : dir_(dir), index_(dir / "snapshots.csv", std::ios::trunc) {
-  index_ << "instant,iteration\n";
+namespace {
+
+// A resumed peer's index: true if there is one, cut back to its last whole row (a kill during
+// a row's write leaves part of it, which could read as a wrong iteration once completed).
+bool keep_whole_rows(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto end = bytes.rfind('\n');
+  if (end == std::string::npos) return false;  // not even the header: start afresh
+  if (end + 1 != bytes.size()) std::filesystem::resize_file(path, end + 1);
+  return true;
+}
+
+}  // namespace
+
+SnapshotWriter::SnapshotWriter(const std::filesystem::path& dir, bool resume) : dir_(dir) {
+  const auto path = dir / "snapshots.csv";
+  const bool exists = resume && keep_whole_rows(path);
+  index_.open(path, exists ? std::ios::app : std::ios::trunc);
+  if (!exists) index_ << "instant,iteration\n";
   flush_index();
 }
 

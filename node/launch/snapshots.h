@@ -14,8 +14,9 @@ namespace fastk::node {
 
 class SnapshotWriter {
  public:
-  // Creates <dir>/snapshots.csv. Throws std::runtime_error naming the file on failure.
-  explicit SnapshotWriter(const std::filesystem::path& dir);
+  // Creates <dir>/snapshots.csv, or with `resume` (a peer that comes back) adds to the one
+  // its earlier process wrote. Throws std::runtime_error naming the file on failure.
+  explicit SnapshotWriter(const std::filesystem::path& dir, bool resume = false);
   // Throws std::runtime_error naming the file when the disk is full.
   void write(std::int64_t instant, std::int64_t iteration, std::span<const float> model);
 

@@ -20,6 +20,8 @@ class CsvWriter {
   CsvWriter& operator<<(int value) { return *this << static_cast<std::int64_t>(value); }
   CsvWriter& operator<<(const std::string& value);
   void end_row();
+  // A whole row as it was written before (a resumed peer's earlier rows), without its newline.
+  void copy_row(const std::string& line);
   // Streamed: writes out what is buffered (callable any number of times).
   // Atomic: the same, then renames the file into place; call it once, after the last row.
   void flush();

@@ -1,25 +1,65 @@
 #include "node/metrics/iteration_csv.h"
 
+#include <fstream>
+
 namespace fastk::node::metrics {
 
-IterationCsv::IterationCsv(const std::string& path)
-    : csv_(path, {"peer",         "iteration",       "neighbours",
-                  "awaited",      "required",        "used",
-                  "backups",      "start_s",         "gradient_done_s",
-                  "update_s",     "wait_s",          "self_weight",
-                  "train_loss",   "gradient_norm2",  "gradient_variance",
-                  "disagreement", "expected_time_s", "partitions_computed",
-                  "decodable",    "coded_members",   "decode_residual"},
-           FileWriter::Mode::kStreamed) {}
+namespace {
+
+const std::vector<std::string> kColumns = {"peer",         "iteration",       "neighbours",
+                                           "awaited",      "required",        "used",
+                                           "backups",      "start_s",         "gradient_done_s",
+                                           "update_s",     "wait_s",          "self_weight",
+                                           "train_loss",   "gradient_norm2",  "gradient_variance",
+                                           "disagreement", "expected_time_s", "partitions_computed",
+                                           "decodable",    "coded_members",   "decode_residual"};
+
+// The rows of an earlier file with their iterations (the second column); a last line without
+// its newline was cut by the kill and is left out.
+std::vector<std::pair<std::int64_t, std::string>> read_rows(const std::string& path) {
+  std::vector<std::pair<std::int64_t, std::string>> rows;
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line) && !in.eof()) {
+    const auto comma = line.find(',');
+    if (comma == std::string::npos) continue;
+    try {
+      rows.emplace_back(std::stoll(line.substr(comma + 1)), line);
+    } catch (const std::exception&) {  // not a row of ours: dropped with the undone ones
+    }
+  }
+  return rows;
+}
+
+}  // namespace
+
+IterationCsv::IterationCsv(const std::string& path, bool resume) : path_(path) {
+  if (resume) {
+    earlier_ = read_rows(path);
+  } else {
+    open(0);
+  }
+}
+
+void IterationCsv::open(std::int64_t first_new_iteration) {
+  csv_.emplace(path_, kColumns, FileWriter::Mode::kStreamed);
+  for (const auto& [iteration, row] : earlier_) {
+    if (iteration < first_new_iteration) csv_->copy_row(row);
+  }
+  earlier_.clear();
+}
 
 void IterationCsv::write(const consensus::IterationRecord& r, double train_loss) {
-  csv_ << r.peer << r.iteration << r.neighbours << r.awaited << r.required
-       << static_cast<int>(r.used.size()) << r.backups << r.start_s << r.gradient_done_s
-       << r.update_s << r.wait_s() << r.self_weight << train_loss << r.estimates.gradient_norm2
-       << r.estimates.gradient_variance << r.estimates.disagreement << r.estimates.expected_time_s
-       << r.partitions_computed << static_cast<int>(r.decodable) << r.coded_members
-       << r.decode_residual;
-  csv_.end_row();
+  if (!csv_) open(r.iteration);
+  CsvWriter& csv = *csv_;
+  csv << r.peer << r.iteration << r.neighbours << r.awaited << r.required
+      << static_cast<int>(r.used.size()) << r.backups << r.start_s << r.gradient_done_s
+      << r.update_s << r.wait_s() << r.self_weight << train_loss << r.estimates.gradient_norm2
+      << r.estimates.gradient_variance << r.estimates.disagreement << r.estimates.expected_time_s
+      << r.partitions_computed << static_cast<int>(r.decodable) << r.coded_members
+      << r.decode_residual;
+  csv.end_row();
 }
 
 }  // namespace fastk::node::metrics

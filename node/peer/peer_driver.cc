@@ -106,19 +106,33 @@ bool PeerDriver::wait_for_start() {
 void PeerDriver::iterate() {
   began_s_ = now_s();
   const double began_unix_s = unix_now_s();
-  report_.began(began_s_, began_unix_s);
+  const IterationStart start = report_.began(began_s_, began_unix_s, settings_.began_before);
+  if (!settings_.began_before && parts_.hooks.on_began) parts_.hooks.on_began(start);
+  budget_from_s_ = start.monotonic_s -
+                   std::chrono::duration<double>(settings_.origin.time_since_epoch()).count();
   rendezvous_.started(began_s_);
   phase_ = Phase::kIterating;
   // The model at the instant the peer starts in is the initial one: saved, so that the mean
   // model of every later instant is known even when the peers start in different instants.
   snapshots_.start_at(began_unix_s);
   take_due_snapshot();
+  parts_.checkpoints.start(began_s_);
   consensus::Actions actions;
-  parts_.protocol.start(began_s_, actions);
+  if (settings_.join) {
+    parts_.protocol.join(began_s_, actions);
+  } else {
+    parts_.protocol.start(began_s_, actions);
+  }
   execute(actions);
   const RunRequests& requests = parts_.requests;
+  bool joining = settings_.join;
   while (!parts_.protocol.finished() && !requests.stop && !requests.finish && !out_of_time()) {
     step(next_wait_ms());
+    if (joining && !parts_.protocol.joining()) {
+      joining = false;
+      std::cerr << "peer " << settings_.self << ": joined at iteration "
+                << parts_.protocol.iteration() << std::endl;
+    }
     take_due_snapshot();
     print_progress(false);
   }
@@ -170,6 +184,12 @@ void PeerDriver::dispatch(transport::ReceivedMessage message) {
   const auto type = message.type();
   if (auto answer = rendezvous_.heard(from, type, now_s(), parts_.protocol.iteration())) {
     outbound_.send(from, Outbound::kControl, *answer);
+  }
+  if (type == wire::MessageType::kHello && phase_ == Phase::kIterating) {
+    shared_models_->forget(from);  // a restarted peer's slots are new objects
+    consensus::Actions actions;
+    parts_.protocol.on_neighbour_back(now_s(), from, actions);
+    execute(actions);
   }
   // Models that arrive during the start-up are kept by the protocol (a neighbour that got
   // the go first sends its x(0) at once); during the goodbye the protocol gets nothing.
@@ -228,6 +248,18 @@ void PeerDriver::send_coded(const consensus::SendCoded& s) {
 void PeerDriver::completed(const consensus::IterationRecord& r) {
   const consensus::IterationRecord in_files = report_.iteration_done(r);
   if (parts_.hooks.on_iteration) parts_.hooks.on_iteration(in_files, report_.progress().loss);
+  checkpoint_if_due();
+}
+
+// The protocol is at x(k+1) already (the update's actions come out together); the next
+// gradient is not asked for yet, so the samplers are where x(k+1)'s gradient starts.
+void PeerDriver::checkpoint_if_due() {
+  if (!parts_.save_checkpoint || !parts_.checkpoints.enabled()) return;
+  const std::int64_t k = parts_.protocol.iteration();
+  if (!parts_.checkpoints.due(k, now_s())) return;
+  if (parts_.hooks.on_checkpoint) parts_.hooks.on_checkpoint();
+  parts_.save_checkpoint(k, parts_.protocol.model()->values());
+  parts_.checkpoints.saved(now_s());
 }
 
 void PeerDriver::departed(const consensus::NeighbourGone& gone) {
@@ -243,12 +275,12 @@ int PeerDriver::next_wait_ms() const {
   if (auto release_s = inbox_.next_release_s()) wait = std::min(wait, *release_s - now);
   if (settings_.progress) wait = std::min(wait, next_progress_s_ - now);
   wait = std::min(wait, snapshots_.seconds_to_next(unix_now_s()));
-  if (settings_.duration_s > 0) wait = std::min(wait, began_s_ + settings_.duration_s - now);
+  if (settings_.duration_s > 0) wait = std::min(wait, budget_from_s_ + settings_.duration_s - now);
   return std::max(0, static_cast<int>(std::ceil(wait * 1000)));
 }
 
 bool PeerDriver::out_of_time() const {
-  return settings_.duration_s > 0 && now_s() - began_s_ >= settings_.duration_s;
+  return settings_.duration_s > 0 && now_s() - budget_from_s_ >= settings_.duration_s;
 }
 
 // The model at the latest instant passed (snapshot_schedule.h), only while iterating:

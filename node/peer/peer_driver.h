@@ -12,6 +12,9 @@
 //     gradients and timers go into the protocol; its actions are carried out here: sends
 //     through the outbound queue (outbound_queue.h), gradients on the compute thread,
 //     timers, finished iterations (hooks), departures (the protocol's NeighbourGone).
+//     A HELLO while iterating comes from a neighbour that was restarted: it gets the last
+//     model again (PeerProtocol::on_neighbour_back) and its shared memory is mapped afresh.
+//     Checkpoints are saved after updates, as parts.checkpoints says (checkpoint.h).
 //  3. End: after the last iteration, when duration_s is up, or on requests.finish or
 //     requests.stop: BYE to every neighbour, then keep answering until each has left too or
 //     was silent for peer_timeout_s, so the final model still reaches peers that are behind.
@@ -30,6 +33,7 @@
 
 #include "consensus/peer_protocol.h"
 #include "node/metrics/run_metrics.h"
+#include "node/peer/checkpoint.h"
 #include "node/peer/compute_thread.h"
 #include "node/peer/delayed_inbox.h"
 #include "node/peer/inbound.h"
@@ -46,12 +50,17 @@ namespace fastk::node::peer {
 
 struct DriverSettings {
   int self = 0;
-  wire::HelloInfo run;               // what HELLOs carry: the run id and peer count
-  std::int64_t iterations = 0;       // for progress lines
-  double startup_timeout_s = 30;     // handshake, and the wait for the go
-  double peer_timeout_s = 10;        // goodbye: how long a silent neighbour is waited for
-  double duration_s = 0;             // time budget of the iterating phase; 0: none
-  bool wait_for_start = false;       // "@ready", then wait for requests.start
+  wire::HelloInfo run;            // what HELLOs carry: the run id and peer count
+  std::int64_t iterations = 0;    // for progress lines
+  double startup_timeout_s = 30;  // handshake, and the wait for the go
+  double peer_timeout_s = 10;     // goodbye: how long a silent neighbour is waited for
+  double duration_s = 0;          // time budget of the iterating phase; 0: none
+  bool wait_for_start = false;    // "@ready", then wait for requests.start
+  // A peer that comes back without a checkpoint: PeerProtocol::join instead of start.
+  bool join = false;
+  // A peer that comes back: when its first process began (times and the duration budget
+  // count from then).
+  std::optional<IterationStart> began_before;
   std::ostream* progress = nullptr;  // @ready and @progress lines; null: none
   double progress_interval_s = 0.5;
   double epoch_s = 0;          // Unix time the evaluation instants count from
@@ -72,6 +81,10 @@ struct DriverParts {
   stragglers::DelayModel* delays = nullptr;       // injected link delays; null: none
   transport::OwnModelSlots* own_slots = nullptr;  // "shm": where own models are published
   SharedModelReader* shared_models = nullptr;     // "shm": neighbours' models; null: none
+  // Saves a checkpoint of x(iteration) (checkpoint.h) when `checkpoints` says one is due;
+  // called between an update and the next gradient's start, when the compute thread is idle.
+  std::function<void(std::int64_t iteration, std::span<const float> model)> save_checkpoint = {};
+  CheckpointSchedule checkpoints{0, 0};
 };
 
 class PeerDriver {
@@ -97,6 +110,7 @@ class PeerDriver {
   void send_coded(const consensus::SendCoded& s);
   void completed(const consensus::IterationRecord& r);
   void departed(const consensus::NeighbourGone& gone);
+  void checkpoint_if_due();
   int next_wait_ms() const;
   bool out_of_time() const;
   void take_due_snapshot();
@@ -115,6 +129,7 @@ class PeerDriver {
   std::priority_queue<double, std::vector<double>, std::greater<>> timers_;
   RunReport report_;
   double began_s_ = 0;
+  double budget_from_s_ = 0;  // duration_s counts from here (an earlier process's start)
   double next_progress_s_ = 0;
   std::int64_t printed_iterations_ = -1;
   // The protocol gets input (and its actions run) from the start-up on, not in the goodbye.

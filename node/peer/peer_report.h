@@ -20,10 +20,23 @@ using PeerReport = metrics::PeerReport;
 
 // Hooks for the caller's metrics files; called on the I/O thread. Record times are seconds
 // since the peer's first iteration began.
+// When a peer's first iteration began. A peer that comes back counts its times from its first
+// process's (node_command.cc keeps it in the peer folder), so its files and summary read as
+// one run.
+struct IterationStart {
+  double unix_s = 0;
+  double monotonic_s = 0;  // steady_clock seconds: one clock for every process of the machine
+};
+
 struct PeerHooks {
   std::function<void(const consensus::IterationRecord&, double loss)> on_iteration;
   // At evaluation instant `instant` (see PeerOptions), the model then and its iteration.
   std::function<void(std::int64_t instant, std::int64_t iteration, std::span<const float> model)>
       on_snapshot;
+  // The first iteration begins (not called for a peer that continues an earlier start).
+  std::function<void(const IterationStart&)> on_began;
+  // A checkpoint is about to be saved: what the files hold must reach the disk first, so a
+  // peer resumed from it finds every row before its iteration.
+  std::function<void()> on_checkpoint;
 };
 }  // namespace fastk::node::peer

@@ -7,6 +7,7 @@
 #include "node/config/cluster.h"
 #include "node/config/protocol_config.h"
 #include "node/os/cpu_binding.h"
+#include "node/peer/checkpoint.h"
 #include "node/peer/peer_driver.h"
 #include "node/peer/peer_id.h"
 #include "node/peer/stop_watcher.h"
@@ -88,6 +89,9 @@ class RealPeer {
   void connect_neighbours();
   void share_models(const std::string& name);
   DriverSettings driver_settings() const;
+  // With --resume: from the checkpoint if there is one, else joining (joins_).
+  void resume();
+  void save_checkpoint(std::int64_t iteration, std::span<const float> model) const;
 
   const ExperimentConfig& config_;
   const PeerOptions& options_;
@@ -108,6 +112,7 @@ class RealPeer {
   std::unique_ptr<SharedModelReader> shared_models_;
   std::unique_ptr<ComputeThread> compute_;
   std::unique_ptr<StopWatcher> stop_watcher_;
+  bool joins_ = false;
 };
 
 RealPeer::RealPeer(const ExperimentConfig& config, const PeerOptions& options,
@@ -139,6 +144,7 @@ RealPeer::RealPeer(const ExperimentConfig& config, const PeerOptions& options,
   protocol_ =
       std::make_unique<consensus::PeerProtocol>(options.peer, topology_.schedule, protocol_config_,
                                                 consensus::make_params(trainer_->initial()));
+  if (options.resume) resume();
   connect_neighbours();
   compute_ = std::make_unique<ComputeThread>(
       [this](const consensus::StartGradient& request, std::vector<float> buffer) {
@@ -151,6 +157,43 @@ RealPeer::RealPeer(const ExperimentConfig& config, const PeerOptions& options,
       [this] { transport_->wake(); });
   stop_watcher_ = std::make_unique<StopWatcher>(
       requests_, [this] { transport_->wake(); }, options.stop_on_stdin_eof);
+}
+
+void RealPeer::resume() {
+  if (protocol_config_.coding.scheme != coding::Scheme::kNone) {
+    throw std::invalid_argument(
+        "--resume: a peer of a coded run ([coding]) cannot come back (its neighbours decode "
+        "without it); restart the run");
+  }
+  auto saved = read_checkpoint(options_.checkpoint, options_.peer, options_.config_fingerprint,
+                               trainer_->num_parameters());
+  if (!saved) {
+    joins_ = true;
+    std::cerr << "peer " << options_.peer << ": no checkpoint at " << options_.checkpoint.string()
+              << "; joining from the average of the neighbours' models" << std::endl;
+    return;
+  }
+  try {
+    trainer_->restore_samplers(std::move(saved->samplers));
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error("checkpoint '" + options_.checkpoint.string() +
+                             "' cannot be used: " + e.what());
+  }
+  protocol_ = std::make_unique<consensus::PeerProtocol>(
+      options_.peer, topology_.schedule, protocol_config_, consensus::make_params(saved->model));
+  protocol_->resume_at(saved->iteration);
+  std::cerr << "peer " << options_.peer << ": resuming at iteration " << saved->iteration
+            << " from " << options_.checkpoint.string() << std::endl;
+}
+
+void RealPeer::save_checkpoint(std::int64_t iteration, std::span<const float> model) const {
+  Checkpoint c;
+  c.peer = options_.peer;
+  c.config = options_.config_fingerprint;
+  c.iteration = iteration;
+  c.model.assign(model.begin(), model.end());
+  c.samplers = trainer_->sampler_states();
+  write_checkpoint(options_.checkpoint, c);
 }
 
 void RealPeer::connect_neighbours() {
@@ -207,7 +250,9 @@ DriverSettings RealPeer::driver_settings() const {
   s.startup_timeout_s = static_cast<double>(config_.cluster.startup_timeout_ms) / 1000.0;
   s.peer_timeout_s = static_cast<double>(config_.cluster.peer_timeout_ms) / 1000.0;
   s.duration_s = config_.run.duration_s;
-  s.wait_for_start = options_.wait_for_start;
+  s.wait_for_start = options_.wait_for_start && !options_.resume;  // the run has started
+  s.join = joins_;
+  s.began_before = options_.began_before;
   s.progress = &std::cout;
   s.progress_interval_s = options_.progress_interval_s;
   s.epoch_s = options_.epoch_s;
@@ -218,8 +263,22 @@ DriverSettings RealPeer::driver_settings() const {
 }
 
 PeerReport RealPeer::run() {
-  PeerDriver driver(driver_settings(), {*transport_, *protocol_, *compute_, requests_, hooks_,
-                                        &delays_, own_slots_.get(), shared_models_.get()});
+  DriverParts parts{*transport_,
+                    *protocol_,
+                    *compute_,
+                    requests_,
+                    hooks_,
+                    &delays_,
+                    own_slots_.get(),
+                    shared_models_.get(),
+                    {},
+                    {config_.run.checkpoint_every, config_.run.checkpoint_every_s}};
+  if (!options_.checkpoint.empty()) {
+    parts.save_checkpoint = [this](std::int64_t k, std::span<const float> model) {
+      save_checkpoint(k, model);
+    };
+  }
+  PeerDriver driver(driver_settings(), std::move(parts));
   PeerReport report = driver.run();
   report.base_gradient_s = base_gradient_s_;
   report.links = curve_keys_ ? "curve" : "plain";

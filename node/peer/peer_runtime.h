@@ -14,6 +14,8 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
+#include <optional>
 #include <string>
 
 #include "node/config/experiment_config.h"
@@ -38,6 +40,13 @@ struct PeerOptions {
   bool wait_for_start = false;
   // A CURVE key folder (`fastk keys`, or the one `fastk run` made) over [security] keys.
   std::string keys;
+  // Checkpoints (checkpoint.h): saved to `checkpoint` every [run] checkpoint_every iterations
+  // or checkpoint_every_s seconds; with `resume`, the peer goes on from that file, or, when
+  // there is none, joins from its neighbours' models (PeerProtocol::join).
+  std::filesystem::path checkpoint;
+  bool resume = false;
+  std::uint64_t config_fingerprint = 0;        // a checkpoint of another config is refused
+  std::optional<IterationStart> began_before;  // resume: when the first process began
 };
 
 // Runs the peer to its end. Throws std::runtime_error with a message saying what to fix for

@@ -8,11 +8,14 @@ RunReport::RunReport(int self, std::int64_t iterations,
   report_.peer = self;
 }
 
-void RunReport::began(double now_s, double unix_s) {
-  began_s_ = now_s;
+IterationStart RunReport::began(double now_s, double unix_s,
+                                const std::optional<IterationStart>& earlier) {
+  const double origin_s = std::chrono::duration<double>(origin_.time_since_epoch()).count();
+  began_s_ = earlier ? earlier->monotonic_s - origin_s : now_s;
   last_update_s_ = now_s;
   report_.startup_s = now_s;
-  report_.first_iteration_unix_s = unix_s;
+  report_.first_iteration_unix_s = earlier ? earlier->unix_s : unix_s;
+  return {report_.first_iteration_unix_s, origin_s + began_s_};
 }
 
 void RunReport::gradient_done(double compute_s, double injected_s, double loss) {
@@ -22,6 +25,8 @@ void RunReport::gradient_done(double compute_s, double injected_s, double loss) 
 }
 
 consensus::IterationRecord RunReport::iteration_done(const consensus::IterationRecord& r) {
+  // A resumed peer counts on from where it went on (its checkpoint's, or its join's, iteration).
+  if (report_.iterations == 0) report_.iterations = r.iteration;
   ++report_.iterations;
   last_update_s_ = r.update_s;
   report_.waiting_s += r.wait_s();
@@ -81,7 +86,7 @@ PeerProgress RunReport::progress() const {
   p.iterations = planned_;
   p.loss = last_loss_;
   p.accuracy = NAN;  // the launcher shows the mean model's
-  p.elapsed_s = report_.iterations ? last_update_s_ - report_.startup_s : 0;
+  p.elapsed_s = report_.iterations ? last_update_s_ - began_s_ : 0;
   p.waiting_s = report_.waiting_s;
   p.mean_backup = report_.iterations ? totals_.mean_backups() : NAN;
   return p;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "consensus/actions.h"
@@ -24,8 +25,11 @@ class RunReport {
   // `origin`: the clock the protocol's times count from.
   RunReport(int self, std::int64_t iterations, std::chrono::steady_clock::time_point origin);
 
-  // The first iteration begins at `now_s` (protocol clock), at Unix time `unix_s`.
-  void began(double now_s, double unix_s);
+  // The first iteration begins at `now_s` (protocol clock), at Unix time `unix_s`; or, for a
+  // peer that comes back, `earlier` says when its first process began, and times count from
+  // then. Returns the start the times count from.
+  IterationStart began(double now_s, double unix_s,
+                       const std::optional<IterationStart>& earlier = std::nullopt);
   void gradient_done(double compute_s, double injected_s, double loss);
   // Counts `r`; returns it with times counted from the first iteration, as the files have
   // them (the protocol's clock began with the process, before the data load and handshake).

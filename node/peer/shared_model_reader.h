@@ -24,6 +24,10 @@ class SharedModelReader {
 
   // The model, or null (lapped or bad).
   consensus::Params take(int from, std::span<const std::byte> payload);
+  // `from` restarted (its HELLO came mid-run): its slots are mapped afresh on next use.
+  void forget(int from) {
+    if (models_) models_->forget(static_cast<wire::PeerId>(from));
+  }
   std::uint64_t lapped() const { return lapped_; }
   std::uint64_t bad() const { return bad_; }
 

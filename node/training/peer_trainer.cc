@@ -134,4 +134,29 @@ learning::Evaluation PeerTrainer::evaluate(std::span<const float> params, std::i
   return eval_model_->evaluate(params, test_head_);
 }
 
+std::map<int, learning::SamplerState> PeerTrainer::sampler_states() const {
+  std::map<int, learning::SamplerState> states;
+  states[kOwnSampler] = sampler_->state();
+  for (const auto& [partition, sampler] : partition_samplers_) states[partition] = sampler.state();
+  return states;
+}
+
+void PeerTrainer::restore_samplers(std::map<int, learning::SamplerState> states) {
+  if (states.size() != partition_samplers_.size() + 1 || !states.count(kOwnSampler)) {
+    throw std::invalid_argument("the saved sampler states (" + std::to_string(states.size()) +
+                                ") do not match this peer's samplers (" +
+                                std::to_string(partition_samplers_.size() + 1) + ")");
+  }
+  for (auto& [partition, state] : states) {
+    if (partition == kOwnSampler) continue;
+    const auto it = partition_samplers_.find(partition);
+    if (it == partition_samplers_.end()) {
+      throw std::invalid_argument("a saved sampler of partition " + std::to_string(partition) +
+                                  ", which this peer does not store");
+    }
+    it->second.restore(std::move(state));
+  }
+  sampler_->restore(std::move(states.at(kOwnSampler)));
+}
+
 }  // namespace fastk::node::training

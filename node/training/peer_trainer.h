@@ -74,6 +74,13 @@ class PeerTrainer {
   // Loss and accuracy on the test set (its first `limit` samples when limit > 0), with a
   // model instance of its own (so it may run on another thread than gradient()).
   learning::Evaluation evaluate(std::span<const float> params, std::int64_t limit = 0);
+  // Where every sampler is (a checkpoint's): the own one under kOwnSampler, a coded peer's
+  // stored partitions under their peer ids. Not while a gradient is being computed.
+  static constexpr int kOwnSampler = -1;
+  std::map<int, learning::SamplerState> sampler_states() const;
+  // Continues each sampler from its saved state; throws std::invalid_argument when the set
+  // of samplers or a state does not fit this trainer (a checkpoint of another config).
+  void restore_samplers(std::map<int, learning::SamplerState> states);
 
  private:
   learning::Dataset shard_;

@@ -106,6 +106,9 @@ class NeighbourModels {
   // run (wrong slot, size, owner, run, or a name that cannot be mapped). Never throws for
   // such input.
   Taken take(PeerId from, const std::string& name, const wire::ModelSlotRef& ref);
+  // `from` restarted: its region is a new object under the old name, mapped again on next
+  // use (models taken from the old one stay valid while held).
+  void forget(PeerId from) { mapped_.erase(from); }
 
  private:
   struct Mapped;

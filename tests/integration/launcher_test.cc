@@ -56,6 +56,53 @@ TEST(Launcher, APeerThatDiesBeforeItIsReadyStopsTheOthersAtOnceAndIsNamed) {
   EXPECT_THAT(report, HasSubstr("cannot read the data set"));
 }
 
+// --restart-failed: a peer that fails after the go is started again with its restart
+// command, at most restart_failed times; the log keeps both processes' output, and the
+// report says how the earlier ones ended.
+TEST(Launcher, APeerThatFailsMidRunIsRestartedAtMostNTimes) {
+  auto dir = fresh_dir();
+  PeerLaunch comes_back = shell_peer(0, "echo first; kill -9 $$");
+  comes_back.restart_argv = {"/bin/sh", "-c", "echo second"};
+  PeerLaunch keeps_failing = shell_peer(1, "exit 4");
+  keeps_failing.restart_argv = {"/bin/sh", "-c", "exit 5"};
+  LaunchOptions options = quiet(dir);  // no start together: the run is under way at once
+  options.restart_failed = 1;
+  std::ostringstream status;
+  const LaunchResult r = launch_peers({comes_back, keeps_failing}, options, status);
+  ASSERT_EQ(r.peers.size(), 2u);
+  EXPECT_TRUE(r.peers[0].status.ok());
+  EXPECT_THAT(r.peers[0].restarted_after, ElementsAre("killed by SIGKILL"));
+  const std::string log = read_file(dir / "peer-0.log");
+  EXPECT_THAT(log, HasSubstr("first"));
+  EXPECT_THAT(log, HasSubstr("restarting it (restart 1 of 1)"));
+  EXPECT_THAT(log, HasSubstr("second"));
+  EXPECT_EQ(r.peers[1].status.code, 5) << "the restart's own failure ends it: one restart";
+  EXPECT_THAT(r.peers[1].restarted_after, ElementsAre("exit code 4"));
+  EXPECT_FALSE(r.ok());
+  EXPECT_THAT(describe_failures(r), HasSubstr("peer 1 failed (exit code 5) after 1 restart(s)"));
+  EXPECT_THAT(status.str(), HasSubstr("peer 1 failed (exit code 4; last reported iteration 0)"));
+}
+
+// Without restart_failed, or before the go, a failed peer is not restarted.
+TEST(Launcher, NoRestartWithoutTheOptionOrBeforeTheGo) {
+  auto dir = fresh_dir();
+  PeerLaunch fails = shell_peer(0, "echo @ready; exit 4");
+  fails.restart_argv = {"/bin/sh", "-c", "exit 0"};
+  std::ostringstream status;
+  const LaunchResult r = launch_peers({fails}, quiet(dir), status);
+  EXPECT_EQ(r.peers[0].status.code, 4);
+  EXPECT_TRUE(r.peers[0].restarted_after.empty());
+  PeerLaunch dies_early = shell_peer(0, "exit 3");
+  dies_early.restart_argv = {"/bin/sh", "-c", "exit 0"};
+  PeerLaunch waits = shell_peer(1, "echo @ready; sleep 30");
+  LaunchOptions options = quiet(dir);
+  options.start_together = true;
+  options.restart_failed = 2;
+  const LaunchResult early = launch_peers({dies_early, waits}, options, status);
+  EXPECT_TRUE(early.peers[0].restarted_after.empty());
+  EXPECT_EQ(early.exited_before_start, 0);
+}
+
 TEST(Launcher, CollectsLogsAndTheLastProgressOfEveryPeer) {
   auto dir = fresh_dir();
   std::vector<PeerLaunch> peers;

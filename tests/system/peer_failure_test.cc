@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "tests/system/system_support.h"
@@ -188,6 +189,117 @@ TEST(PeerFailure, WithPolicyFullNoPeerHangsOnAKilledNeighbour) {
     EXPECT_LT(departure["at_iteration"].get<std::int64_t>(), e.iterations);
     EXPECT_THAT(peers[neighbour]->output(), HasSubstr("neighbour 1 left (silent)"));
   }
+}
+
+// Kill and restart (fastk run --restart-failed, docs/protocol.md §6.4): a run on data that are
+// not too easy (a linear model reaches about 76% on them) and long enough that peer 2 dies
+// early in it. A small step, large batches and 10,000 test samples keep the spread of the
+// final accuracy between undisturbed adaptive runs near 0.2 points (measured under load).
+TinyExperiment restart_experiment(const std::string& policy) {
+  TinyExperiment e = tiny_experiment(4, 40000, policy);
+  e.model = "logistic_regression";
+  e.separation = 1.5;
+  e.test_samples = 10000;
+  e.batch_size = 64;
+  e.lr = 0.01;
+  return e;
+}
+
+struct RestartedRun {
+  double accuracy = 0;
+  std::string output;                         // the launcher's
+  std::string peer_log;                       // peer 2's, both processes
+  std::vector<std::int64_t> peer_iterations;  // peer 2's rows of the run's iterations.csv
+};
+
+// Runs `e` (with run.checkpoint_every = `checkpoint_every`) under fastk run --restart-failed
+// 1; with `kill_after`, peer 2 is killed by SIGKILL once that file is in its folder. Every
+// peer must end at the last iteration.
+RestartedRun run_restarting(const TinyExperiment& e, std::int64_t checkpoint_every,
+                            const std::string& kill_after) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys");
+  const auto config = write_config(dir, e);
+  {  // [run] is the file's first table: the key goes right after its header
+    std::ifstream in(config);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    text.insert(text.find('\n') + 1,
+                "checkpoint_every = " + std::to_string(checkpoint_every) + "\n");
+    std::ofstream(config, std::ios::trunc) << text;
+  }
+  const auto run = run_dir(dir);
+  FastkProcess launcher({"run", config.string(), "--no-plots", "--restart-failed", "1"});
+  RestartedRun out;
+  if (!kill_after.empty()) {
+    EXPECT_TRUE(every_peer_iterates(launcher, run, e.peers)) << launcher.output();
+    const auto until = Clock::now() + Seconds(60);
+    while (!std::filesystem::exists(peer_dir(run, 2) / kill_after) && Clock::now() < until) {
+      launcher.pump(std::chrono::milliseconds(5));
+    }
+    const pid_t victim = find_peer_pid(config, 2);
+    EXPECT_GT(victim, 0);
+    if (victim > 0) ::kill(victim, SIGKILL);
+  }
+  const auto status = launcher.wait(Seconds(180));
+  out.output = launcher.output();
+  EXPECT_TRUE(status.has_value()) << "fastk run hangs:\n" << out.output;
+  if (!status) launcher.kill(SIGKILL);
+  EXPECT_TRUE(status && status->ok()) << out.output;
+  for (int i = 0; i < e.peers; ++i) {
+    const auto summary = read_json(peer_dir(run, i) / "summary.json");
+    EXPECT_EQ(summary.value("iterations", 0), e.iterations) << "peer " << i;
+    EXPECT_EQ(summary.value("finished", false), true) << "peer " << i;
+  }
+  out.accuracy = read_json(run / "summary.json").value("final_test_accuracy", 0.0);
+  std::ifstream log(run / "logs" / "peer-2.log");
+  out.peer_log.assign(std::istreambuf_iterator<char>(log), std::istreambuf_iterator<char>());
+  std::ifstream rows(run / "iterations.csv");
+  std::string line;
+  std::getline(rows, line);
+  while (std::getline(rows, line)) {
+    if (line.rfind("2,", 0) == 0) out.peer_iterations.push_back(std::stoll(line.substr(2)));
+  }
+  return out;
+}
+
+// An undisturbed run and one where peer 2 is killed (once `kill_after` is in its folder)
+// and restarted: the restarted run ends well, says so, and ends within a point of the
+// undisturbed one. Returns the restarted run.
+RestartedRun kill_and_restart(const std::string& policy, std::int64_t checkpoint_every,
+                              const std::string& kill_after, const std::string& comes_back) {
+  const TinyExperiment e = restart_experiment(policy);
+  const double undisturbed = run_restarting(e, checkpoint_every, "").accuracy;
+  RestartedRun r = run_restarting(e, checkpoint_every, kill_after);
+  EXPECT_THAT(r.output, HasSubstr("peer 2 failed (killed by SIGKILL"));
+  EXPECT_THAT(r.output, HasSubstr("restarting it (restart 1 of 1)"));
+  EXPECT_THAT(r.peer_log, HasSubstr(comes_back));
+  EXPECT_NEAR(r.accuracy, undisturbed, 0.01);
+  EXPECT_FALSE(r.peer_iterations.empty());
+  return r;
+}
+
+// Under full, with checkpoints: peer 2 goes on from its last checkpoint, its neighbours wait
+// for it again, and its rows hold every iteration once, in order.
+TEST(PeerRestart, AKilledPeerUnderFullComesBackFromItsCheckpoint) {
+  const RestartedRun r =
+      kill_and_restart("full", 2000, "checkpoint.bin", "peer 2: resuming at iteration ");
+  ASSERT_FALSE(r.peer_iterations.empty());
+  const auto wrong = std::adjacent_find(r.peer_iterations.begin(), r.peer_iterations.end(),
+                                        [](std::int64_t a, std::int64_t b) { return b != a + 1; });
+  EXPECT_EQ(wrong, r.peer_iterations.end())
+      << "row " << (wrong - r.peer_iterations.begin()) << " is iteration " << *wrong
+      << ", the next " << *std::next(wrong);
+  EXPECT_EQ(r.peer_iterations.front(), 0);
+  EXPECT_EQ(r.peer_iterations.size(), 40000u);
+}
+
+// Under adaptive, without checkpoints: peer 2 joins from the average of its neighbours'
+// models at their newest iteration, and goes on from there to the last.
+TEST(PeerRestart, AKilledPeerUnderAdaptiveJoinsFromItsNeighbours) {
+  const RestartedRun r = kill_and_restart("adaptive", 0, "iterations.csv", "no checkpoint at");
+  EXPECT_THAT(r.peer_log, HasSubstr("peer 2: joined at iteration "));
+  ASSERT_FALSE(r.peer_iterations.empty());
+  EXPECT_TRUE(std::is_sorted(r.peer_iterations.begin(), r.peer_iterations.end()));
+  EXPECT_EQ(r.peer_iterations.back(), 40000 - 1);
 }
 
 TEST(PeerFailure, APeerWhoseNeighbourNeverStartsNamesItAndItsEndpoint) {

@@ -79,7 +79,12 @@ struct TinyExperiment {
   int peer_timeout_ms = 1000;
   int startup_timeout_ms = 10000;
   std::string local_transport = "shm";  // the default: Unix-domain sockets, shared memory
-  std::string extra;                    // more TOML appended at the end
+  std::string model = "mlp";            // "mlp" (one hidden layer of 8) or "logistic_regression"
+  double separation = 4.0;              // of the data's classes: 4 is easy, 1.5 is not
+  int test_samples = 200;
+  int batch_size = 8;
+  double lr = 0.05;
+  std::string extra;  // more TOML appended at the end
 };
 
 // `peers` peers on a ring, with a free port range of their own.
@@ -103,9 +108,11 @@ inline std::filesystem::path write_config(const std::filesystem::path& dir,
                                            : std::string())
                       << "[topology]\nkind = \"ring\"\npeers = " << e.peers << "\n"
                       << "[data]\nkind = \"gaussian_mixture\"\ntrain_samples = 800\n"
-                      << "test_samples = 200\ndim = 8\nclasses = 3\nseparation = 4.0\n"
-                      << "[model]\nkind = \"mlp\"\nhidden = [8]\n"
-                      << "[optimizer]\nlr = 0.05\nbatch_size = 8\n"
+                      << "test_samples = " << e.test_samples
+                      << "\ndim = 8\nclasses = 3\nseparation = " << e.separation << "\n"
+                      << "[model]\nkind = \"" << e.model << "\"\n"
+                      << (e.model == "mlp" ? "hidden = [8]\n" : "") << "[optimizer]\nlr = " << e.lr
+                      << "\nbatch_size = " << e.batch_size << "\n"
                       << "[consensus]\npolicy = \"" << e.policy << "\"\n"
                       << "[cluster]\nbase_port = " << e.base_port
                       << "\npeer_timeout_ms = " << e.peer_timeout_ms

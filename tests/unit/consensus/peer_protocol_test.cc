@@ -286,6 +286,93 @@ TEST_F(HandDriven, ANonFiniteOwnGradientStopsThePeerNamingTheLearningRate) {
   }
 }
 
+// Coming back (docs/protocol.md §6.4). From a checkpoint: the first iteration is the saved one,
+// so the model goes out with that tag and neighbours' newer models are fresh.
+TEST_F(HandDriven, AResumedPeerGoesOnAtItsCheckpointsIteration) {
+  ProtocolConfig config;
+  config.iterations = 10;
+  auto peer = make(config);
+  peer->resume_at(6);
+  peer->on_message(0.0, 1, 7, model(10, 10), out_);  // kept from the start-up
+  peer->on_message(0.0, 2, 6, model(4, 4), out_);
+  out_.clear();
+  peer->start(0.1, out_);
+  EXPECT_EQ(std::get<SendParams>(out_[0]).tag, 6);
+  EXPECT_EQ(std::get<StartGradient>(out_[1]).iteration, 6);
+  out_.clear();
+  peer->on_gradient_done(1.0, zero_, {}, out_);
+  ASSERT_EQ(count_completed(out_), 1) << "both neighbours' models are fresh at iteration 6";
+  EXPECT_EQ(peer->iteration(), 7);
+  EXPECT_NEAR(peer->model()->values()[0], (1 + 10 + 4) / 3.0, 1e-6);
+  EXPECT_THROW(peer->resume_at(2), std::logic_error);
+  auto done = make(config);
+  done->resume_at(10);
+  out_.clear();
+  done->start(0, out_);
+  EXPECT_TRUE(done->finished());
+  EXPECT_THROW(make(config)->resume_at(11), std::invalid_argument);
+  EXPECT_THROW(make(config)->resume_at(-1), std::invalid_argument);
+}
+
+// Without a checkpoint: the plain average of the neighbours' newest models, at their newest
+// tag, once every neighbour was heard; nothing is computed or sent before.
+TEST_F(HandDriven, AJoiningPeerStartsFromItsNeighboursAverageAtTheirNewestTag) {
+  ProtocolConfig config;
+  config.iterations = 20;
+  auto peer = make(config);
+  peer->join(0, out_);
+  EXPECT_TRUE(peer->joining());
+  EXPECT_TRUE(out_.empty());
+  peer->on_message(0.1, 1, 8, model(2, 4), out_);
+  EXPECT_TRUE(out_.empty()) << "peer 2 is not heard yet";
+  peer->on_message(0.2, 2, 11, model(6, 8), out_);
+  EXPECT_FALSE(peer->joining());
+  EXPECT_EQ(peer->iteration(), 11);
+  EXPECT_EQ(peer->model()->values()[0], 4.0f);
+  EXPECT_EQ(peer->model()->values()[1], 6.0f);
+  ASSERT_EQ(out_.size(), 2u);
+  EXPECT_EQ(std::get<SendParams>(out_[0]).tag, 11);
+  EXPECT_EQ(std::get<StartGradient>(out_[1]).iteration, 11);
+}
+
+// A neighbour that stays silent does not keep a joining peer out for good: after the
+// silence timeout it joins from the neighbours heard.
+TEST_F(HandDriven, AJoiningPeerGoesOnWithTheNeighboursHeardAfterTheSilenceTimeout) {
+  ProtocolConfig config;
+  config.iterations = 20;
+  config.silence_timeout_s = 2;
+  auto peer = make(config);
+  peer->join(0, out_);
+  ASSERT_EQ(std::get<ArmTimer>(out_.at(0)).at_s, 2.0);
+  out_.clear();
+  peer->on_timer(2.0, out_);
+  EXPECT_TRUE(peer->joining()) << "nobody heard: nothing to start from";
+  peer->on_message(2.5, 1, 5, model(3, 3), out_);
+  EXPECT_FALSE(peer->joining());
+  EXPECT_EQ(peer->iteration(), 5);
+  EXPECT_EQ(peer->model()->values()[0], 3.0f);
+}
+
+// A neighbour that was restarted gets the last model again: its neighbours, waiting for it,
+// would not send that tag a second time.
+TEST_F(HandDriven, ANeighbourThatComesBackGetsTheLastModelAgain) {
+  auto peer = make({});
+  peer->on_neighbour_back(0, 1, out_);
+  EXPECT_TRUE(out_.empty()) << "nothing sent yet";
+  peer->start(0, out_);
+  const Params sent = std::get<SendParams>(out_[0]).params;
+  out_.clear();
+  peer->on_neighbour_back(0.5, 2, out_);
+  ASSERT_EQ(out_.size(), 1u);
+  const auto& again = std::get<SendParams>(out_[0]);
+  EXPECT_EQ(again.to, (std::vector<PeerId>{2}));
+  EXPECT_EQ(again.tag, 0);
+  EXPECT_EQ(again.params.get(), sent.get());
+  out_.clear();
+  peer->on_neighbour_back(0.5, 7, out_);  // not a neighbour: nothing
+  EXPECT_TRUE(out_.empty());
+}
+
 TEST(AllFinite, FindsANaNOrInfinityAnywhere) {
   std::vector<float> values(1000, 1.5f);
   EXPECT_TRUE(all_finite(values));

@@ -29,6 +29,33 @@ TEST(BatchSampler, EachEpochVisitsEveryIndexOnce) {
   EXPECT_DOUBLE_EQ(sampler.epochs(), 3.0);
 }
 
+// A checkpoint saves a sampler's state: a sampler restored from it draws what the original
+// draws next, across an epoch's reshuffle; a state of other indices is refused.
+TEST(BatchSampler, ARestoredStateContinuesTheSameStream) {
+  std::vector<std::int64_t> indices(23);
+  for (int i = 0; i < 23; ++i) indices[std::size_t(i)] = 100 + i;
+  BatchSampler original(indices, 5, 3);
+  for (int b = 0; b < 7; ++b) original.next();  // into the second epoch
+  const SamplerState saved = original.state();
+  BatchSampler restored(indices, 5, 99);  // another seed: its own stream until restored
+  restored.restore(saved);
+  EXPECT_EQ(restored.batches(), original.batches());
+  for (int b = 0; b < 20; ++b) {  // past two more reshuffles
+    const auto want = original.next();
+    const std::vector<std::int64_t> expected(want.begin(), want.end());
+    const auto got = restored.next();
+    EXPECT_EQ(std::vector<std::int64_t>(got.begin(), got.end()), expected) << "batch " << b;
+  }
+  BatchSampler other(std::vector<std::int64_t>{1, 2, 3}, 2, 1);
+  EXPECT_THROW(other.restore(saved), std::invalid_argument);
+  SamplerState past_end = saved;
+  past_end.position = past_end.order.size() + 1;
+  EXPECT_THROW(restored.restore(past_end), std::invalid_argument);
+  SamplerState zero = saved;
+  for (auto& word : zero.rng.s) word = 0;
+  EXPECT_THROW(restored.restore(zero), std::invalid_argument);
+}
+
 TEST(BatchSampler, SeedDeterminesTheOrder) {
   std::vector<std::int64_t> indices(50);
   for (int i = 0; i < 50; ++i) indices[std::size_t(i)] = i;

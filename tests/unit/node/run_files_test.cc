@@ -12,6 +12,7 @@
 #include "node/launch/run_outputs.h"
 #include "node/launch/snapshots.h"
 #include "node/metrics/csv_writer.h"
+#include "node/metrics/iteration_csv.h"
 #include "node/metrics/output_files.h"
 #include "tests/testutil/temp_dir.h"
 
@@ -110,6 +111,52 @@ TEST(Snapshots, TheIndexListsOnlyCompleteRowsAndRemovalTakesEverySnapshot) {
     left.push_back(entry.path().filename().string());
   }
   EXPECT_EQ(left, std::vector<std::string>{"model-final.f32"});
+}
+
+// A peer that comes back (fastk node --resume) adds to its earlier process's index, past a
+// row the kill cut.
+TEST(Snapshots, AResumedWriterAddsToTheEarlierIndex) {
+  const auto dir = testutil::fresh_test_dir();
+  const std::vector<float> model{1.0f};
+  SnapshotWriter(dir).write(3, 30, model);
+  std::ofstream(dir / "snapshots.csv", std::ios::app) << "4,4";  // cut by the kill
+  SnapshotWriter(dir, /*resume=*/true).write(6, 55, model);
+  EXPECT_EQ(read_snapshot_index(dir), (std::map<std::int64_t, std::int64_t>{{3, 30}, {6, 55}}));
+  SnapshotWriter(dir).write(7, 1, model);  // not resuming: a fresh index
+  EXPECT_EQ(read_snapshot_index(dir), (std::map<std::int64_t, std::int64_t>{{7, 1}}));
+}
+
+// A resumed peer's iterations.csv keeps the earlier rows before the first new one's
+// iteration (those after were undone by the restart), and is left alone until that row.
+TEST(IterationCsv, AResumedFileKeepsTheEarlierRowsBeforeTheFirstNewIteration) {
+  const auto dir = testutil::fresh_test_dir();
+  const auto path = (dir / "iterations.csv").string();
+  const auto record = [](std::int64_t k) {
+    consensus::IterationRecord r;
+    r.peer = 1;
+    r.iteration = k;
+    return r;
+  };
+  {
+    metrics::IterationCsv first(path);
+    for (std::int64_t k = 0; k < 8; ++k) first.write(record(k), 0.5);
+  }
+  std::ofstream(path, std::ios::app) << "1,8,2";  // the row the kill cut
+  const auto iterations = [&] {
+    std::vector<std::int64_t> out;
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) out.push_back(std::stoll(line.substr(line.find(',') + 1)));
+    return out;
+  };
+  {
+    metrics::IterationCsv resumed(path, /*resume=*/true);
+    EXPECT_EQ(iterations().size(), 9u) << "untouched until the first new row";
+    resumed.write(record(5), 0.25);
+    resumed.write(record(6), 0.25);
+  }
+  EXPECT_EQ(iterations(), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6}));
 }
 
 TEST(OutputFiles, AFileThatCannotBeWrittenIsAnErrorNamingIt) {
