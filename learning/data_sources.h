@@ -47,6 +47,10 @@ struct IdxPair {
   std::vector<std::int32_t> labels;
 };
 IdxPair read_idx_bytes(const std::string& images_path, const std::string& labels_path);
+// The same checks on contents already read (`*_name` names them in errors): what
+// read_idx_bytes does after reading, and what the data-file fuzz target drives.
+IdxPair parse_idx(std::vector<std::uint8_t> images, const std::vector<std::uint8_t>& labels,
+                  const std::string& images_name, const std::string& labels_name);
 
 // IDX image file (magic 0x00000803, n x rows x cols unsigned bytes) and label file (magic
 // 0x00000801, n unsigned bytes), raw or gzip (detected from the content). Pixels become floats
@@ -60,9 +64,14 @@ void write_idx(const std::string& images_path, const std::string& labels_path, i
 // CIFAR-10 binary batches: records of 1 label byte + 3072 pixel bytes (R, G, B planes of
 // 32x32). Pixels become floats in [0, 255]; several files are concatenated.
 Dataset read_cifar10(const std::vector<std::string>& paths, const std::string& name);
+// One batch file's contents (named `name` in errors) appended to `data`.
+void append_cifar10(Dataset& data, std::span<const std::uint8_t> bytes, const std::string& name);
 
 // Whole file contents, gunzipped when the file starts with the gzip magic.
 std::vector<std::uint8_t> read_file_bytes(const std::string& path);
+// The contents of gzip data (one member or several concatenated); throws DataError naming
+// `name` for corrupt or truncated data, or for bytes after the last member.
+std::vector<std::uint8_t> gunzip_bytes(std::span<const std::uint8_t> gz, const std::string& name);
 
 // Synthetic classification: `classes` Gaussian clusters in `dim` dimensions with unit
 // variance, means drawn at scale `separation`; and least squares y = <w*, x> + b* + noise.

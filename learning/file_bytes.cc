@@ -1,13 +1,15 @@
-// Reading whole files, transparently gunzipping (zlib's gz* functions read plain files as
-// they are), with errors that name the file. Gzip files go through the decompressed-file
-// cache, so that the peers of a machine do not each inflate the same data set.
+// Reading whole files, gunzipping those that start with the gzip magic, with errors that name
+// the file. Gzip files go through the decompressed-file cache, so that the peers of a machine
+// do not each inflate the same data set.
 #include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "learning/data_sources.h"
 #include "learning/decompressed_cache.h"
@@ -16,71 +18,100 @@ namespace fastk::learning {
 
 namespace {
 
-struct FileKind {
-  bool gzip = false;
-  // The size the contents will have, to reserve it once: growing a vector of tens of MB by
-  // doubling briefly holds the old and the new buffer, which is what a peer's peak memory
-  // would be made of. For gzip, the trailer's ISIZE (uncompressed size mod 2^32 of the last
-  // member: exact for the usual single-member file, merely a hint otherwise).
-  std::size_t expected_size = 0;
-};
+constexpr std::size_t kChunk = 1 << 20;
 
-FileKind probe_file(std::ifstream& file) {
-  file.seekg(0, std::ios::end);
-  const std::streamoff size = file.tellg();
-  if (size < 18) return {false, std::size_t(std::max<std::streamoff>(size, 0))};
-  unsigned char head[2] = {0, 0}, tail[4] = {0, 0, 0, 0};
-  file.seekg(0);
-  file.read(reinterpret_cast<char*>(head), 2);
-  if (head[0] != 0x1f || head[1] != 0x8b) return {false, std::size_t(size)};
-  file.seekg(size - 4);
-  file.read(reinterpret_cast<char*>(tail), 4);
-  return {true, std::size_t(tail[0]) | std::size_t(tail[1]) << 8 | std::size_t(tail[2]) << 16 |
-                    std::size_t(tail[3]) << 24};
+bool starts_gzip(std::span<const std::uint8_t> bytes) {
+  return bytes.size() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b;
 }
 
-std::vector<std::uint8_t> gunzip_file(const std::string& path, std::size_t expected) {
-  gzFile file = gzopen(path.c_str(), "rb");
-  if (!file) throw DataError(path + ": cannot open file");
-  std::vector<std::uint8_t> bytes;
-  bytes.reserve(expected + (1 << 20));  // + one chunk: the loop reads past the end once
-  constexpr unsigned kChunk = 1 << 20;
+// The trailer's ISIZE: the size of the last member's contents mod 2^32 (exact for the usual
+// single-member file, merely a hint otherwise), to reserve the output once: growing a vector
+// of tens of MB by doubling briefly holds the old and the new buffer.
+std::size_t size_hint(std::span<const std::uint8_t> gz) {
+  if (gz.size() < 18) return 0;
+  const std::uint8_t* t = gz.data() + gz.size() - 4;
+  return std::size_t(t[0]) | std::size_t(t[1]) << 8 | std::size_t(t[2]) << 16 |
+         std::size_t(t[3]) << 24;
+}
+
+// Inflates one gzip member starting at `*at`; advances `*at` past it.
+void inflate_member(z_stream& z, std::span<const std::uint8_t> gz, std::size_t* at,
+                    std::vector<std::uint8_t>& out, const std::string& name) {
+  if (inflateReset(&z) != Z_OK) throw DataError(name + ": cannot reset the gzip decoder");
+  const std::size_t begin = *at;
+  z.next_in = const_cast<Bytef*>(gz.data() + begin);
+  z.avail_in = static_cast<uInt>(std::min<std::size_t>(gz.size() - begin, UINT_MAX));
   while (true) {
-    const std::size_t old_size = bytes.size();
-    bytes.resize(old_size + kChunk);
-    const int got = gzread(file, bytes.data() + old_size, kChunk);
-    if (got < 0) {
-      int code = 0;
-      std::string message = gzerror(file, &code);
-      gzclose(file);
-      throw DataError(path + ": corrupt gzip data (" + message + ")");
+    const std::size_t old_size = out.size();
+    out.resize(old_size + kChunk);
+    z.next_out = out.data() + old_size;
+    z.avail_out = kChunk;
+    const int code = inflate(&z, Z_NO_FLUSH);
+    out.resize(old_size + (kChunk - z.avail_out));
+    *at = begin + static_cast<std::size_t>(z.next_in - (gz.data() + begin));
+    if (code == Z_STREAM_END) return;
+    if (code == Z_BUF_ERROR && z.avail_in == 0) {
+      throw DataError(name + ": corrupt gzip data (it ends inside a member: truncated file?)");
     }
-    bytes.resize(old_size + std::size_t(got));
-    if (got == 0) break;
+    if (code != Z_OK && code != Z_BUF_ERROR) {
+      throw DataError(name + ": corrupt gzip data (" + (z.msg ? z.msg : "inflate failed") + ")");
+    }
+    if (z.avail_in == 0 && *at < gz.size()) {  // more than 4 GiB of input: feed the rest
+      z.next_in = const_cast<Bytef*>(gz.data() + *at);
+      z.avail_in = static_cast<uInt>(std::min<std::size_t>(gz.size() - *at, UINT_MAX));
+    }
   }
-  // A gzip stream cut short reads as end of file; zlib reports it only through gzerror.
-  int code = 0;
-  const char* message = gzerror(file, &code);
-  std::string error = code != Z_OK && code != Z_STREAM_END ? message : "";
-  gzclose(file);
-  if (!error.empty()) throw DataError(path + ": corrupt gzip data (" + error + ")");
-  return bytes;
 }
 
 }  // namespace
+
+std::vector<std::uint8_t> gunzip_bytes(std::span<const std::uint8_t> gz, const std::string& name) {
+  if (!starts_gzip(gz)) throw DataError(name + ": not gzip data");
+  z_stream z{};
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {  // 16: a gzip header and trailer only
+    throw DataError(name + ": cannot start the gzip decoder");
+  }
+  std::vector<std::uint8_t> out;
+  out.reserve(std::min<std::size_t>(size_hint(gz), std::size_t{1} << 34) + kChunk);
+  std::size_t at = 0;
+  try {
+    // Concatenated members are one file (RFC 1952 §2.2); anything else after a member is not
+    // gzip data, and a file that has it is not what it claims to be.
+    do {
+      inflate_member(z, gz, &at, out, name);
+    } while (at < gz.size() && starts_gzip(gz.subspan(at)));
+  } catch (...) {
+    inflateEnd(&z);
+    throw;
+  }
+  inflateEnd(&z);
+  if (at != gz.size()) {
+    throw DataError(name + ": " + std::to_string(gz.size() - at) +
+                    " bytes after the end of the gzip data (a damaged or concatenated file?)");
+  }
+  return out;
+}
 
 std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
   if (std::filesystem::is_directory(path)) {  // opens, then reads as a bogus size
     throw DataError(path + ": is a folder, not a data file");
   }
-  FileKind kind;
+  const auto read_all = [&] {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) throw DataError(path + ": cannot open file (" + std::strerror(errno) + ")");
+    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)),
+                                    std::istreambuf_iterator<char>());
+    if (file.bad()) throw DataError(path + ": cannot read file (" + std::strerror(errno) + ")");
+    return bytes;
+  };
+  unsigned char head[2] = {0, 0};
   {
     std::ifstream probe(path, std::ios::binary);
     if (!probe) throw DataError(path + ": cannot open file (" + std::strerror(errno) + ")");
-    kind = probe_file(probe);
+    probe.read(reinterpret_cast<char*>(head), 2);
   }
-  if (!kind.gzip) return gunzip_file(path, kind.expected_size);  // gzread copies plain files
-  return cached_decompress(path, [&] { return gunzip_file(path, kind.expected_size); });
+  if (!starts_gzip(head)) return read_all();
+  return cached_decompress(path, [&] { return gunzip_bytes(read_all(), path); });
 }
 
 }  // namespace fastk::learning

@@ -10,6 +10,8 @@ namespace {
 constexpr std::uint32_t kImagesMagic = 0x00000803;
 constexpr std::uint32_t kLabelsMagic = 0x00000801;
 constexpr int kMaxLabel = 9;
+// A side longer than this is no image data set's: the int shape would overflow first.
+constexpr std::uint32_t kMaxSide = 1u << 15;
 
 std::uint32_t big_endian(const std::vector<std::uint8_t>& bytes, std::size_t at) {
   return std::uint32_t(bytes[at]) << 24 | std::uint32_t(bytes[at + 1]) << 16 |
@@ -72,17 +74,22 @@ void put_big_endian(std::vector<std::uint8_t>& out, std::uint32_t value) {
 
 }  // namespace
 
-IdxPair read_idx_bytes(const std::string& images_path, const std::string& labels_path) {
+IdxPair parse_idx(std::vector<std::uint8_t> images, const std::vector<std::uint8_t>& labels,
+                  const std::string& images_name, const std::string& labels_name) {
   IdxPair pair;
-  pair.bytes = read_file_bytes(images_path);
-  const std::vector<std::uint8_t> labels = read_file_bytes(labels_path);
-  const auto image_sizes = read_header(images_path, pair.bytes, kImagesMagic, "images");
-  const auto label_sizes = read_header(labels_path, labels, kLabelsMagic, "labels");
+  pair.bytes = std::move(images);
+  const auto image_sizes = read_header(images_name, pair.bytes, kImagesMagic, "images");
+  const auto label_sizes = read_header(labels_name, labels, kLabelsMagic, "labels");
   if (image_sizes[0] != label_sizes[0]) {
-    throw DataError(images_path + " has " + std::to_string(image_sizes[0]) + " images but " +
-                    labels_path + " has " + std::to_string(label_sizes[0]) + " labels");
+    throw DataError(images_name + " has " + std::to_string(image_sizes[0]) + " images but " +
+                    labels_name + " has " + std::to_string(label_sizes[0]) + " labels");
   }
-  if (image_sizes[0] == 0) throw DataError(images_path + ": no images");
+  if (image_sizes[0] == 0) throw DataError(images_name + ": no images");
+  if (image_sizes[1] > kMaxSide || image_sizes[2] > kMaxSide) {
+    throw DataError(images_name + ": images of " + std::to_string(image_sizes[1]) + "x" +
+                    std::to_string(image_sizes[2]) + " pixels (at most " +
+                    std::to_string(kMaxSide) + " a side)");
+  }
   pair.shape = {1, int(image_sizes[1]), int(image_sizes[2])};
   pair.classes = kMaxLabel + 1;
   pair.pixels = std::span<const std::uint8_t>(pair.bytes).subspan(16);
@@ -90,12 +97,17 @@ IdxPair read_idx_bytes(const std::string& images_path, const std::string& labels
   for (std::size_t i = 0; i < label_sizes[0]; ++i) {
     const std::uint8_t label = labels[8 + i];
     if (label > kMaxLabel) {
-      throw DataError(labels_path + ": label " + std::to_string(label) + " of sample " +
+      throw DataError(labels_name + ": label " + std::to_string(label) + " of sample " +
                       std::to_string(i) + " is not a class in 0.." + std::to_string(kMaxLabel));
     }
     pair.labels.push_back(label);
   }
   return pair;
+}
+
+IdxPair read_idx_bytes(const std::string& images_path, const std::string& labels_path) {
+  return parse_idx(read_file_bytes(images_path), read_file_bytes(labels_path), images_path,
+                   labels_path);
 }
 
 Dataset read_idx(const std::string& images_path, const std::string& labels_path,

@@ -178,6 +178,31 @@ TEST_F(DataFiles, TruncatedGzipIsReported) {
   EXPECT_THAT(idx_error(), AllOf(HasSubstr(path("images")), HasSubstr("corrupt gzip")));
 }
 
+// Bytes after a valid gzip member are not data of the file: zlib's gzread skipped them, so a
+// damaged file read as a whole one. A second member is part of the file (RFC 1952).
+TEST_F(DataFiles, GzipWithTrailingBytesIsReportedAndConcatenatedMembersAreRead) {
+  write_small_idx();
+  const std::vector<std::uint8_t> images = read("images");
+  gzip("images.gz", images);
+  std::vector<std::uint8_t> bytes = read("images.gz");
+  const std::vector<std::uint8_t> one_member = bytes;
+  bytes.insert(bytes.end(), {'j', 'u', 'n', 'k'});
+  write("images", bytes);
+  EXPECT_THAT(idx_error(), AllOf(HasSubstr(path("images")),
+                                 HasSubstr("4 bytes after the end of the gzip data")));
+  // The same contents cut in two members.
+  const std::vector<std::uint8_t> head(images.begin(), images.begin() + 10);
+  const std::vector<std::uint8_t> tail(images.begin() + 10, images.end());
+  gzip("head.gz", head);
+  gzip("tail.gz", tail);
+  std::vector<std::uint8_t> two = read("head.gz");
+  const std::vector<std::uint8_t> second = read("tail.gz");
+  two.insert(two.end(), second.begin(), second.end());
+  EXPECT_EQ(gunzip_bytes(two, "two"), images);
+  EXPECT_EQ(gunzip_bytes(one_member, "one"), images);
+  EXPECT_THROW(gunzip_bytes(images, "plain"), DataError);
+}
+
 // CIFAR-10 records: label byte, then the R, G and B 32x32 planes.
 std::vector<std::uint8_t> cifar_records(const std::vector<std::uint8_t>& labels) {
   std::vector<std::uint8_t> bytes;
