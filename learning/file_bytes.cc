@@ -34,20 +34,21 @@ std::size_t size_hint(std::span<const std::uint8_t> gz) {
          std::size_t(t[3]) << 24;
 }
 
-// Inflates one gzip member starting at `*at`; advances `*at` past it.
+// Inflates one gzip member starting at `*at`, growing `out` by `chunk` bytes at a time;
+// advances `*at` past it.
 void inflate_member(z_stream& z, std::span<const std::uint8_t> gz, std::size_t* at,
-                    std::vector<std::uint8_t>& out, const std::string& name) {
+                    std::size_t chunk, std::vector<std::uint8_t>& out, const std::string& name) {
   if (inflateReset(&z) != Z_OK) throw DataError(name + ": cannot reset the gzip decoder");
   const std::size_t begin = *at;
   z.next_in = const_cast<Bytef*>(gz.data() + begin);
   z.avail_in = static_cast<uInt>(std::min<std::size_t>(gz.size() - begin, UINT_MAX));
   while (true) {
     const std::size_t old_size = out.size();
-    out.resize(old_size + kChunk);
+    out.resize(old_size + chunk);
     z.next_out = out.data() + old_size;
-    z.avail_out = kChunk;
+    z.avail_out = static_cast<uInt>(chunk);
     const int code = inflate(&z, Z_NO_FLUSH);
-    out.resize(old_size + (kChunk - z.avail_out));
+    out.resize(old_size + (chunk - z.avail_out));
     *at = begin + static_cast<std::size_t>(z.next_in - (gz.data() + begin));
     if (code == Z_STREAM_END) return;
     if (code == Z_BUF_ERROR && z.avail_in == 0) {
@@ -72,13 +73,17 @@ std::vector<std::uint8_t> gunzip_bytes(std::span<const std::uint8_t> gz, const s
     throw DataError(name + ": cannot start the gzip decoder");
   }
   std::vector<std::uint8_t> out;
-  out.reserve(std::min<std::size_t>(size_hint(gz), std::size_t{1} << 34) + kChunk);
+  // Deflate expands at most 1032-fold: a larger ISIZE is forged, and would reserve gigabytes.
+  const std::size_t hint = std::min(size_hint(gz), gz.size() * 1032);
+  // Small files in small steps: each step zero-fills its bytes before inflate writes them.
+  const std::size_t chunk = std::clamp<std::size_t>(hint + 1, 4096, kChunk);
+  out.reserve(hint + chunk);
   std::size_t at = 0;
   try {
     // Concatenated members are one file (RFC 1952 §2.2); anything else after a member is not
     // gzip data, and a file that has it is not what it claims to be.
     do {
-      inflate_member(z, gz, &at, out, name);
+      inflate_member(z, gz, &at, chunk, out, name);
     } while (at < gz.size() && starts_gzip(gz.subspan(at)));
   } catch (...) {
     inflateEnd(&z);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs every Debian package fastk needs to build, test, run and plot.
-# Idempotent and fast when everything is present: apt runs only for missing packages.
+# Installs every Debian package fastk needs to build, test, run and plot, and any packages
+# given as arguments (scripts/fuzz.sh adds clang's). Idempotent and fast when everything is present: apt runs only for missing packages.
 set -euo pipefail
 
 packages=(
@@ -13,6 +13,7 @@ packages=(
   nftables     # and block an edge with a firewall rule for fastk doctor to find
   slurm-wlm munge  # and with srun on a Slurm of the LAN's own (scripts/lan-slurm.sh)
 )
+packages+=("$@")
 
 missing=()
 for p in "${packages[@]}"; do

@@ -50,7 +50,6 @@ std::string to_string(ComputeDistribution d) {
 
 DelayModel::DelayModel(DelaySpec spec, int peers)
     : spec_(std::move(spec)),
-      peers_(peers),
       persistent_factor_(static_cast<std::size_t>(peers), 1.0),
       chains_(static_cast<std::size_t>(peers)) {
   check(peers >= 1, "needs at least one peer");

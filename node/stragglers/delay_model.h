@@ -37,7 +37,6 @@ class DelayModel final : public consensus::DelaySource {
   double uniform(std::uint64_t stream, std::uint64_t a, std::uint64_t b, std::uint64_t c) const;
 
   DelaySpec spec_;
-  int peers_;
   std::vector<double> persistent_factor_;
   struct Chain {
     std::int64_t k = -1;
