@@ -108,7 +108,7 @@ void PeerProtocol::start(double now_s, Actions& out) {
     return;
   }
   phase_ = Phase::kRunning;
-  refresh_oldest_fresh();  // models kept from the start-up of a resumed peer
+  if (k_ > 0) refresh_oldest_fresh();  // models kept from the start-up of a resumed peer
   begin_iteration(now_s, out);
 }
 
@@ -131,6 +131,12 @@ void PeerProtocol::try_join(double now_s, Actions& out) {
     if (slot.tag >= 0) heard.push_back(&slot);
   const bool all = heard.size() == slots_.size();
   const bool waited = join_until_s_ && now_s >= *join_until_s_;
+  if (waited && heard.empty()) {
+    // Neighbours that have finished, or are gone too, send nothing: there is no run to join.
+    throw std::runtime_error("peer " + std::to_string(self_) +
+                             " cannot rejoin: no neighbour sent a model within the silence "
+                             "timeout (have they all finished or left?)");
+  }
   if (heard.empty() || !(all || waited)) return;
   std::shared_ptr<MutableParamBuffer> mean = recycled_buffer();
   const std::span<float> values = mean->mutable_values();

@@ -70,8 +70,9 @@ class PeerProtocol {
   // Events. Each appends the resulting actions to `out`.
   void start(double now_s, Actions& out);
   // Instead of start(), for a peer that comes back without a checkpoint: it waits for a model
-  // from every neighbour (or, after silence_timeout_s, from those heard, at least one), then
-  // starts at the newest of their tags from the plain average of their newest models.
+  // from every neighbour (or, after silence_timeout_s, from those heard), then starts at the
+  // newest of their tags from the plain average of their newest models. When none was heard
+  // by then, the event that sees it throws std::runtime_error: there is no run to rejoin.
   void join(double now_s, Actions& out);
   // `peer` came back (its HELLO arrived mid-run): it counts as heard, and gets the last model
   // sent (when it is one this peer sends to), which it may have missed while it was down and

@@ -66,6 +66,13 @@ std::optional<peer::IterationStart> read_iteration_start(const std::filesystem::
   return peer::IterationStart{j["unix_s"].get<double>(), j["monotonic_s"].get<double>()};
 }
 
+// What only a restart of this peer reads: its checkpoint and when it began.
+void remove_restart_files(const std::filesystem::path& dir) {
+  std::error_code ignored;
+  std::filesystem::remove(peer::checkpoint_path(dir), ignored);
+  std::filesystem::remove(dir / kBeganFile, ignored);
+}
+
 void run_node(const NodeOptions& o) {
   // Progress goes to the launcher's pipe: once the launcher is gone a write fails (and is
   // dropped) instead of killing the peer before it writes its outputs.
@@ -107,7 +114,11 @@ void run_node(const NodeOptions& o) {
   std::filesystem::create_directories(dir);
   options.checkpoint = peer::checkpoint_path(dir);
   options.resume = o.resume;
-  if (o.resume) options.began_before = read_iteration_start(dir / kBeganFile);
+  if (o.resume) {
+    options.began_before = read_iteration_start(dir / kBeganFile);
+  } else {  // a fresh start: what an earlier run left for its restarts is not this run's
+    remove_restart_files(dir);
+  }
   metrics::IterationCsv iterations((dir / "iterations.csv").string(), o.resume);
   SnapshotWriter snapshots(dir, o.resume);
 
@@ -132,10 +143,7 @@ void run_node(const NodeOptions& o) {
   iterations.flush();
   metrics::write_model(dir / "model-final.f32", r.final_model);
   metrics::write_json_file(dir / "summary.json", metrics::to_json(r));
-  // The peer has ended for good (its summary says how): what only a restart reads goes.
-  std::error_code ignored;
-  std::filesystem::remove(options.checkpoint, ignored);
-  std::filesystem::remove(dir / kBeganFile, ignored);
+  remove_restart_files(dir);  // the peer has ended for good: its summary says how
 
   std::cout << "fastk node: peer " << r.peer << (r.finished ? " finished " : " stopped after ")
             << r.iterations << " iterations (" << r.end << ") in " << r.elapsed_s << " s, waiting "

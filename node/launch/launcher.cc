@@ -142,8 +142,8 @@ class Launch {
   // A peer that failed after the go (its output read to the end) is started again with its
   // restart_argv while it has restarts left and the run is not being stopped or finished.
   void restart_failed() {
-    const bool running =
-        (started_ || !options_.start_together) && !stop_requested_ && !result_.finished;
+    const bool running = (started_ || !options_.start_together) && !stop_requested_ &&
+                         !result_.finished && !options_.should_stop();
     for (auto& r : running_) {
       const auto status = r.process->poll_exit();
       if (!running || !status || status->ok() || r.process->output_fd() >= 0 ||

@@ -48,6 +48,9 @@ void IterationCsv::open(std::int64_t first_new_iteration) {
     if (iteration < first_new_iteration) csv_->copy_row(row);
   }
   earlier_.clear();
+  // Out of this process at once: killed again before its next flush, it would otherwise take
+  // the earlier process's rows with it.
+  csv_->flush();
 }
 
 void IterationCsv::write(const consensus::IterationRecord& r, double train_loss) {

@@ -1,6 +1,7 @@
 #include "node/peer/checkpoint.h"
 
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -92,7 +93,11 @@ std::pair<int, learning::SamplerState> get_sampler(Reader& in) {
   return {partition, std::move(s)};
 }
 
+// A checkpoint is a regular file (a device or a pipe could feed bytes without end).
 std::string read_whole(const std::filesystem::path& path) {
+  if (!std::filesystem::is_regular_file(path)) {
+    throw std::runtime_error("checkpoint '" + path.string() + "' is not a regular file");
+  }
   std::ifstream in(path, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) {
@@ -113,6 +118,7 @@ void write_checkpoint(const std::filesystem::path& path, const Checkpoint& c) {
   out.str().append(kMagic, sizeof kMagic);
   out.put(static_cast<std::uint32_t>(c.peer));
   out.put(c.config);
+  out.put(c.run);
   out.put(c.iteration);
   out.put(static_cast<std::uint64_t>(c.model.size()));
   out.put_floats(c.model);
@@ -125,10 +131,15 @@ void write_checkpoint(const std::filesystem::path& path, const Checkpoint& c) {
   file.commit();
 }
 
-std::optional<Checkpoint> read_checkpoint(const std::filesystem::path& path, int peer,
-                                          std::uint64_t config, std::size_t parameters) {
-  std::error_code missing;
-  if (!std::filesystem::exists(path, missing)) return std::nullopt;
+std::optional<Checkpoint> read_checkpoint(const std::filesystem::path& path,
+                                          const CheckpointOwner& owner) {
+  std::error_code error;
+  const auto status = std::filesystem::symlink_status(path, error);
+  if (status.type() == std::filesystem::file_type::not_found) return std::nullopt;
+  if (error) {
+    throw std::runtime_error("cannot look at checkpoint '" + path.string() +
+                             "': " + error.message());
+  }
   const std::string bytes = read_whole(path);
   Reader in(bytes, path);
   if (bytes.size() < sizeof kMagic + 4 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
@@ -146,18 +157,25 @@ std::optional<Checkpoint> read_checkpoint(const std::filesystem::path& path, int
   Checkpoint c;
   c.peer = static_cast<int>(fields.get<std::uint32_t>("the header"));
   c.config = fields.get<std::uint64_t>("the header");
+  c.run = fields.get<std::uint64_t>("the header");
   c.iteration = fields.get<std::int64_t>("the header");
   const auto values = fields.get<std::uint64_t>("the header");
-  if (c.peer != peer) fields.fail("it is peer " + std::to_string(c.peer) + "'s");
-  if (c.config != config) fields.fail("it was saved by a run of another config (or --set)");
-  if (values != parameters) {
+  if (c.peer != owner.peer) fields.fail("it is peer " + std::to_string(c.peer) + "'s");
+  if (c.config != owner.config) fields.fail("it was saved by a run of another config (or --set)");
+  if (c.run != owner.run) {
+    fields.fail("it was saved by another launch of this config (a run that is over; delete it)");
+  }
+  if (values != owner.parameters) {
     fields.fail("its model has " + std::to_string(values) + " values, this config's " +
-                std::to_string(parameters));
+                std::to_string(owner.parameters));
   }
   if (c.iteration < 0) fields.fail("its iteration is negative");
   fields.need(values * 4, "the model");
   c.model.resize(values);
-  for (float& v : c.model) v = std::bit_cast<float>(fields.get<std::uint32_t>("the model"));
+  for (float& v : c.model) {
+    v = std::bit_cast<float>(fields.get<std::uint32_t>("the model"));
+    if (!std::isfinite(v)) fields.fail("its model holds a NaN or infinite value");
+  }
   const auto samplers = fields.get<std::uint32_t>("the sampler count");
   if (samplers > kMaxSamplers) fields.fail("it claims " + std::to_string(samplers) + " samplers");
   for (std::uint32_t i = 0; i < samplers; ++i) c.samplers.insert(get_sampler(fields));

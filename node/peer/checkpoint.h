@@ -22,6 +22,7 @@ namespace fastk::node::peer {
 struct Checkpoint {
   int peer = 0;
   std::uint64_t config = 0;    // the config's fingerprint (run_fingerprint, without the nonce)
+  std::uint64_t run = 0;       // the launch's run id (fingerprint and nonce)
   std::int64_t iteration = 0;  // the model is x(iteration): the next update makes x(iteration+1)
   std::vector<float> model;
   std::map<int, learning::SamplerState> samplers;  // PeerTrainer::sampler_states()
@@ -34,10 +35,19 @@ std::filesystem::path checkpoint_path(const std::filesystem::path& peer_folder);
 // previous checkpoint then stays.
 void write_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint);
 
+// What a checkpoint must match to be used.
+struct CheckpointOwner {
+  int peer = 0;
+  std::uint64_t config = 0;  // Checkpoint::config
+  std::uint64_t run = 0;     // Checkpoint::run
+  std::size_t parameters = 0;
+};
+
 // nullopt when there is no file. Throws std::runtime_error naming the file and the problem
-// when it is not a whole checkpoint of this config's peer `peer` with `parameters` values.
-std::optional<Checkpoint> read_checkpoint(const std::filesystem::path& path, int peer,
-                                          std::uint64_t config, std::size_t parameters);
+// when it is not a regular file holding a whole checkpoint of `owner` (another peer's,
+// config's or launch's, a model of another size, a NaN or infinite value).
+std::optional<Checkpoint> read_checkpoint(const std::filesystem::path& path,
+                                          const CheckpointOwner& owner);
 
 // When a peer saves one: every `every` iterations and every `every_s` seconds, whichever
 // comes first (0 turns either off).

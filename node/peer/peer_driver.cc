@@ -112,17 +112,19 @@ void PeerDriver::iterate() {
                    std::chrono::duration<double>(settings_.origin.time_since_epoch()).count();
   rendezvous_.started(began_s_);
   phase_ = Phase::kIterating;
-  // The model at the instant the peer starts in is the initial one: saved, so that the mean
-  // model of every later instant is known even when the peers start in different instants.
-  snapshots_.start_at(began_unix_s);
-  take_due_snapshot();
   parts_.checkpoints.start(began_s_);
   consensus::Actions actions;
   if (settings_.join) {
     parts_.protocol.join(began_s_, actions);
   } else {
     parts_.protocol.start(began_s_, actions);
+    report_.starts_at(parts_.protocol.iteration());  // 0, or a checkpoint's
   }
+  // The model at the instant the peer starts in is the initial one (or its checkpoint's):
+  // saved, so that the mean model of every later instant is known even when the peers start
+  // in different instants. A joining peer's is saved once it has joined.
+  snapshots_.start_at(began_unix_s);
+  take_due_snapshot();
   execute(actions);
   const RunRequests& requests = parts_.requests;
   bool joining = settings_.join;
@@ -130,6 +132,7 @@ void PeerDriver::iterate() {
     step(next_wait_ms());
     if (joining && !parts_.protocol.joining()) {
       joining = false;
+      report_.starts_at(parts_.protocol.iteration());
       std::cerr << "peer " << settings_.self << ": joined at iteration "
                 << parts_.protocol.iteration() << std::endl;
     }
@@ -185,7 +188,7 @@ void PeerDriver::dispatch(transport::ReceivedMessage message) {
   if (auto answer = rendezvous_.heard(from, type, now_s(), parts_.protocol.iteration())) {
     outbound_.send(from, Outbound::kControl, *answer);
   }
-  if (type == wire::MessageType::kHello && phase_ == Phase::kIterating) {
+  if (rendezvous_.came_back(from, type) && phase_ == Phase::kIterating) {
     shared_models_->forget(from);  // a restarted peer's slots are new objects
     consensus::Actions actions;
     parts_.protocol.on_neighbour_back(now_s(), from, actions);
@@ -256,9 +259,17 @@ void PeerDriver::completed(const consensus::IterationRecord& r) {
 void PeerDriver::checkpoint_if_due() {
   if (!parts_.save_checkpoint || !parts_.checkpoints.enabled()) return;
   const std::int64_t k = parts_.protocol.iteration();
-  if (!parts_.checkpoints.due(k, now_s())) return;
+  // After the last update too: a peer killed during its goodbye then comes back finished
+  // instead of looking for neighbours that have left.
+  if (!parts_.checkpoints.due(k, now_s()) && !parts_.protocol.finished()) return;
   if (parts_.hooks.on_checkpoint) parts_.hooks.on_checkpoint();
-  parts_.save_checkpoint(k, parts_.protocol.model()->values());
+  try {
+    parts_.save_checkpoint(k, parts_.protocol.model()->values());
+  } catch (const std::runtime_error& e) {
+    // A lost checkpoint costs a restart its progress, not the peer its run.
+    std::cerr << "peer " << settings_.self << ": checkpoint of iteration " << k
+              << " not saved: " << e.what() << std::endl;
+  }
   parts_.checkpoints.saved(now_s());
 }
 
@@ -274,7 +285,8 @@ int PeerDriver::next_wait_ms() const {
   if (!timers_.empty()) wait = std::min(wait, timers_.top() - now);
   if (auto release_s = inbox_.next_release_s()) wait = std::min(wait, *release_s - now);
   if (settings_.progress) wait = std::min(wait, next_progress_s_ - now);
-  wait = std::min(wait, snapshots_.seconds_to_next(unix_now_s()));
+  // While joining no snapshot is taken (take_due_snapshot): a passed instant must not spin.
+  if (!parts_.protocol.joining()) wait = std::min(wait, snapshots_.seconds_to_next(unix_now_s()));
   if (settings_.duration_s > 0) wait = std::min(wait, budget_from_s_ + settings_.duration_s - now);
   return std::max(0, static_cast<int>(std::ceil(wait * 1000)));
 }
@@ -287,7 +299,8 @@ bool PeerDriver::out_of_time() const {
 // before, the model is the initial one (saved at the start); after, the final model stands
 // for every later instant.
 void PeerDriver::take_due_snapshot() {
-  if (phase_ != Phase::kIterating) return;
+  // A joining peer's model is still the initial one, not a model of the run.
+  if (phase_ != Phase::kIterating || parts_.protocol.joining()) return;
   const auto instant = snapshots_.due(unix_now_s());
   if (instant && parts_.hooks.on_snapshot) {
     parts_.hooks.on_snapshot(*instant, parts_.protocol.iteration(),

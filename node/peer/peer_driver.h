@@ -12,7 +12,7 @@
 //     gradients and timers go into the protocol; its actions are carried out here: sends
 //     through the outbound queue (outbound_queue.h), gradients on the compute thread,
 //     timers, finished iterations (hooks), departures (the protocol's NeighbourGone).
-//     A HELLO while iterating comes from a neighbour that was restarted: it gets the last
+//     A HELLO after a neighbour's models comes from a restarted neighbour: it gets the last
 //     model again (PeerProtocol::on_neighbour_back) and its shared memory is mapped afresh.
 //     Checkpoints are saved after updates, as parts.checkpoints says (checkpoint.h).
 //  3. End: after the last iteration, when duration_s is up, or on requests.finish or

@@ -165,8 +165,8 @@ void RealPeer::resume() {
         "--resume: a peer of a coded run ([coding]) cannot come back (its neighbours decode "
         "without it); restart the run");
   }
-  auto saved = read_checkpoint(options_.checkpoint, options_.peer, options_.config_fingerprint,
-                               trainer_->num_parameters());
+  auto saved = read_checkpoint(options_.checkpoint, {options_.peer, options_.config_fingerprint,
+                                                     options_.run_id, trainer_->num_parameters()});
   if (!saved) {
     joins_ = true;
     std::cerr << "peer " << options_.peer << ": no checkpoint at " << options_.checkpoint.string()
@@ -175,13 +175,13 @@ void RealPeer::resume() {
   }
   try {
     trainer_->restore_samplers(std::move(saved->samplers));
+    protocol_ = std::make_unique<consensus::PeerProtocol>(
+        options_.peer, topology_.schedule, protocol_config_, consensus::make_params(saved->model));
+    protocol_->resume_at(saved->iteration);
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error("checkpoint '" + options_.checkpoint.string() +
                              "' cannot be used: " + e.what());
   }
-  protocol_ = std::make_unique<consensus::PeerProtocol>(
-      options_.peer, topology_.schedule, protocol_config_, consensus::make_params(saved->model));
-  protocol_->resume_at(saved->iteration);
   std::cerr << "peer " << options_.peer << ": resuming at iteration " << saved->iteration
             << " from " << options_.checkpoint.string() << std::endl;
 }
@@ -190,6 +190,7 @@ void RealPeer::save_checkpoint(std::int64_t iteration, std::span<const float> mo
   Checkpoint c;
   c.peer = options_.peer;
   c.config = options_.config_fingerprint;
+  c.run = options_.run_id;
   c.iteration = iteration;
   c.model.assign(model.begin(), model.end());
   c.samplers = trainer_->sampler_states();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <utility>
 
 namespace fastk::node::peer {
 
@@ -22,6 +23,17 @@ std::optional<wire::EncodedMessage> Rendezvous::heard(int from, wire::MessageTyp
   if (type == wire::MessageType::kBye) n.said_bye = true;
   if (type == wire::MessageType::kHello) return hello(wire::MessageType::kHelloAck, iteration);
   return std::nullopt;
+}
+
+bool Rendezvous::came_back(int from, wire::MessageType type) {
+  const auto it = state_.find(from);
+  if (it == state_.end()) return false;
+  Neighbour& n = it->second;
+  if (type == wire::MessageType::kHello) return std::exchange(n.sent_models, false);
+  if (type != wire::MessageType::kHelloAck && type != wire::MessageType::kBye) {
+    n.sent_models = true;
+  }
+  return false;
 }
 
 std::vector<int> Rendezvous::hellos_due(double now_s) {

@@ -1,5 +1,6 @@
 // Who of a peer's neighbours is there: the start-up handshake and the goodbye.
 //
+// Restart: a HELLO after a neighbour's models means it was restarted (came_back).
 // Start-up: HELLO every 200 ms to each neighbour not heard from yet (HELLO or HELLO_ACK or
 // anything else), until all have been heard; every HELLO is answered with HELLO_ACK for the
 // whole run (a neighbour that restarts, or whose first HELLO crossed ours, hears back).
@@ -30,6 +31,10 @@ class Rendezvous {
   std::optional<wire::EncodedMessage> heard(int from, wire::MessageType type, double now_s,
                                             std::int64_t iteration);
   bool everyone_heard() const { return heard_count_ == neighbours_.size(); }
+  // Whether this message shows that `from` was restarted: a HELLO after it had sent a model
+  // or coded gradient. The HELLOs of its start-up, queued while this peer was not up yet,
+  // come before any of its models, so a late starter is not taken for a restarted peer.
+  bool came_back(int from, wire::MessageType type);
   // The neighbours to say HELLO to now (empty until kHelloEvery_s after the last round).
   std::vector<int> hellos_due(double now_s);
   double next_hello_s() const { return next_hello_s_; }
@@ -54,6 +59,7 @@ class Rendezvous {
     bool heard = false;
     bool said_bye = false;
     double last_heard_s = 0;
+    bool sent_models = false;  // since its last HELLO
   };
   int self_;
   std::vector<int> neighbours_;

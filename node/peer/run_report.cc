@@ -18,6 +18,8 @@ IterationStart RunReport::began(double now_s, double unix_s,
   return {report_.first_iteration_unix_s, origin_s + began_s_};
 }
 
+void RunReport::starts_at(std::int64_t iteration) { report_.iterations = iteration; }
+
 void RunReport::gradient_done(double compute_s, double injected_s, double loss) {
   report_.compute_s += compute_s;
   report_.injected_s += injected_s;
@@ -25,8 +27,6 @@ void RunReport::gradient_done(double compute_s, double injected_s, double loss) 
 }
 
 consensus::IterationRecord RunReport::iteration_done(const consensus::IterationRecord& r) {
-  // A resumed peer counts on from where it went on (its checkpoint's, or its join's, iteration).
-  if (report_.iterations == 0) report_.iterations = r.iteration;
   ++report_.iterations;
   last_update_s_ = r.update_s;
   report_.waiting_s += r.wait_s();

@@ -30,6 +30,9 @@ class RunReport {
   // then. Returns the start the times count from.
   IterationStart began(double now_s, double unix_s,
                        const std::optional<IterationStart>& earlier = std::nullopt);
+  // A peer that comes back counts on from the iteration it goes on at (its checkpoint's, or
+  // the one it joined at), so its summary ends at the run's last iteration.
+  void starts_at(std::int64_t iteration);
   void gradient_done(double compute_s, double injected_s, double loss);
   // Counts `r`; returns it with times counted from the first iteration, as the files have
   // them (the protocol's clock began with the process, before the data load and handshake).

@@ -345,12 +345,22 @@ TEST_F(HandDriven, AJoiningPeerGoesOnWithTheNeighboursHeardAfterTheSilenceTimeou
   peer->join(0, out_);
   ASSERT_EQ(std::get<ArmTimer>(out_.at(0)).at_s, 2.0);
   out_.clear();
+  peer->on_message(1.5, 1, 5, model(3, 3), out_);
+  EXPECT_TRUE(peer->joining()) << "peer 2 may still come";
   peer->on_timer(2.0, out_);
-  EXPECT_TRUE(peer->joining()) << "nobody heard: nothing to start from";
-  peer->on_message(2.5, 1, 5, model(3, 3), out_);
   EXPECT_FALSE(peer->joining());
   EXPECT_EQ(peer->iteration(), 5);
   EXPECT_EQ(peer->model()->values()[0], 3.0f);
+  // Nobody at all by then: neighbours that finished or left send nothing, and waiting on
+  // would hang the peer for good.
+  auto alone = make(config);
+  alone->join(0, out_);
+  try {
+    alone->on_timer(2.0, out_);
+    ADD_FAILURE() << "a peer that heard nobody joined";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("peer 0 cannot rejoin"));
+  }
 }
 
 // A neighbour that was restarted gets the last model again: its neighbours, waiting for it,

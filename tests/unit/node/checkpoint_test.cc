@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <limits>
 
 #include "tests/testutil/temp_dir.h"
 
@@ -18,6 +19,7 @@ Checkpoint sample() {
   Checkpoint c;
   c.peer = 3;
   c.config = 0x1234'5678'9abc'def0ULL;
+  c.run = 77;
   c.iteration = 4200;
   c.model = {0.5f, -1.25f, 3e-8f, 7.0f};
   learning::BatchSampler own(std::vector<std::int64_t>{4, 8, 15, 16, 23, 42}, 2, 11);
@@ -42,7 +44,7 @@ TEST(Checkpoint, WhatIsWrittenIsReadBack) {
   const auto path = checkpoint_path(dir);
   const Checkpoint c = sample();
   write_checkpoint(path, c);
-  const auto back = read_checkpoint(path, 3, c.config, 4);
+  const auto back = read_checkpoint(path, {3, c.config, c.run, 4});
   ASSERT_TRUE(back.has_value());
   EXPECT_EQ(back->iteration, 4200);
   EXPECT_EQ(back->model, c.model);
@@ -60,7 +62,7 @@ TEST(Checkpoint, WhatIsWrittenIsReadBack) {
 
 TEST(Checkpoint, NoFileIsNoCheckpoint) {
   const auto dir = testutil::fresh_test_dir("fastk_ckpt");
-  EXPECT_FALSE(read_checkpoint(checkpoint_path(dir), 0, 1, 4).has_value());
+  EXPECT_FALSE(read_checkpoint(checkpoint_path(dir), {0, 1, 1, 4}).has_value());
 }
 
 TEST(Checkpoint, AnotherPeersConfigsOrModelsCheckpointIsRefusedByName) {
@@ -68,9 +70,10 @@ TEST(Checkpoint, AnotherPeersConfigsOrModelsCheckpointIsRefusedByName) {
   const auto path = checkpoint_path(dir);
   const Checkpoint c = sample();
   write_checkpoint(path, c);
-  const auto refusal = [&](int peer, std::uint64_t config, std::size_t parameters) {
+  const auto refusal = [&](int peer, std::uint64_t config, std::size_t parameters,
+                           std::uint64_t run = 77) {
     try {
-      read_checkpoint(path, peer, config, parameters);
+      read_checkpoint(path, {peer, config, run, parameters});
     } catch (const std::runtime_error& e) {
       return std::string(e.what());
     }
@@ -80,6 +83,14 @@ TEST(Checkpoint, AnotherPeersConfigsOrModelsCheckpointIsRefusedByName) {
   EXPECT_THAT(refusal(3, c.config + 1, 4), HasSubstr("another config"));
   EXPECT_THAT(refusal(3, c.config, 5), HasSubstr("4 values"));
   EXPECT_THAT(refusal(3, c.config, 5), HasSubstr(path.string()));
+  EXPECT_THAT(refusal(3, c.config, 4, 78), HasSubstr("another launch of this config"));
+  Checkpoint nan = c;
+  nan.model[2] = std::numeric_limits<float>::quiet_NaN();
+  write_checkpoint(path, nan);
+  EXPECT_THAT(refusal(3, c.config, 4), HasSubstr("NaN or infinite"));
+  std::filesystem::remove(path);
+  std::filesystem::create_symlink("/dev/zero", path);
+  EXPECT_THAT(refusal(3, c.config, 4), HasSubstr("not a regular file"));
 }
 
 // Every cut and every flipped byte is caught by the checksum (or the header checks), never
@@ -92,16 +103,18 @@ TEST(Checkpoint, ACutOrDamagedFileIsRefused) {
   const std::string whole = bytes_of(path);
   for (std::size_t cut = 0; cut < whole.size(); cut += 7) {
     write_bytes(path, whole.substr(0, cut));
-    EXPECT_THROW(read_checkpoint(path, 3, c.config, 4), std::runtime_error) << "cut at " << cut;
+    EXPECT_THROW(read_checkpoint(path, {3, c.config, c.run, 4}), std::runtime_error)
+        << "cut at " << cut;
   }
   for (std::size_t at = 0; at < whole.size(); ++at) {
     std::string damaged = whole;
     damaged[at] = static_cast<char>(damaged[at] ^ 0x10);
     write_bytes(path, damaged);
-    EXPECT_THROW(read_checkpoint(path, 3, c.config, 4), std::runtime_error) << "byte " << at;
+    EXPECT_THROW(read_checkpoint(path, {3, c.config, c.run, 4}), std::runtime_error)
+        << "byte " << at;
   }
   write_bytes(path, whole + "x");
-  EXPECT_THROW(read_checkpoint(path, 3, c.config, 4), std::runtime_error);
+  EXPECT_THROW(read_checkpoint(path, {3, c.config, c.run, 4}), std::runtime_error);
 }
 
 TEST(CheckpointSchedule, EveryNIterationsOrEverySoManySeconds) {
