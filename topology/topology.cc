@@ -1,5 +1,6 @@
 #include "topology/topology.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -53,7 +54,21 @@ void resolve_grid_shape(TopologySpec& s) {
   s.peers = s.rows * s.cols;
 }
 
+// Mixing matrices are dense (n x n doubles: 32 MiB at the limit) and fastk topo's spectrum
+// takes O(n^3) time (seconds at the limit): a larger graph would run for minutes, or exhaust
+// memory, before saying anything.
+void check_size(std::int64_t peers) {
+  if (peers > kMaxPeers) {
+    throw std::invalid_argument(std::to_string(peers) + " peers: at most " +
+                                std::to_string(kMaxPeers) +
+                                " (mixing matrices are dense, n x n values, and their spectrum "
+                                "takes O(n^3) time)");
+  }
+}
+
 Graph build_graph(TopologySpec& s) {
+  check_size(std::max<std::int64_t>(
+      {s.peers, std::int64_t{s.rows} * std::max(s.cols, 1), std::int64_t{s.cols}}));
   switch (s.kind) {
     case TopologyKind::kRing:
       return ring(s.peers);
@@ -97,6 +112,7 @@ Graph build_graph(TopologySpec& s) {
             "in a config");
       }
       Graph g = read_edge_list(s.file, s.peers > 0 ? std::optional<int>(s.peers) : std::nullopt);
+      check_size(g.size());
       s.peers = g.size();
       return g;
     }

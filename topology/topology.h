@@ -62,8 +62,12 @@ struct Topology {
   bool time_varying() const { return schedule->period() > 1; }
 };
 
-// Throws std::invalid_argument naming the parameter to fix, std::runtime_error for
-// unreadable files. Weight matrices with errors (see check_mixing) are rejected here.
+// The most peers a topology may have: its mixing matrix is dense (topology.cc, check_size).
+inline constexpr int kMaxPeers = 2048;
+
+// Throws std::invalid_argument naming the parameter to fix (more than kMaxPeers peers too),
+// std::runtime_error for unreadable files. Weight matrices with errors (see check_mixing) are
+// rejected here.
 Topology build_topology(const TopologySpec& spec);
 
 }  // namespace fastk::topology

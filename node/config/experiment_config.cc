@@ -75,6 +75,13 @@ ExperimentConfig parse_config(std::string_view text, const std::string& source,
                       std::to_string(where.column) +
                       ": TOML syntax error: " + std::string(e.description()));
   }
+  if (root.empty() && overrides.empty()) {
+    // Every key has a default, but a file that sets none is a mistake (the wrong file, or
+    // one not saved yet), not a request for the default 1000-iteration run.
+    throw ConfigError(source +
+                      ": the config is empty: nothing says what to run (start from "
+                      "experiments/configs/quickstart.toml; fastk sim --help lists the tables)");
+  }
   ExperimentConfig config;
   config.source = source;
   config.overrides = overrides;

@@ -16,7 +16,7 @@ using testing::error_of;
 using testing::parse;
 
 TEST(ClusterConfig, DefaultsPutEveryPeerOnLoopbackFromPort47000) {
-  ExperimentConfig c = parse("");
+  ExperimentConfig c = parse("[run]\n");
   EXPECT_TRUE(c.cluster.hosts.empty());
   EXPECT_EQ(c.cluster.base_port, 47000);
   EXPECT_EQ(c.cluster.peer_timeout_ms, 10000);

@@ -15,7 +15,7 @@ using testing::error_of;
 using testing::parse;
 
 TEST(CodingTable, DefaultsAreUncodedWithOneStragglerPerBlock) {
-  const auto& spec = parse("").consensus.protocol.coding;
+  const auto& spec = parse("[run]\n").consensus.protocol.coding;
   EXPECT_EQ(spec.scheme, coding::Scheme::kNone);
   EXPECT_EQ(spec.stragglers, 1);
   EXPECT_EQ(spec.deadline_s, 0.0);

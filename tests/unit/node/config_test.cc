@@ -15,8 +15,12 @@ using topology::WeightRule;
 using testing::error_of;
 using testing::parse;
 
-TEST(Config, EmptyConfigGivesDocumentedDefaults) {
-  ExperimentConfig c = parse("");
+// A file that sets nothing is refused (the wrong file, or one not saved yet); one key is
+// enough for every other to take its default.
+TEST(Config, AnEmptyFileIsRefusedAndDefaultsFillTheRest) {
+  EXPECT_THAT(error_of(""), HasSubstr("the config is empty"));
+  EXPECT_THAT(error_of("# only a comment\n"), HasSubstr("the config is empty"));
+  ExperimentConfig c = parse("[run]\niterations = 1000\n");
   EXPECT_EQ(c.run.name, "fastk");
   EXPECT_EQ(c.run.seed, 1u);
   EXPECT_EQ(c.topology.kind, TopologyKind::kRing);

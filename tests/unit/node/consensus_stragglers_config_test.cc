@@ -16,7 +16,7 @@ using testing::error_of;
 using testing::parse;
 
 TEST(ConsensusTable, DefaultsAreFullPolicyCombineThenAdaptReturnToSelf) {
-  const ExperimentConfig c = parse("");
+  const ExperimentConfig c = parse("[run]\n");
   EXPECT_EQ(c.consensus.protocol.policy.kind, consensus::PolicyKind::kFull);
   EXPECT_EQ(c.consensus.protocol.order, consensus::UpdateOrder::kCombineThenAdapt);
   EXPECT_EQ(c.consensus.protocol.renormalisation, consensus::Renormalisation::kReturnToSelf);
@@ -216,7 +216,7 @@ stop_at_target = true
   EXPECT_TRUE(c.run.stop_at_target);
   // Automatic interval: a twentieth of the duration, else the runtime's fallback.
   EXPECT_DOUBLE_EQ(parse("[run]\nduration_s = 40\n").run.evaluation_interval_s(10), 2.0);
-  EXPECT_DOUBLE_EQ(parse("").run.evaluation_interval_s(10), 10.0);
+  EXPECT_DOUBLE_EQ(parse("[run]\n").run.evaluation_interval_s(10), 10.0);
   const std::string e = error_of("[run]\nstop_at_target = true\ntarget_accuracy = 2\n");
   EXPECT_THAT(e, HasSubstr("run.target_accuracy"));
   EXPECT_THAT(error_of("[run]\nstop_at_target = true\n"),

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "topology/topology.h"
+
 namespace fastk::topology {
 namespace {
 
@@ -98,6 +100,36 @@ TEST(Families, WattsStrogatzWithoutRewiringIsTheRingLattice) {
   Graph r = watts_strogatz(40, 4, 0.5, 5);
   EXPECT_EQ(r.num_edges(), 80);  // rewiring moves edges, never adds or drops them
   EXPECT_THAT(error_of([] { watts_strogatz(10, 3, 0.1, 1); }), HasSubstr("even"));
+}
+
+}  // namespace
+}  // namespace fastk::topology
+
+namespace fastk::topology {
+namespace {
+
+// A topology's mixing matrix is dense: past kMaxPeers peers (50,000 took minutes before
+// failing for memory) the build is refused at once, naming the limit.
+TEST(TopologySize, MoreThanTheLimitIsRefusedAtOnce) {
+  for (const TopologyKind kind : {TopologyKind::kComplete, TopologyKind::kRing}) {
+    TopologySpec spec;
+    spec.kind = kind;
+    spec.peers = 50000;
+    try {
+      build_topology(spec);
+      ADD_FAILURE() << to_string(kind) << " of 50000 peers was built";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("at most 2048"), std::string::npos) << e.what();
+    }
+  }
+  TopologySpec torus;
+  torus.kind = TopologyKind::kTorus;
+  torus.rows = 100000;
+  torus.cols = 100000;  // rows x cols past int: still refused, not wrapped
+  EXPECT_THROW(build_topology(torus), std::invalid_argument);
+  TopologySpec largest;
+  largest.peers = kMaxPeers;
+  EXPECT_EQ(build_topology(largest).graph.size(), kMaxPeers);
 }
 
 }  // namespace
