@@ -337,6 +337,7 @@ int run(const RunOptions& o) {
   std::optional<RunKeys> keys;
   catch_interrupts(true);
   if (launcher_makes_keys(config.security, config.cluster, n)) {
+    RunKeys::remove_stale(ssh_command(config));
     keys.emplace(n, peers, ssh_command(config));
   }
   print_start_line(peers, config, base_s, run_dir);

@@ -1,11 +1,18 @@
 #include "node/cli/run_keys.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <memory>
+#include <optional>
 #include <regex>
+#include <sstream>
 
 #include "node/launch/child_process.h"
 #include "node/transport/curve_keys.h"
@@ -75,14 +82,108 @@ std::vector<std::string> quick_ssh(std::vector<std::string> ssh) {
   return ssh;
 }
 
+// Removes each host's folder (ssh, all at once, 3 s to connect); names the hosts where that
+// failed. Never throws.
+void remove_from_hosts(const std::map<std::string, std::string>& remote,
+                       const std::vector<std::string>& ssh_options) noexcept {
+  try {
+    std::vector<std::vector<std::string>> removals;
+    std::vector<std::string> hosts;
+    for (const auto& [host, path] : remote) {
+      auto ssh = quick_ssh(ssh_options);
+      ssh.insert(ssh.end(), {host, "rm", "-rf", "--", path});
+      removals.push_back(std::move(ssh));
+      hosts.push_back(host);
+    }
+    const auto removed = run_all(removals);
+    for (std::size_t h = 0; h < removed.size(); ++h) {
+      if (!removed[h].status.ok()) {
+        std::cerr << "fastk run: the run's keys stay on " << hosts[h] << " in "
+                  << remote.at(hosts[h])
+                  << " (removing them failed: " << removed[h].status.describe() << ")\n";
+      }
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "fastk run: removing the run's keys from the hosts: " << e.what() << "\n";
+  }
+}
+
+// A process's start time (field 22 of /proc/PID/stat, in clock ticks since boot): with the
+// pid, it names one process, so a reused pid is not taken for the launcher that made a
+// folder. nullopt when there is no such process.
+std::optional<std::uint64_t> start_time(long pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto name_end = stat.rfind(')');  // the command name may hold spaces and ')'
+  if (name_end == std::string::npos) return std::nullopt;
+  std::istringstream fields(stat.substr(name_end + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && fields >> field; ++i) {
+    if (i == 22) return std::stoull(field);
+  }
+  return std::nullopt;
+}
+
+// <folder>/owner: "PID START" of the launch that made it, then "HOST PATH" per host copy.
+constexpr const char* kOwnerFile = "owner";
+
+// The launch that made `folder` is gone: its launcher was killed before it could remove its
+// keys (a folder without an owner file is not one of ours, or is still being made).
+bool made_by_a_dead_launch(const std::filesystem::path& folder,
+                           std::map<std::string, std::string>& remote) {
+  std::ifstream in(folder / kOwnerFile);
+  long pid = 0;
+  std::uint64_t started = 0;
+  if (!(in >> pid >> started) || pid <= 0) return false;
+  if (start_time(pid) == started) return false;  // still running
+  static const std::regex kPath("/tmp/fastk-keys-[A-Za-z0-9]{6}");
+  for (std::string host, path; in >> host >> path;) {
+    if (std::regex_match(path, kPath)) remote[host] = path;  // it goes into rm -rf
+  }
+  return true;
+}
+
 }  // namespace
+
+void RunKeys::remove_stale(const std::vector<std::string>& ssh_options) {
+  std::error_code error;
+  const auto uid = ::getuid();
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::filesystem::temp_directory_path(), error)) {
+    const std::string name = entry.path().filename().string();
+    struct stat info {};
+    if (!name.starts_with("fastk-keys-") || name.size() != 17 ||
+        ::lstat(entry.path().c_str(), &info) != 0 || !S_ISDIR(info.st_mode) || info.st_uid != uid) {
+      continue;
+    }
+    std::map<std::string, std::string> remote;
+    if (!made_by_a_dead_launch(entry.path(), remote)) continue;
+    remove_from_hosts(remote, ssh_options);
+    std::filesystem::remove_all(entry.path(), error);
+    std::cerr << "fastk run: removed the keys a killed launch left in " << entry.path().string()
+              << (remote.empty() ? std::string()
+                                 : " and on " + std::to_string(remote.size()) + " host(s)")
+              << "\n";
+  }
+}
+
+void RunKeys::write_owner() const {
+  std::ofstream out(folder_ / kOwnerFile, std::ios::trunc);
+  out << ::getpid() << ' ' << start_time(::getpid()).value_or(0) << '\n';
+  for (const auto& [host, path] : remote_) out << host << ' ' << path << '\n';
+  if (!out.flush()) {
+    throw std::runtime_error("cannot write " + (folder_ / kOwnerFile).string());
+  }
+}
 
 RunKeys::RunKeys(int peer_count, std::vector<PeerLaunch>& peers,
                  const std::vector<std::string>& ssh_options)
     : folder_(make_private_temporary_folder()), ssh_options_(ssh_options) {
   try {
+    write_owner();
     transport::write_key_folder(folder_ / "all", peer_count);
     copy_to_hosts(peers);
+    write_owner();  // with the hosts' folders
   } catch (...) {
     remove_everywhere();
     throw;
@@ -149,25 +250,7 @@ void RunKeys::copy_to_hosts(const std::vector<PeerLaunch>& peers) {
 
 // Keys of an ended run open nothing (the next launch makes new ones); removed all the same.
 void RunKeys::remove_everywhere() noexcept {
-  try {
-    std::vector<std::vector<std::string>> removals;
-    std::vector<std::string> hosts;
-    for (const auto& [host, path] : remote_) {
-      auto ssh = quick_ssh(ssh_options_);
-      ssh.insert(ssh.end(), {host, "rm", "-rf", "--", path});
-      removals.push_back(std::move(ssh));
-      hosts.push_back(host);
-    }
-    const auto removed = run_all(removals);
-    for (std::size_t h = 0; h < removed.size(); ++h) {
-      if (!removed[h].status.ok()) {
-        std::cerr << "fastk run: the run's keys stay on " << hosts[h] << " in " << remote_[hosts[h]]
-                  << " (removing them failed: " << removed[h].status.describe() << ")\n";
-      }
-    }
-  } catch (const std::exception& e) {
-    std::cerr << "fastk run: removing the run's keys from the hosts: " << e.what() << "\n";
-  }
+  remove_from_hosts(remote_, ssh_options_);
   remote_.clear();
   std::error_code ignored;
   std::filesystem::remove_all(folder_, ignored);

@@ -3,7 +3,8 @@
 // gets a copy holding only its own peers' secret keys, in a private folder it makes itself.
 // Everything is removed when the object goes (fastk run resets it once the peers' outputs
 // are fetched), here and on every host that answers ssh within 3 s, also when a copy fails;
-// a host that does not is named with the folder left there.
+// a host that does not is named with the folder left there. A launcher killed before it could
+// remove them leaves an owner file behind, by which the next launch removes them.
 #pragma once
 
 #include <filesystem>
@@ -27,7 +28,13 @@ class RunKeys {
   RunKeys& operator=(const RunKeys&) = delete;
   ~RunKeys();
 
+  // Removes the key folders (here, and over ssh on the hosts they list) that launches of
+  // this user left when their launcher was killed: those whose owner file names a process
+  // that is gone. A live launch's folder is never touched.
+  static void remove_stale(const std::vector<std::string>& ssh_options);
+
  private:
+  void write_owner() const;
   void copy_to_hosts(const std::vector<PeerLaunch>& peers);
   void remove_everywhere() noexcept;
 

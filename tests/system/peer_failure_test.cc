@@ -6,6 +6,8 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include "tests/system/system_support.h"
@@ -94,6 +96,63 @@ TEST(PeerFailure, AKilledLauncherLeavesEveryPeersOutputsAndNothingElse) {
   const auto summary = read_json(run / "summary.json");
   EXPECT_EQ(summary["ok"], false);
   EXPECT_EQ(summary["peers_reported"], e.peers);
+}
+
+// This user's key folders in the temporary folder (fastk run's, node/cli/run_keys.h).
+std::set<std::filesystem::path> key_folders() {
+  std::set<std::filesystem::path> out;
+  for (const auto& entry : std::filesystem::directory_iterator("/tmp")) {
+    if (entry.path().filename().string().starts_with("fastk-keys-")) out.insert(entry.path());
+  }
+  return out;
+}
+
+// A launcher killed with SIGKILL cannot remove its run's keys: the next launch does, and
+// only those of launches that are gone (a folder whose owner still runs stays).
+TEST(PeerFailure, TheNextLaunchRemovesTheKeysAKilledLauncherLeftAndOnlyThose) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys");
+  TinyExperiment e = tiny_experiment(3, 100000000);
+  e.duration_s = 60;
+  e.extra = "[security]\ncurve = \"on\"\n";  // fastk run makes keys for a local run too
+  const auto config = write_config(dir, e);
+  // A folder of a launch that still runs: this test process owns it.
+  std::string live = "/tmp/fastk-keys-XXXXXX";
+  ASSERT_NE(::mkdtemp(live.data()), nullptr);
+  {
+    std::ifstream stat("/proc/self/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    std::istringstream fields(text.substr(text.rfind(')') + 2));
+    std::string field;
+    for (int i = 3; i <= 22; ++i) fields >> field;
+    std::ofstream(std::filesystem::path(live) / "owner") << ::getpid() << ' ' << field << '\n';
+  }
+  const auto before = key_folders();
+  FastkProcess killed({"run", config.string(), "--no-plots"});
+  ASSERT_TRUE(every_peer_iterates(killed, run_dir(dir), e.peers)) << killed.output();
+  killed.kill(SIGKILL);
+  ASSERT_TRUE(killed.wait(Seconds(10)).has_value());
+  std::vector<std::filesystem::path> left;  // the killed launch's (other tests may run)
+  for (const auto& folder : key_folders()) {
+    pid_t owner = 0;
+    std::ifstream(folder / "owner") >> owner;
+    if (!before.count(folder) && owner == killed.pid()) left.push_back(folder);
+  }
+  ASSERT_EQ(left.size(), 1u) << "the killed launch's keys";
+  for (int i = 0; i < 100 && find_peer_pid(config, 0) > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // its peers stop by themselves
+  }
+
+  e.duration_s = 0;
+  e.iterations = 50;
+  const auto again = write_config(dir, e);
+  FastkProcess next({"run", again.string(), "--no-plots"});
+  const auto status = next.wait(Seconds(120));
+  ASSERT_TRUE(status.has_value() && status->ok()) << next.output();
+  EXPECT_THAT(next.output(),
+              HasSubstr("removed the keys a killed launch left in " + left[0].string()));
+  EXPECT_FALSE(std::filesystem::exists(left[0]));
+  EXPECT_TRUE(std::filesystem::exists(live)) << "a live launch's keys were removed";
+  std::filesystem::remove_all(live);
 }
 
 TEST(PeerFailure, DeadlinePeersFinishWithoutAKilledNeighbourAndTheRunNamesIt) {
