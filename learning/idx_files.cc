@@ -85,9 +85,10 @@ IdxPair parse_idx(std::vector<std::uint8_t> images, const std::vector<std::uint8
                     labels_name + " has " + std::to_string(label_sizes[0]) + " labels");
   }
   if (image_sizes[0] == 0) throw DataError(images_name + ": no images");
-  if (image_sizes[1] > kMaxSide || image_sizes[2] > kMaxSide) {
+  if (image_sizes[1] == 0 || image_sizes[2] == 0 || image_sizes[1] > kMaxSide ||
+      image_sizes[2] > kMaxSide) {
     throw DataError(images_name + ": images of " + std::to_string(image_sizes[1]) + "x" +
-                    std::to_string(image_sizes[2]) + " pixels (at most " +
+                    std::to_string(image_sizes[2]) + " pixels (at least 1 and at most " +
                     std::to_string(kMaxSide) + " a side)");
   }
   pair.shape = {1, int(image_sizes[1]), int(image_sizes[2])};

@@ -10,14 +10,18 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-15}
+if [[ ! $seconds =~ ^[0-9]+$ ]] || ((seconds == 0)); then
+  echo "usage: scripts/fuzz.sh [SECONDS] [TARGET...] (SECONDS a positive whole number)" >&2
+  exit 2
+fi
 shift || true
 targets=("$@")
 ((${#targets[@]})) || targets=(wire_fuzz config_fuzz data_files_fuzz shm_ref_fuzz)
 build_dir=${FASTK_FUZZ_BUILD_DIR:-$root/build-fuzz}
 
-"$root/scripts/install-deps.sh" clang libclang-rt-14-dev
-if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
-  CC=clang CXX=clang++ cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+"$root/scripts/install-deps.sh" clang-14 libclang-rt-14-dev llvm-14  # llvm-14: the symbolizer
+if [[ ! -f "$build_dir/build.ninja" ]]; then  # a configure that failed leaves no build.ninja
+  CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DFASTK_LIBFUZZER=ON -DFASTK_SANITIZE='address;undefined' -DFASTK_MARCH= \
     -DFASTK_BUILD_TESTS=ON -DFASTK_BUILD_BENCHMARKS=OFF > /dev/null
 fi
@@ -35,13 +39,14 @@ for target in "${targets[@]}"; do
   cp -r "$root/tests/fuzz/corpus/$corpus/." "$work/$corpus/"
   log="$work/$target.log"
   # -rss_limit_mb: a reader that reserves gigabytes for a forged size is a bug, not a run.
-  if ! "$build_dir/tests/$target" "$work/$corpus" -max_total_time="$seconds" -timeout=10 \
+  if ! ASAN_SYMBOLIZER_PATH=/usr/bin/llvm-symbolizer-14 "$build_dir/tests/$target" "$work/$corpus" -max_total_time="$seconds" -timeout=10 \
     -rss_limit_mb=1024 -print_final_stats=1 -artifact_prefix="$build_dir/" > "$log" 2>&1; then
     tail -40 "$log"
     echo "fuzz: $target failed (the input is saved in $build_dir/, see above)" >&2
     exit 1
   fi
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-  found=$(($(ls "$work/$corpus" | wc -l) - $(ls "$root/tests/fuzz/corpus/$corpus" | wc -l)))
-  echo "fuzz: $target: $runs inputs in $seconds s, no failure, $found new corpus inputs"
+  committed=$(find "$root/tests/fuzz/corpus/$corpus" -type f | wc -l)
+  after=$(find "$work/$corpus" -type f | wc -l)
+  echo "fuzz: $target: $runs inputs in $seconds s, no failure; corpus $after inputs ($committed committed)"
 done

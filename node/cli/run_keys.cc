@@ -119,7 +119,7 @@ std::optional<std::uint64_t> start_time(long pid) {
   std::istringstream fields(stat.substr(name_end + 2));
   std::string field;
   for (int i = 3; i <= 22 && fields >> field; ++i) {
-    if (i == 22) return std::stoull(field);
+    if (i == 22) return std::strtoull(field.c_str(), nullptr, 10);
   }
   return std::nullopt;
 }
@@ -134,7 +134,7 @@ bool made_by_a_dead_launch(const std::filesystem::path& folder,
   std::ifstream in(folder / kOwnerFile);
   long pid = 0;
   std::uint64_t started = 0;
-  if (!(in >> pid >> started) || pid <= 0) return false;
+  if (!(in >> pid >> started) || pid <= 0 || started == 0) return false;
   if (start_time(pid) == started) return false;  // still running
   static const std::regex kPath("/tmp/fastk-keys-[A-Za-z0-9]{6}");
   for (std::string host, path; in >> host >> path;) {
@@ -145,31 +145,40 @@ bool made_by_a_dead_launch(const std::filesystem::path& folder,
 
 }  // namespace
 
-void RunKeys::remove_stale(const std::vector<std::string>& ssh_options) {
-  std::error_code error;
-  const auto uid = ::getuid();
-  for (const auto& entry :
-       std::filesystem::directory_iterator(std::filesystem::temp_directory_path(), error)) {
-    const std::string name = entry.path().filename().string();
-    struct stat info {};
-    if (!name.starts_with("fastk-keys-") || name.size() != 17 ||
-        ::lstat(entry.path().c_str(), &info) != 0 || !S_ISDIR(info.st_mode) || info.st_uid != uid) {
-      continue;
+void RunKeys::remove_stale(const std::vector<std::string>& ssh_options) noexcept {
+  try {
+    std::error_code error;
+    const auto uid = ::getuid();
+    for (const auto& entry :
+         std::filesystem::directory_iterator(std::filesystem::temp_directory_path(), error)) {
+      const std::string name = entry.path().filename().string();
+      struct stat info {};
+      if (!name.starts_with("fastk-keys-") || name.size() != 17 ||
+          ::lstat(entry.path().c_str(), &info) != 0 || !S_ISDIR(info.st_mode) ||
+          info.st_uid != uid) {
+        continue;
+      }
+      std::map<std::string, std::string> remote;
+      if (!made_by_a_dead_launch(entry.path(), remote)) continue;
+      remove_from_hosts(remote, ssh_options);
+      std::filesystem::remove_all(entry.path(), error);
+      std::cerr << "fastk run: removed the keys a killed launch left in " << entry.path().string()
+                << (remote.empty() ? std::string()
+                                   : " and on " + std::to_string(remote.size()) + " host(s)")
+                << "\n";
     }
-    std::map<std::string, std::string> remote;
-    if (!made_by_a_dead_launch(entry.path(), remote)) continue;
-    remove_from_hosts(remote, ssh_options);
-    std::filesystem::remove_all(entry.path(), error);
-    std::cerr << "fastk run: removed the keys a killed launch left in " << entry.path().string()
-              << (remote.empty() ? std::string()
-                                 : " and on " + std::to_string(remote.size()) + " host(s)")
-              << "\n";
+  } catch (const std::exception& e) {  // a clean-up: never the reason a run does not start
+    std::cerr << "fastk run: looking for keys killed launches left: " << e.what() << "\n";
   }
 }
 
 void RunKeys::write_owner() const {
+  // Without its start time a pid could be a later process's: no owner file, and a killed
+  // launch's keys then stay rather than a live one's going.
+  const auto started = start_time(::getpid());
+  if (!started) return;
   std::ofstream out(folder_ / kOwnerFile, std::ios::trunc);
-  out << ::getpid() << ' ' << start_time(::getpid()).value_or(0) << '\n';
+  out << ::getpid() << ' ' << *started << '\n';
   for (const auto& [host, path] : remote_) out << host << ' ' << path << '\n';
   if (!out.flush()) {
     throw std::runtime_error("cannot write " + (folder_ / kOwnerFile).string());
@@ -189,8 +198,12 @@ RunKeys::RunKeys(int peer_count, std::vector<PeerLaunch>& peers,
     throw;
   }
   for (auto& p : peers) {
-    p.argv.push_back("--keys");
-    p.argv.push_back(p.host.empty() ? (folder_ / "all").string() : remote_.at(p.host));
+    const std::string keys = p.host.empty() ? (folder_ / "all").string() : remote_.at(p.host);
+    for (auto* argv : {&p.argv, &p.restart_argv}) {
+      if (argv->empty()) continue;  // no restart command: the peer is not restarted
+      argv->push_back("--keys");
+      argv->push_back(keys);
+    }
   }
 }
 

@@ -31,7 +31,7 @@ class RunKeys {
   // Removes the key folders (here, and over ssh on the hosts they list) that launches of
   // this user left when their launcher was killed: those whose owner file names a process
   // that is gone. A live launch's folder is never touched.
-  static void remove_stale(const std::vector<std::string>& ssh_options);
+  static void remove_stale(const std::vector<std::string>& ssh_options) noexcept;
 
  private:
   void write_owner() const;

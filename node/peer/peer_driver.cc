@@ -45,7 +45,12 @@ double PeerDriver::now_s() const {
 }
 
 PeerReport PeerDriver::run() {
-  if (handshake() && wait_for_start()) {
+  // Back from the checkpoint of its last update (killed during its goodbye): its neighbours
+  // may have left, and it has nothing to send them.
+  if (settings_.iterations > 0 && parts_.protocol.iteration() >= settings_.iterations) {
+    iterate();
+    print_progress(true);
+  } else if (handshake() && wait_for_start()) {
     iterate();
     print_progress(true);
     say_goodbye();
@@ -188,8 +193,9 @@ void PeerDriver::dispatch(transport::ReceivedMessage message) {
   if (auto answer = rendezvous_.heard(from, type, now_s(), parts_.protocol.iteration())) {
     outbound_.send(from, Outbound::kControl, *answer);
   }
-  if (rendezvous_.came_back(from, type) && phase_ == Phase::kIterating) {
-    shared_models_->forget(from);  // a restarted peer's slots are new objects
+  const bool restarted = rendezvous_.came_back(from, type);
+  if (restarted) shared_models_->forget(from);  // its slots are new objects, in any phase
+  if (restarted && phase_ == Phase::kIterating) {
     consensus::Actions actions;
     parts_.protocol.on_neighbour_back(now_s(), from, actions);
     execute(actions);

@@ -101,7 +101,8 @@ TEST(PeerFailure, AKilledLauncherLeavesEveryPeersOutputsAndNothingElse) {
 // This user's key folders in the temporary folder (fastk run's, node/cli/run_keys.h).
 std::set<std::filesystem::path> key_folders() {
   std::set<std::filesystem::path> out;
-  for (const auto& entry : std::filesystem::directory_iterator("/tmp")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::filesystem::temp_directory_path())) {
     if (entry.path().filename().string().starts_with("fastk-keys-")) out.insert(entry.path());
   }
   return out;
@@ -115,8 +116,12 @@ TEST(PeerFailure, TheNextLaunchRemovesTheKeysAKilledLauncherLeftAndOnlyThose) {
   e.duration_s = 60;
   e.extra = "[security]\ncurve = \"on\"\n";  // fastk run makes keys for a local run too
   const auto config = write_config(dir, e);
+  // A temporary folder of the test's own (TMPDIR, inherited by the launches): another test's
+  // launch that makes keys meanwhile cannot remove these first.
+  std::filesystem::create_directories(dir / "tmp");
+  ::setenv("TMPDIR", (dir / "tmp").c_str(), 1);
   // A folder of a launch that still runs: this test process owns it.
-  std::string live = "/tmp/fastk-keys-XXXXXX";
+  std::string live = (dir / "tmp" / "fastk-keys-XXXXXX").string();
   ASSERT_NE(::mkdtemp(live.data()), nullptr);
   {
     std::ifstream stat("/proc/self/stat");
@@ -324,8 +329,10 @@ RestartedRun run_restarting(const TinyExperiment& e, std::int64_t checkpoint_eve
 // and restarted: the restarted run ends well, says so, and ends within a point of the
 // undisturbed one. Returns the restarted run.
 RestartedRun kill_and_restart(const std::string& policy, std::int64_t checkpoint_every,
-                              const std::string& kill_after, const std::string& comes_back) {
-  const TinyExperiment e = restart_experiment(policy);
+                              const std::string& kill_after, const std::string& comes_back,
+                              const std::string& extra = "") {
+  TinyExperiment e = restart_experiment(policy);
+  e.extra = extra;
   const double undisturbed = run_restarting(e, checkpoint_every, "").accuracy;
   RestartedRun r = run_restarting(e, checkpoint_every, kill_after);
   EXPECT_THAT(r.output, HasSubstr("peer 2 failed (killed by SIGKILL"));
@@ -336,11 +343,13 @@ RestartedRun kill_and_restart(const std::string& policy, std::int64_t checkpoint
   return r;
 }
 
-// Under full, with checkpoints: peer 2 goes on from its last checkpoint, its neighbours wait
-// for it again, and its rows hold every iteration once, in order.
+// Under full, with checkpoints and encrypted links: peer 2 goes on from its last checkpoint
+// with the launch's keys, its neighbours wait for it again, and its rows hold every
+// iteration once, in order.
 TEST(PeerRestart, AKilledPeerUnderFullComesBackFromItsCheckpoint) {
   const RestartedRun r =
-      kill_and_restart("full", 2000, "checkpoint.bin", "peer 2: resuming at iteration ");
+      kill_and_restart("full", 2000, "checkpoint.bin", "peer 2: resuming at iteration ",
+                       "[security]\ncurve = \"on\"\n");  // the restart needs the launch's keys
   ASSERT_FALSE(r.peer_iterations.empty());
   const auto wrong = std::adjacent_find(r.peer_iterations.begin(), r.peer_iterations.end(),
                                         [](std::int64_t a, std::int64_t b) { return b != a + 1; });
