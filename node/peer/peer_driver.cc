@@ -268,8 +268,8 @@ void PeerDriver::checkpoint_if_due() {
   // After the last update too: a peer killed during its goodbye then comes back finished
   // instead of looking for neighbours that have left.
   if (!parts_.checkpoints.due(k, now_s()) && !parts_.protocol.finished()) return;
-  if (parts_.hooks.on_checkpoint) parts_.hooks.on_checkpoint();
   try {
+    if (parts_.hooks.on_checkpoint) parts_.hooks.on_checkpoint();
     parts_.save_checkpoint(k, parts_.protocol.model()->values());
   } catch (const std::runtime_error& e) {
     // A lost checkpoint costs a restart its progress, not the peer its run.

@@ -11,6 +11,9 @@ RunReport::RunReport(int self, std::int64_t iterations,
 IterationStart RunReport::began(double now_s, double unix_s,
                                 const std::optional<IterationStart>& earlier) {
   const double origin_s = std::chrono::duration<double>(origin_.time_since_epoch()).count();
+  // An earlier start after this instant is of another boot of the machine (the monotonic
+  // clock restarts): times then count from this process's start.
+  if (earlier && earlier->monotonic_s > origin_s + now_s) return began(now_s, unix_s);
   began_s_ = earlier ? earlier->monotonic_s - origin_s : now_s;
   last_update_s_ = now_s;
   report_.startup_s = now_s;

@@ -17,6 +17,7 @@
 
 #include "node/wire/coded_payload.h"
 #include "node/wire/model_slot_payload.h"
+#include "tests/fuzz/corpus_replay.h"
 #include "tests/fuzz/wire_fuzz.h"
 
 namespace {
@@ -138,17 +139,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s CORPUS_DIR | --write-seeds CORPUS_DIR\n", argv[0]);
     return 2;
   }
-  std::size_t replayed = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(argv[1])) {
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
-    LLVMFuzzerTestOneInput(bytes.data(), bytes.size());
-    ++replayed;
-  }
-  if (replayed == 0) {
-    std::fprintf(stderr, "no corpus files in %s\n", argv[1]);
-    return 1;
-  }
+  const std::size_t replayed = fastk::testing::replay_corpus(argv[1]);
+  if (replayed == 0) return 1;
 
   std::array<int, kWireErrorCount> rejected{};
   int accepted = 0;
