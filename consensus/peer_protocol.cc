@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -57,6 +58,8 @@ PeerProtocol::PeerProtocol(PeerId self, std::shared_ptr<const topology::Topology
     for (PeerId j : schedule_->round(self_, r).send_to) receivers.insert(j);
   }
   receivers_.assign(receivers.begin(), receivers.end());
+  std::set_union(neighbours_.begin(), neighbours_.end(), receivers_.begin(), receivers_.end(),
+                 std::back_inserter(contacts_));
   slots_.resize(neighbours_.size());
   if (config_.coding.scheme != coding::Scheme::kNone) {
     if (config_.order != UpdateOrder::kCombineThenAdapt) {

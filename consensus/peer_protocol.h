@@ -113,6 +113,13 @@ class PeerProtocol {
   const DropCounts& drops() const { return dropped_; }
   // Neighbours of any round, sorted: the peers whose messages are accepted.
   const std::vector<PeerId>& known_neighbours() const { return neighbours_; }
+  // Peers this one sends to in any round, sorted: who reads its shared-memory models.
+  const std::vector<PeerId>& receivers() const { return receivers_; }
+  // Everyone this peer ever exchanges models with, sorted: the union of the two above over
+  // the schedule's period, whom a runtime connects to and greets. For an undirected static
+  // graph all three are the neighbours; for a time-varying or directed one they differ
+  // (one-peer exponential: peer i receives from i - 2^r and sends to i + 2^r).
+  const std::vector<PeerId>& contacts() const { return contacts_; }
   // Where the protocol writes each new model (the real runtime: shared memory that
   // same-host neighbours read in place). Without one, or when it returns nullptr, the
   // protocol recycles buffers of its own. The arithmetic, and so the bits, are the same.
@@ -177,6 +184,7 @@ class PeerProtocol {
   std::vector<PeerId> neighbours_;
   std::vector<Slot> slots_;
   std::vector<PeerId> receivers_;  // of any round, sorted: whom on_neighbour_back resends to
+  std::vector<PeerId> contacts_;   // neighbours_ and receivers_, merged
   std::int64_t last_sent_tag_ = -1;
   Params last_sent_;
   std::optional<double> join_until_s_;  // join: then go on with the neighbours heard

@@ -305,7 +305,7 @@ void VirtualNetwork::remove_peer(PeerId peer, double now_s) {
   removed_[static_cast<std::size_t>(peer)] = true;
   threads_[static_cast<std::size_t>(peer)].inputs.clear();
   now_s_ = std::max(now_s_, now_s);
-  for (PeerId j : peers_[static_cast<std::size_t>(peer)]->known_neighbours()) {
+  for (PeerId j : peers_[static_cast<std::size_t>(peer)]->contacts()) {
     if (removed_[static_cast<std::size_t>(j)] || peers_[static_cast<std::size_t>(j)]->finished()) {
       continue;
     }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "topology/mixing.h"
 #include "topology/spectral.h"
@@ -19,12 +20,16 @@ struct TopologyFacts {
   double mean_degree = 0;
   bool regular = false;
   int diameter = 0;
-  MixingCheck mixing;  // of the static W (time-varying: of W(0))
+  // Of the static W; time-varying: of every round's W(k), each problem prefixed "round k: ".
+  MixingCheck mixing;
   // Static: the spectrum of W. Time-varying: of the product of one period's matrices, with
   // lambda_per_round = lambda^(1/period) so the two kinds compare.
   Spectrum spectrum;
   int period = 1;
   double lambda_per_round = 1.0;
+  // Time-varying: lambda of each round's W(k) alone (one-peer exponential: 1 for most
+  // rounds, as a single round leaves some disagreement untouched; only the period contracts).
+  std::vector<double> round_lambdas;
   double eps = 1e-3;
   // Gossip rounds to shrink disagreement by eps (whole periods of a time-varying schedule);
   // none when lambda = 1.

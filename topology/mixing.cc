@@ -4,8 +4,10 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include "topology/text_lines.h"
 
@@ -121,6 +123,7 @@ MixingCheck check_mixing(const Eigen::MatrixXd& w, const Graph& graph, double to
     return check;
   }
   auto pair = [](int i, int j) { return "(" + std::to_string(i) + ", " + std::to_string(j) + ")"; };
+  std::optional<std::pair<int, double>> off_column;  // the first column not summing to 1
   for (int i = 0; i < n; ++i) {
     double row_sum = w.row(i).sum();
     if (std::abs(row_sum - 1.0) > tolerance && check.row_stochastic) {
@@ -128,7 +131,8 @@ MixingCheck check_mixing(const Eigen::MatrixXd& w, const Graph& graph, double to
       check.errors.push_back("row " + std::to_string(i) + " sums to " + precise(row_sum) +
                              ", not 1 (not row-stochastic)");
     }
-    if (std::abs(w.col(i).sum() - 1.0) > tolerance) check.column_stochastic = false;
+    const double column_sum = w.col(i).sum();
+    if (std::abs(column_sum - 1.0) > tolerance && !off_column) off_column = {i, column_sum};
     for (int j = 0; j < n; ++j) {
       if (w(i, j) < -tolerance && check.nonnegative) {
         check.nonnegative = false;
@@ -141,15 +145,17 @@ MixingCheck check_mixing(const Eigen::MatrixXd& w, const Graph& graph, double to
                                std::to_string(i) + " and " + std::to_string(j) +
                                " are not neighbours");
       }
-      if (std::abs(w(i, j) - w(j, i)) > tolerance && check.symmetric) {
-        check.symmetric = false;
-        check.warnings.push_back("not symmetric, e.g. at " + pair(i, j) +
-                                 ": peers converge to a weighted average, not the plain mean");
-      }
+      if (std::abs(w(i, j) - w(j, i)) > tolerance) check.symmetric = false;
     }
   }
-  if (check.row_stochastic && !check.column_stochastic) {
-    check.warnings.push_back("not column-stochastic: not doubly stochastic");
+  // What decides the limit is the column sums, not symmetry: with every column summing to 1
+  // (doubly stochastic, symmetric or not) averaging keeps the plain mean of the models.
+  check.column_stochastic = !off_column;
+  if (check.row_stochastic && off_column) {
+    check.warnings.push_back("not column-stochastic (column " + std::to_string(off_column->first) +
+                             " sums to " + precise(off_column->second) +
+                             "): peers converge to a weighted average of their models, not "
+                             "the plain mean");
   }
   return check;
 }

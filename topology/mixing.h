@@ -32,8 +32,9 @@ Eigen::MatrixXd read_weight_matrix(const std::string& path, int peers);
 
 // What a matrix satisfies. `errors` make it unusable for gossip on this graph (negative
 // entries, rows not summing to one, weight on a pair that is not an edge); `warnings` are
-// facts a user should know (not symmetric, hence not doubly stochastic: the peers then
-// converge to a weighted average rather than the plain mean).
+// facts a user should know (columns not summing to one: the peers then converge to a weighted
+// average rather than the plain mean). Symmetry is reported but is no warning: a doubly
+// stochastic matrix keeps the mean whether or not it is symmetric.
 struct MixingCheck {
   bool row_stochastic = true;
   bool column_stochastic = true;

@@ -28,7 +28,7 @@ std::chrono::milliseconds ms(double seconds) {
 PeerDriver::PeerDriver(DriverSettings settings, DriverParts parts)
     : settings_(std::move(settings)),
       parts_(parts),
-      rendezvous_(settings_.self, parts.protocol.known_neighbours(), settings_.run),
+      rendezvous_(settings_.self, parts.protocol.contacts(), settings_.run),
       outbound_(parts.link),
       inbox_(parts.delays, settings_.self),
       snapshots_(settings_.epoch_s, settings_.eval_interval_s),

@@ -197,13 +197,15 @@ void RealPeer::save_checkpoint(std::int64_t iteration, std::span<const float> mo
   write_checkpoint(options_.checkpoint, c);
 }
 
+// Connects to every peer this one sends to or receives from in any round (on a time-varying
+// or directed graph the two differ); only the models of those it receives from are read.
 void RealPeer::connect_neighbours() {
-  const auto& neighbours = protocol_->known_neighbours();
+  const auto& contacts = protocol_->contacts();
   const PeerEndpoints own = peer_endpoints(config_.cluster, peers_, options_.peer);
   transport::TransportOptions link_options;
-  if (curve_keys_) {  // only the neighbours' keys open the receive socket
+  if (curve_keys_) {  // only the contacts' keys open the receive socket
     link_options.curve = transport::CurveKeys{curve_keys_->own, {}};
-    for (int j : neighbours) {
+    for (int j : contacts) {
       const auto peer = static_cast<wire::PeerId>(j);
       link_options.curve->peers[peer] = curve_keys_->peers.at(peer);
     }
@@ -212,12 +214,16 @@ void RealPeer::connect_neighbours() {
   transport_ = std::make_unique<transport::ZmqTransport>(
       wire::WirePeers(static_cast<wire::PeerId>(options_.peer),
                       {options_.run_id, static_cast<std::uint32_t>(peers_)},
-                      std::vector<wire::PeerId>(neighbours.begin(), neighbours.end())),
+                      std::vector<wire::PeerId>(contacts.begin(), contacts.end())),
       own.bind, std::move(link_options));
-  for (int j : neighbours) {
-    const PeerEndpoints theirs = peer_endpoints(config_.cluster, peers_, j);
-    transport_->connect(static_cast<wire::PeerId>(j), theirs.connect);
-    if (!own.shared_models.empty()) shared_model_names_[j] = theirs.shared_models;
+  for (int j : contacts) {
+    transport_->connect(static_cast<wire::PeerId>(j),
+                        peer_endpoints(config_.cluster, peers_, j).connect);
+  }
+  if (!own.shared_models.empty()) {
+    for (int j : protocol_->known_neighbours()) {
+      shared_model_names_[j] = peer_endpoints(config_.cluster, peers_, j).shared_models;
+    }
   }
   if (!own.shared_models.empty()) share_models(own.shared_models);
   shared_models_ = std::make_unique<SharedModelReader>(
@@ -229,8 +235,8 @@ void RealPeer::connect_neighbours() {
 // is derived from, so no live peer owns the name.
 void RealPeer::share_models(const std::string& name) {
   const std::size_t floats = protocol_->model()->values().size();
-  const auto& neighbours = protocol_->known_neighbours();
-  const std::vector<wire::PeerId> readers(neighbours.begin(), neighbours.end());
+  const auto& receivers = protocol_->receivers();  // the peers that map this region
+  const std::vector<wire::PeerId> readers(receivers.begin(), receivers.end());
   try {
     own_slots_ = std::make_unique<transport::OwnModelSlots>(
         name, options_.run_id, static_cast<wire::PeerId>(options_.peer), readers, floats,

@@ -22,8 +22,9 @@ std::string format_eigenvalue(std::complex<double> v) {
 }
 
 std::string describe_weights(const topology::TopologySpec& spec, const topology::TopologyFacts& f) {
-  if (f.period > 1) return "one-peer averaging (1/2 self, 1/2 one in-neighbour per round)";
-  std::string text = to_string(spec.weights) + ": ";
+  std::string text = f.period > 1
+                         ? "one-peer averaging (1/2 self, 1/2 one in-neighbour per round): "
+                         : to_string(spec.weights) + ": ";
   text += f.mixing.symmetric ? "symmetric" : "NOT symmetric";
   text += f.mixing.row_stochastic && f.mixing.column_stochastic ? ", doubly stochastic"
                                                                 : ", row-stochastic only";
@@ -82,7 +83,12 @@ void write_topology_text(std::ostream& out, const topology::Topology& t,
   if (f.period > 1) {
     row("schedule") << "time-varying, period " << f.period << " rounds\n";
     row("lambda") << fixed(f.spectrum.lambda) << " over one period, " << fixed(f.lambda_per_round)
-                  << " per round (second-largest eigenvalue modulus)\n";
+                  << " per round on average (second-largest eigenvalue modulus)\n";
+    row("per round");
+    for (std::size_t k = 0; k < f.round_lambdas.size(); ++k) {
+      out << (k ? " " : "") << fixed(f.round_lambdas[k]);
+    }
+    out << "  (lambda of each round's W alone)\n";
   } else {
     row("lambda") << fixed(f.spectrum.lambda) << " (second-largest eigenvalue modulus of W)\n";
   }
@@ -134,6 +140,7 @@ void write_topology_json(std::ostream& out, const topology::Topology& t,
   j["period"] = f.period;
   j["lambda"] = f.spectrum.lambda;
   j["lambda_per_round"] = f.lambda_per_round;
+  j["round_lambdas"] = f.round_lambdas;
   j["spectral_gap"] = 1.0 - f.lambda_per_round;
   j["eps"] = f.eps;
   j["rounds_to_eps"] = f.rounds_to_eps ? nlohmann::ordered_json(*f.rounds_to_eps) : nullptr;

@@ -72,6 +72,7 @@ inline std::string local_endpoint(int port) {
 // An experiment on a small synthetic data set: each gradient takes microseconds.
 struct TinyExperiment {
   int peers = 4;
+  std::string topology = "ring";  // [topology] kind
   std::int64_t iterations = 200;
   double duration_s = 0;  // run.duration_s when above 0
   std::string policy = "full";
@@ -106,7 +107,7 @@ inline std::filesystem::path write_config(const std::filesystem::path& dir,
                       << (dir / "runs").string() << "\"\n"
                       << (e.duration_s > 0 ? "duration_s = " + std::to_string(e.duration_s) + "\n"
                                            : std::string())
-                      << "[topology]\nkind = \"ring\"\npeers = " << e.peers << "\n"
+                      << "[topology]\nkind = \"" << e.topology << "\"\npeers = " << e.peers << "\n"
                       << "[data]\nkind = \"gaussian_mixture\"\ntrain_samples = 800\n"
                       << "test_samples = " << e.test_samples
                       << "\ndim = 8\nclasses = 3\nseparation = " << e.separation << "\n"

@@ -45,9 +45,26 @@ TEST(Mixing, UniformIsNotSymmetricOnIrregularGraphsAndSaysSo) {
   EXPECT_FALSE(c.symmetric);
   EXPECT_FALSE(c.column_stochastic);
   ASSERT_FALSE(c.warnings.empty());
-  EXPECT_THAT(c.warnings[0], HasSubstr("not symmetric"));
+  EXPECT_THAT(c.warnings[0], HasSubstr("not column-stochastic (column 0 sums to 1.75)"));
   // On a regular graph uniform weights are symmetric.
   EXPECT_TRUE(check_mixing(mixing_matrix(ring(6), WeightRule::kUniform), ring(6)).symmetric);
+}
+
+// A doubly stochastic matrix that is not symmetric (a cyclic shift mixed half-half with
+// self, the one-peer exponential's W) keeps the plain mean: no warning.
+TEST(Mixing, DoublyStochasticWithoutSymmetryIsNoWarning) {
+  Graph g = ring(4);
+  Eigen::MatrixXd w(4, 4);
+  w << 0.5, 0, 0, 0.5,  //
+      0.5, 0.5, 0, 0,   //
+      0, 0.5, 0.5, 0,   //
+      0, 0, 0.5, 0.5;
+  MixingCheck c = check_mixing(w, g);
+  EXPECT_TRUE(c.usable());
+  EXPECT_FALSE(c.symmetric);
+  EXPECT_TRUE(c.row_stochastic);
+  EXPECT_TRUE(c.column_stochastic);
+  EXPECT_TRUE(c.warnings.empty()) << c.warnings[0];
 }
 
 TEST(Mixing, CheckReportsEveryKindOfError) {
