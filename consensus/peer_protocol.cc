@@ -61,6 +61,7 @@ PeerProtocol::PeerProtocol(PeerId self, std::shared_ptr<const topology::Topology
   std::set_union(neighbours_.begin(), neighbours_.end(), receivers_.begin(), receivers_.end(),
                  std::back_inserter(contacts_));
   slots_.resize(neighbours_.size());
+  if (config_.keep_connected) await_spanning_tree();
   if (config_.coding.scheme != coding::Scheme::kNone) {
     if (config_.order != UpdateOrder::kCombineThenAdapt) {
       throw std::invalid_argument(
@@ -69,6 +70,21 @@ PeerProtocol::PeerProtocol(PeerId self, std::shared_ptr<const topology::Topology
     }
     coded_ = std::make_unique<CodedNeighbourhood>(self_, config_.coding, *schedule_, neighbours_);
   }
+}
+
+void PeerProtocol::await_spanning_tree() {
+  if (config_.coding.scheme != coding::Scheme::kNone) {
+    throw std::invalid_argument(
+        "keep_connected and coding exclude each other: a coded neighbourhood waits until its "
+        "gradient decodes, not for chosen neighbours");
+  }
+  const auto tree = schedule_->spanning_tree_neighbours(self_);
+  if (!tree) {
+    throw std::invalid_argument(
+        "keep_connected needs a static graph: on a time-varying schedule the neighbours change "
+        "every round");
+  }
+  for (PeerId j : *tree) tree_slots_.push_back(slot_of(j));
 }
 
 int PeerProtocol::slot_of(PeerId peer) const {
@@ -235,10 +251,16 @@ void PeerProtocol::begin_iteration(double now_s, Actions& out) {
   armed_at_s_.reset();
   arrivals_.begin(k_, now_s, round_.receive_from, already);
 
+  // keep_connected: the policy chooses how many more than the tree neighbours to await.
+  const auto tree_awaitable = std::count_if(tree_slots_.begin(), tree_slots_.end(), [&](int s) {
+    const Slot& slot = slots_[static_cast<std::size_t>(s)];
+    return fresh(slot) || !gone(slot, now_s);
+  });
+  relaxed_floor_ = std::max(config_.m_min, static_cast<int>(tree_awaitable));
   PolicyInput input;
   input.iteration = k_;
   input.neighbours = awaitable_;
-  input.m_min = std::min(config_.m_min, awaitable_);
+  input.m_min = std::min(relaxed_floor_, awaitable_);
   input.now_s = now_s;
   input.learning_rate = config_.learning_rate;
   input.arrivals = &arrivals_;
@@ -499,14 +521,24 @@ void PeerProtocol::try_update(double now_s, Actions& out) {
   }
   int required = decision_.awaited;
   const bool relaxed = relax_at_ && now_s >= *relax_at_;
-  if (relaxed) required = std::min(required, config_.m_min);
+  if (relaxed) required = std::min(required, relaxed_floor_);
   required = std::min(required, static_cast<int>(used.size() + pending.size()));
-  if (static_cast<int>(used.size()) < required) {
+  const std::vector<int> tree_missing = missing_tree_neighbours(now_s);
+  if (static_cast<int>(used.size()) < required || !tree_missing.empty()) {
     if (relax_at_ && !relaxed) arm(*relax_at_, out);
     arm_silence_timer(pending, now_s, out);
     return;
   }
   update(now_s, used, required, out);
+}
+
+std::vector<int> PeerProtocol::missing_tree_neighbours(double now_s) const {
+  std::vector<int> missing;
+  for (int s : tree_slots_) {
+    const Slot& slot = slots_[static_cast<std::size_t>(s)];
+    if (!fresh(slot) && !gone(slot, now_s)) missing.push_back(s);
+  }
+  return missing;
 }
 
 void PeerProtocol::arm(double at_s, Actions& out) {

@@ -11,7 +11,8 @@
 //   then x(k+1) = w_ii y + sum_{j in S} w_ij y_j.
 // Fresh: the newest message from j (one mailbox slot per neighbour) has tag >= k - staleness.
 // required = m, relaxed to m_min from the policy's relax_at() on (deadline, adaptive), never more
-// than the neighbours that can still deliver (fresh ones plus those not gone). A neighbour
+// than the neighbours that can still deliver (fresh ones plus those not gone). With
+// keep_connected, the spanning tree's neighbours are awaited too, relaxed or not. A neighbour
 // is gone after on_neighbour_left, or while silent for silence_timeout_s (if set); a
 // message brings it back. Each departure goes out once as a NeighbourGone action. With max_gap > 0,
 // iteration k+1 starts only once every neighbour not gone has sent a tag >= k + 1 - max_gap.
@@ -50,6 +51,10 @@ struct ProtocolConfig {
   int max_gap = 0;               // G_max; 0 = no gap bound
   double silence_timeout_s = 0;  // 0 = a silent neighbour is awaited forever
   PolicySpec policy;
+  // Always wait for the neighbours of the graph's spanning tree (topology/spanning_tree.h),
+  // whatever the policy decides; the policy chooses among the other neighbours. Every
+  // iteration's used edges then connect all peers (docs/protocol.md §5.8). Static graphs only.
+  bool keep_connected = false;
   // Coded neighbourhoods (scheme != none): the peer waits until its neighbourhood's gradient
   // decodes (or coding.deadline_s after its own gradient) instead of asking the policy, then
   // steps with the decoded mean gradient; the model goes out with the coded gradients.
@@ -166,6 +171,9 @@ class PeerProtocol {
   // The coded step's gradient (decoded from the usable coded gradients) into decoded_.
   void decode_neighbourhood(IterationRecord& record);
   void update(double now_s, const std::vector<int>& used, int required, Actions& out);
+  void await_spanning_tree();  // keep_connected: fills tree_slots_
+  // keep_connected: the tree neighbours that are neither fresh nor gone (slot indices).
+  std::vector<int> missing_tree_neighbours(double now_s) const;
   std::shared_ptr<MutableParamBuffer> recycled_buffer();
   void arm_silence_timer(std::span<const int> slots, double now_s, Actions& out);
   void arm(double at_s, Actions& out);
@@ -185,6 +193,8 @@ class PeerProtocol {
   std::vector<Slot> slots_;
   std::vector<PeerId> receivers_;  // of any round, sorted: whom on_neighbour_back resends to
   std::vector<PeerId> contacts_;   // neighbours_ and receivers_, merged
+  std::vector<int> tree_slots_;    // keep_connected: slots of the spanning tree's neighbours
+  int relaxed_floor_ = 0;          // this iteration's m_min, raised to the tree neighbours
   std::int64_t last_sent_tag_ = -1;
   Params last_sent_;
   std::optional<double> join_until_s_;  // join: then go on with the neighbours heard

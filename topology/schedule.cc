@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "topology/spanning_tree.h"
+
 namespace fastk::topology {
 
 Eigen::MatrixXd TopologySchedule::matrix(std::int64_t k) const {
@@ -18,7 +20,7 @@ Eigen::MatrixXd TopologySchedule::matrix(std::int64_t k) const {
 }
 
 StaticSchedule::StaticSchedule(Graph graph, Eigen::MatrixXd weights)
-    : graph_(std::move(graph)), weights_(std::move(weights)) {
+    : graph_(std::move(graph)), weights_(std::move(weights)), tree_(spanning_tree(graph_)) {
   if (weights_.rows() != graph_.size() || weights_.cols() != graph_.size()) {
     throw std::invalid_argument("StaticSchedule: weight matrix size does not match the graph");
   }
@@ -33,6 +35,10 @@ RoundPeers StaticSchedule::round(PeerId peer, std::int64_t /*k*/) const {
   for (PeerId j : neighbors) r.receive_weights.push_back(weights_(peer, j));
   r.self_weight = weights_(peer, peer);
   return r;
+}
+
+std::optional<std::vector<PeerId>> StaticSchedule::spanning_tree_neighbours(PeerId peer) const {
+  return tree_.at(static_cast<std::size_t>(peer));
 }
 
 OnePeerExponentialSchedule::OnePeerExponentialSchedule(int peers) : peers_(peers), period_(1) {

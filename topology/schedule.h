@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "third_party/eigen.h"
@@ -25,6 +26,11 @@ class TopologySchedule {
   // Rounds before the schedule repeats: 1 for a static graph.
   virtual int period() const = 0;
   virtual RoundPeers round(PeerId peer, std::int64_t k) const = 0;
+  // Peer's neighbours in the graph's spanning tree (spanning_tree.h), for a schedule on one
+  // fixed graph; nullopt when the neighbours change from round to round.
+  virtual std::optional<std::vector<PeerId>> spanning_tree_neighbours(PeerId /*peer*/) const {
+    return std::nullopt;
+  }
   // Dense W(k), for analysis and tests.
   Eigen::MatrixXd matrix(std::int64_t k) const;
 };
@@ -36,10 +42,12 @@ class StaticSchedule final : public TopologySchedule {
   int size() const override { return graph_.size(); }
   int period() const override { return 1; }
   RoundPeers round(PeerId peer, std::int64_t k) const override;
+  std::optional<std::vector<PeerId>> spanning_tree_neighbours(PeerId peer) const override;
 
  private:
   Graph graph_;
   Eigen::MatrixXd weights_;
+  std::vector<std::vector<PeerId>> tree_;  // spanning_tree(graph_): one BFS, O(n + m)
 };
 
 // One-peer exponential graph: in round k every peer i averages half-half with peer

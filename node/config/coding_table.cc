@@ -23,6 +23,11 @@ void read_coding_table(TableReader& t, ConsensusConfig& config,
     }
     return;
   }
+  if (config.protocol.keep_connected) {
+    t.errors().add("coding.scheme",
+                   "a coded neighbourhood waits until its gradient decodes, not for the "
+                   "spanning tree of consensus.keep_connected: remove one of the two");
+  }
   if (topology.kind == topology::TopologyKind::kOnePeerExponential) {
     t.errors().add("coding.scheme",
                    "coding needs fixed neighbourhoods; topology.kind = \"one_peer_exponential\" "

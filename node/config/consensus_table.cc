@@ -5,7 +5,8 @@
 
 namespace fastk::node {
 
-void read_consensus_table(TableReader& t, ConsensusConfig& config) {
+void read_consensus_table(TableReader& t, ConsensusConfig& config,
+                          const topology::TopologySpec& topology) {
   using consensus::PolicyKind;
   consensus::ProtocolConfig& p = config.protocol;
   consensus::PolicySpec& policy = p.policy;
@@ -25,6 +26,13 @@ void read_consensus_table(TableReader& t, ConsensusConfig& config) {
                                             consensus::parse_renormalisation);
   t.read("staleness", p.staleness, 0, 1'000'000);
   t.read("max_gap", p.max_gap, 0, 1'000'000);
+  t.read("keep_connected", p.keep_connected);
+  if (p.keep_connected && topology.kind == topology::TopologyKind::kOnePeerExponential) {
+    t.errors().add(t.path_of("keep_connected"),
+                   "needs a static graph; topology.kind = \"one_peer_exponential\" has one "
+                   "in-neighbour per round (with m_min = 1, the default, every round waits for "
+                   "it anyway)");
+  }
   if (t.has("silence_timeout_s")) {
     t.errors().add(t.path_of("silence_timeout_s"),
                    "is gone: a neighbour silent for cluster.peer_timeout_ms stops being awaited "
@@ -54,7 +62,8 @@ nlohmann::ordered_json consensus_table_json(const ConsensusConfig& config) {
           {"order", consensus::to_string(p.order)},
           {"renormalisation", consensus::to_string(p.renormalisation)},
           {"staleness", p.staleness},
-          {"max_gap", p.max_gap}};
+          {"max_gap", p.max_gap},
+          {"keep_connected", p.keep_connected}};
 }
 
 }  // namespace fastk::node

@@ -110,7 +110,7 @@ ExperimentConfig parse_config(std::string_view text, const std::string& source,
   TableReader optimizer = top.table("optimizer");
   read_optimizer_table(optimizer, config.optimizer, config.run.seed);
   TableReader consensus = top.table("consensus");
-  read_consensus_table(consensus, config.consensus);
+  read_consensus_table(consensus, config.consensus, config.topology);
   TableReader coding = top.table("coding");
   read_coding_table(coding, config.consensus, config.topology);
   TableReader stragglers = top.table("stragglers");

@@ -16,7 +16,8 @@ void read_topology_table(TableReader& table, topology::TopologySpec& spec,
 // `peer_count` 0: not known yet (edge-list file), so endpoint counts are checked later.
 void read_cluster_table(TableReader& table, ClusterConfig& cluster, int peer_count);
 
-void read_consensus_table(TableReader& table, ConsensusConfig& config);
+void read_consensus_table(TableReader& table, ConsensusConfig& config,
+                          const topology::TopologySpec& topology);
 // After [consensus]: the code goes into config.protocol.coding.
 void read_coding_table(TableReader& table, ConsensusConfig& config,
                        const topology::TopologySpec& topology);

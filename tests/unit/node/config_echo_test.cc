@@ -73,7 +73,7 @@ TEST(ConfigEcho, EveryKeyATableReadsIsEchoed) {
   expect_echoed("policy = \"adaptive\"",
                 [](TableReader& t) {
                   ConsensusConfig c;
-                  read_consensus_table(t, c);
+                  read_consensus_table(t, c, topology::TopologySpec{});
                   return consensus_table_json(c);
                 },
                 consensus_table_json({}), {"silence_timeout_s", "micro_batches"});
