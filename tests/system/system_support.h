@@ -76,6 +76,7 @@ struct TinyExperiment {
   std::int64_t iterations = 200;
   double duration_s = 0;  // run.duration_s when above 0
   std::string policy = "full";
+  int m_min = 1;  // [consensus] m_min
   int base_port = 0;
   int peer_timeout_ms = 1000;
   int startup_timeout_ms = 10000;
@@ -114,7 +115,7 @@ inline std::filesystem::path write_config(const std::filesystem::path& dir,
                       << "[model]\nkind = \"" << e.model << "\"\n"
                       << (e.model == "mlp" ? "hidden = [8]\n" : "") << "[optimizer]\nlr = " << e.lr
                       << "\nbatch_size = " << e.batch_size << "\n"
-                      << "[consensus]\npolicy = \"" << e.policy << "\"\n"
+                      << "[consensus]\npolicy = \"" << e.policy << "\"\nm_min = " << e.m_min << "\n"
                       << "[cluster]\nbase_port = " << e.base_port
                       << "\npeer_timeout_ms = " << e.peer_timeout_ms
                       << "\nstartup_timeout_ms = " << e.startup_timeout_ms
