@@ -36,7 +36,8 @@ TopologyFacts analyze(const Topology& topology, double eps) {
   f.period = topology.schedule->period();
   f.eps = eps;
   if (f.period == 1) {
-    f.mixing = check_mixing(topology.weights, g, tolerance);
+    f.mixing = check_mixing(topology.weights, g, tolerance,
+                            topology.directed() ? Stochastic::kColumns : Stochastic::kRows);
     f.spectrum = spectrum(topology.weights);
     f.lambda_per_round = f.spectrum.lambda;
   } else {
@@ -44,7 +45,7 @@ TopologyFacts analyze(const Topology& topology, double eps) {
     for (int k = 0; k < f.period; ++k) {
       const Eigen::MatrixXd w = topology.schedule->matrix(k);
       merge_round(f.mixing, check_mixing(w, g, tolerance), k);
-      f.round_lambdas.push_back(spectrum(w).lambda);
+      if (f.peers <= kMaxPeersForRoundSpectra) f.round_lambdas.push_back(spectrum(w).lambda);
       product = w * product;
     }
     f.spectrum = spectrum(product);

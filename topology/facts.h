@@ -12,6 +12,10 @@
 
 namespace fastk::topology {
 
+// Each round's W of a time-varying schedule is non-symmetric: its spectrum is a general
+// O(n^3) eigensolve per round, seconds each at a thousand peers, so above this it is skipped.
+inline constexpr int kMaxPeersForRoundSpectra = 512;
+
 struct TopologyFacts {
   int peers = 0;
   std::int64_t edges = 0;
@@ -29,6 +33,7 @@ struct TopologyFacts {
   double lambda_per_round = 1.0;
   // Time-varying: lambda of each round's W(k) alone (one-peer exponential: 1 for most
   // rounds, as a single round leaves some disagreement untouched; only the period contracts).
+  // Empty above kMaxPeersForRoundSpectra peers.
   std::vector<double> round_lambdas;
   double eps = 1e-3;
   // Gossip rounds to shrink disagreement by eps (whole periods of a time-varying schedule);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <iterator>
 
 #include "node/launch/progress.h"
 #include "node/launch/wall_clock.h"
@@ -23,12 +24,22 @@ std::chrono::milliseconds ms(double seconds) {
   return std::chrono::milliseconds(static_cast<int>(std::ceil(std::max(0.0, seconds) * 1000)));
 }
 
+// The contacts this peer only sends to: they send it nothing until their BYE.
+std::vector<int> send_only(const consensus::PeerProtocol& protocol) {
+  std::vector<int> only;
+  std::set_difference(protocol.contacts().begin(), protocol.contacts().end(),
+                      protocol.known_neighbours().begin(), protocol.known_neighbours().end(),
+                      std::back_inserter(only));
+  return only;
+}
+
 }  // namespace
 
 PeerDriver::PeerDriver(DriverSettings settings, DriverParts parts)
     : settings_(std::move(settings)),
       parts_(parts),
-      rendezvous_(settings_.self, parts.protocol.contacts(), settings_.run),
+      rendezvous_(settings_.self, parts.protocol.contacts(), settings_.run,
+                  send_only(parts.protocol)),
       outbound_(parts.link),
       inbox_(parts.delays, settings_.self),
       snapshots_(settings_.epoch_s, settings_.eval_interval_s),
@@ -331,6 +342,7 @@ void PeerDriver::say_goodbye() {
   const auto bye =
       wire::encode_bye(static_cast<wire::PeerId>(settings_.self), parts_.protocol.iteration());
   for (int j : rendezvous_.neighbours()) outbound_.send(j, Outbound::kControl, bye);
+  rendezvous_.goodbye(now_s());
   const double until_s = now_s() + settings_.peer_timeout_s;
   while (now_s() < until_s && !(report_.finished() && parts_.requests.stop)) {
     if (rendezvous_.all_gone(now_s(), settings_.peer_timeout_s) && !outbound_.pending()) break;

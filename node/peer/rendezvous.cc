@@ -7,9 +7,11 @@
 
 namespace fastk::node::peer {
 
-Rendezvous::Rendezvous(int self, std::vector<int> neighbours, wire::HelloInfo run)
+Rendezvous::Rendezvous(int self, std::vector<int> neighbours, wire::HelloInfo run,
+                       const std::vector<int>& quiet)
     : self_(self), neighbours_(std::move(neighbours)), run_(run) {
   for (int j : neighbours_) state_[j];
+  for (int j : quiet) state_.at(j).quiet = true;
 }
 
 std::optional<wire::EncodedMessage> Rendezvous::heard(int from, wire::MessageType type,
@@ -67,7 +69,8 @@ void Rendezvous::started(double now_s) {
 
 bool Rendezvous::all_gone(double now_s, double timeout_s) const {
   for (const auto& [j, n] : state_) {
-    if (!n.said_bye && now_s - n.last_heard_s < timeout_s) return false;
+    const double silent_since_s = n.quiet ? std::max(n.last_heard_s, goodbye_s_) : n.last_heard_s;
+    if (!n.said_bye && now_s - silent_since_s < timeout_s) return false;
   }
   return true;
 }

@@ -25,7 +25,11 @@ class Rendezvous {
  public:
   static constexpr double kHelloEvery_s = 0.2;
 
-  Rendezvous(int self, std::vector<int> neighbours, wire::HelloInfo run);
+  // `quiet`: the neighbours among `neighbours` that send this peer nothing during the run
+  // (on a time-varying or directed graph, the peers it only sends to); their silence counts
+  // only from the goodbye.
+  Rendezvous(int self, std::vector<int> neighbours, wire::HelloInfo run,
+             const std::vector<int>& quiet = {});
 
   // Any message from `from` at `now_s`. Returns HELLO_ACK to send back for a HELLO.
   std::optional<wire::EncodedMessage> heard(int from, wire::MessageType type, double now_s,
@@ -44,7 +48,10 @@ class Rendezvous {
 
   // Iterating starts: silence counts from now (nobody sends while all wait for the go).
   void started(double now_s);
-  // Goodbye: each neighbour said BYE or was silent for `timeout_s`.
+  // This peer said BYE at `now_s`.
+  void goodbye(double now_s) { goodbye_s_ = now_s; }
+  // Goodbye: each neighbour said BYE or was silent for `timeout_s` (a quiet one: since the
+  // goodbye).
   bool all_gone(double now_s, double timeout_s) const;
   bool said_bye(int neighbour) const;
   // After the goodbye, the departures `recorded` (per neighbour, its last: "bye" or "silent")
@@ -60,6 +67,7 @@ class Rendezvous {
     bool said_bye = false;
     double last_heard_s = 0;
     bool sent_models = false;  // since its last HELLO
+    bool quiet = false;        // sends this peer nothing but HELLO and BYE
   };
   int self_;
   std::vector<int> neighbours_;
@@ -67,6 +75,7 @@ class Rendezvous {
   std::map<int, Neighbour> state_;
   std::size_t heard_count_ = 0;
   double next_hello_s_ = 0;
+  double goodbye_s_ = 0;
 };
 
 }  // namespace fastk::node::peer

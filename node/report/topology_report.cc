@@ -88,7 +88,11 @@ void write_topology_text(std::ostream& out, const topology::Topology& t,
     for (std::size_t k = 0; k < f.round_lambdas.size(); ++k) {
       out << (k ? " " : "") << fixed(f.round_lambdas[k]);
     }
-    out << "  (lambda of each round's W alone)\n";
+    if (f.round_lambdas.empty()) {
+      out << "not computed above " << topology::kMaxPeersForRoundSpectra << " peers\n";
+    } else {
+      out << "  (lambda of each round's W alone)\n";
+    }
   } else {
     row("lambda") << fixed(f.spectrum.lambda) << " (second-largest eigenvalue modulus of W)\n";
   }

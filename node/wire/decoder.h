@@ -42,7 +42,8 @@ struct Rejection {
 // format itself.
 class WirePeers {
  public:
-  // `senders` are the peers allowed to send to `self` (its in-neighbours over all rounds).
+  // `senders` are the peers allowed to send to `self`: its contacts (PeerProtocol::contacts,
+  // who it receives from or sends to in any round; both send it HELLO and BYE).
   // Throws std::invalid_argument if a sender is >= run.peer_count or equals self.
   WirePeers(PeerId self, HelloInfo run, std::span<const PeerId> senders);
 
