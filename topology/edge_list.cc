@@ -8,7 +8,7 @@
 
 namespace fastk::topology {
 
-Graph parse_edge_list(std::istream& in, const std::string& source, std::optional<int> peers) {
+EdgePairs parse_edge_pairs(std::istream& in, const std::string& source, std::optional<int> peers) {
   std::vector<Edge> edges;
   int max_id = -1;
   for_each_data_line(in, source, [&](const std::string& line, const std::string& where) {
@@ -32,17 +32,33 @@ Graph parse_edge_list(std::istream& in, const std::string& source, std::optional
     max_id = std::max(max_id, static_cast<int>(std::max(a, b)));
   });
   if (edges.empty() && !peers) throw std::invalid_argument(source + ": no edges");
+  return {peers.value_or(max_id + 1), std::move(edges)};
+}
+
+EdgePairs read_edge_pairs(const std::string& path, std::optional<int> peers) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open edge-list file '" + path + "'");
+  return parse_edge_pairs(in, path, peers);
+}
+
+namespace {
+
+Graph as_graph(EdgePairs edges, const std::string& source) {
   try {
-    return Graph(peers.value_or(max_id + 1), std::move(edges));
+    return Graph(edges.peers, std::move(edges.pairs));
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(source + ": " + e.what());
   }
 }
 
+}  // namespace
+
+Graph parse_edge_list(std::istream& in, const std::string& source, std::optional<int> peers) {
+  return as_graph(parse_edge_pairs(in, source, peers), source);
+}
+
 Graph read_edge_list(const std::string& path, std::optional<int> peers) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open edge-list file '" + path + "'");
-  return parse_edge_list(in, path, peers);
+  return as_graph(read_edge_pairs(path, peers), path);
 }
 
 }  // namespace fastk::topology

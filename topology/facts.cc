@@ -34,6 +34,10 @@ TopologyFacts analyze(const Topology& topology, double eps) {
   const double tolerance =
       topology.spec.weights == WeightRule::kFile ? kWeightsFileTolerance : 1e-9;
   f.period = topology.schedule->period();
+  if (topology.directed()) {
+    for (PeerId i = 0; i < f.peers; ++i)
+      f.arcs += static_cast<std::int64_t>(topology.schedule->round(i, 0).send_to.size());
+  }
   f.eps = eps;
   if (f.period == 1) {
     f.mixing = check_mixing(topology.weights, g, tolerance,

@@ -30,6 +30,7 @@ struct TopologyFacts {
   // lambda_per_round = lambda^(1/period) so the two kinds compare.
   Spectrum spectrum;
   int period = 1;
+  std::int64_t arcs = 0;  // directed: a -> b, counted once each (edges counts them as pairs)
   double lambda_per_round = 1.0;
   // Time-varying: lambda of each round's W(k) alone (one-peer exponential: 1 for most
   // rounds, as a single round leaves some disagreement untouched; only the period contracts).

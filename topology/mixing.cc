@@ -112,7 +112,8 @@ std::string precise(double value) {
 
 }  // namespace
 
-MixingCheck check_mixing(const Eigen::MatrixXd& w, const Graph& graph, double tolerance) {
+MixingCheck check_mixing(const Eigen::MatrixXd& w, const Graph& graph, double tolerance,
+                         Stochastic needed) {
   MixingCheck check;
   const int n = graph.size();
   if (w.rows() != n || w.cols() != n) {
@@ -123,15 +124,10 @@ MixingCheck check_mixing(const Eigen::MatrixXd& w, const Graph& graph, double to
     return check;
   }
   auto pair = [](int i, int j) { return "(" + std::to_string(i) + ", " + std::to_string(j) + ")"; };
-  std::optional<std::pair<int, double>> off_column;  // the first column not summing to 1
+  std::optional<std::pair<int, double>> off_row, off_column;  // the first not summing to 1
   for (int i = 0; i < n; ++i) {
-    double row_sum = w.row(i).sum();
-    if (std::abs(row_sum - 1.0) > tolerance && check.row_stochastic) {
-      check.row_stochastic = false;
-      check.errors.push_back("row " + std::to_string(i) + " sums to " + precise(row_sum) +
-                             ", not 1 (not row-stochastic)");
-    }
-    const double column_sum = w.col(i).sum();
+    const double row_sum = w.row(i).sum(), column_sum = w.col(i).sum();
+    if (std::abs(row_sum - 1.0) > tolerance && !off_row) off_row = {i, row_sum};
     if (std::abs(column_sum - 1.0) > tolerance && !off_column) off_column = {i, column_sum};
     for (int j = 0; j < n; ++j) {
       if (w(i, j) < -tolerance && check.nonnegative) {
@@ -148,12 +144,24 @@ MixingCheck check_mixing(const Eigen::MatrixXd& w, const Graph& graph, double to
       if (std::abs(w(i, j) - w(j, i)) > tolerance) check.symmetric = false;
     }
   }
+  check.row_stochastic = !off_row;
+  check.column_stochastic = !off_column;
+  auto sums = [](const char* what, const std::pair<int, double>& off) {
+    return std::string(what) + " " + std::to_string(off.first) + " sums to " + precise(off.second) +
+           ", not 1";
+  };
+  if (needed == Stochastic::kColumns) {
+    // Push-sum: each sender splits its whole mass, so columns must sum to 1; rows need not.
+    if (off_column) {
+      check.errors.push_back(sums("column", *off_column) + " (not column-stochastic)");
+    }
+    return check;
+  }
+  if (off_row) check.errors.push_back(sums("row", *off_row) + " (not row-stochastic)");
   // What decides the limit is the column sums, not symmetry: with every column summing to 1
   // (doubly stochastic, symmetric or not) averaging keeps the plain mean of the models.
-  check.column_stochastic = !off_column;
-  if (check.row_stochastic && off_column) {
-    check.warnings.push_back("not column-stochastic (column " + std::to_string(off_column->first) +
-                             " sums to " + precise(off_column->second) +
+  if (!off_row && off_column) {
+    check.warnings.push_back("not column-stochastic (" + sums("column", *off_column) +
                              "): peers converge to a weighted average of their models, not "
                              "the plain mean");
   }

@@ -45,7 +45,11 @@ struct MixingCheck {
   std::vector<std::string> warnings;
   bool usable() const { return errors.empty(); }
 };
-MixingCheck check_mixing(const Eigen::MatrixXd& w, const Graph& graph, double tolerance = 1e-9);
+// Which sums a gossip rule needs to be 1: the rows of W for plain averaging (a peer's own
+// weights), the columns for push-sum on a directed graph (a sender's shares).
+enum class Stochastic { kRows, kColumns };
+MixingCheck check_mixing(const Eigen::MatrixXd& w, const Graph& graph, double tolerance = 1e-9,
+                         Stochastic needed = Stochastic::kRows);
 
 // A weights file (weights = "file") may have rows and columns that sum to 1 within this, so a
 // matrix written by hand with 6 decimals (1/3 as 0.333333) is accepted; `fastk topo --matrix`

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "topology/directed.h"
 #include "topology/edge_list.h"
 #include "topology/families.h"
 
@@ -142,8 +143,34 @@ std::vector<std::string> topology_kind_names() {
   return names;
 }
 
+namespace {
+
+Topology build_directed(TopologySpec& s) {
+  if (s.kind != TopologyKind::kEdgeList) {
+    throw std::invalid_argument(
+        "directed = true needs kind = \"edge_list\": the families are "
+        "undirected");
+  }
+  EdgePairs arcs =
+      read_edge_pairs(s.file, s.peers > 0 ? std::optional<int>(s.peers) : std::nullopt);
+  check_size(arcs.peers);
+  s.peers = arcs.peers;
+  std::shared_ptr<DirectedSchedule> schedule;
+  try {
+    schedule = std::make_shared<DirectedSchedule>(arcs.peers, arcs.pairs);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(s.file + ": " + e.what());
+  }
+  Graph graph = underlying_graph(arcs.peers, arcs.pairs);
+  Eigen::MatrixXd w = schedule->matrix(0);
+  return Topology{s, std::move(graph), std::move(w), std::move(schedule)};
+}
+
+}  // namespace
+
 Topology build_topology(const TopologySpec& spec) {
   TopologySpec resolved = spec;
+  if (resolved.directed) return build_directed(resolved);
   Graph graph = build_graph(resolved);
   if (resolved.kind == TopologyKind::kOnePeerExponential) {
     auto schedule = std::make_shared<OnePeerExponentialSchedule>(graph.size());

@@ -49,17 +49,21 @@ struct TopologySpec {
   double rewire = 0.1;     // watts_strogatz: rewiring probability
   std::uint64_t seed = 1;  // random families
   std::string file;        // edge_list: path of the edge-list file
+  // edge_list: each line "a b" is the arc a -> b (a sends to b), weighted for push-sum
+  // (directed.h); `weights` is then not used.
+  bool directed = false;
   WeightRule weights = WeightRule::kMetropolisHastings;
   std::string weights_file;  // weights = file: path of the n x n matrix
 };
 
 struct Topology {
   TopologySpec spec;  // as resolved (derived rows/cols/probability filled in)
-  Graph graph;        // union of all edges used by the schedule
+  Graph graph;        // union of all edges used by the schedule (directed: arcs as edges)
   // Static W; for time-varying schedules, W at round 0.
   Eigen::MatrixXd weights;
   std::shared_ptr<const TopologySchedule> schedule;
   bool time_varying() const { return schedule->period() > 1; }
+  bool directed() const { return spec.directed; }
 };
 
 // The most peers a topology may have: its mixing matrix is dense (topology.cc, check_size).

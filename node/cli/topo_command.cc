@@ -59,6 +59,7 @@ std::pair<topology::TopologySpec, coding::NeighbourhoodCodeSpec> topo_specs(CLI:
   if (given("--rewire")) spec.rewire = o.flags.rewire;
   if (given("--seed")) spec.seed = o.flags.seed;
   if (given("--file")) spec.file = o.flags.file;
+  if (given("--directed")) spec.directed = o.flags.directed;
   if (given("--weights")) spec.weights = topology::parse_weight_rule(o.weights);
   if (given("--weights-file")) {
     spec.weights_file = o.flags.weights_file;
@@ -130,6 +131,9 @@ void add_topo_command(CLI::App& app) {
   cmd->add_option("--nearest", o.flags.nearest, "watts_strogatz lattice neighbours (default 4)");
   cmd->add_option("--rewire", o.flags.rewire, "watts_strogatz rewiring probability (default 0.1)");
   cmd->add_option("--seed", o.flags.seed, "Seed of random families (default 1)");
+  cmd->add_flag("--directed", o.flags.directed,
+                "edge_list: each line 'a b' is the arc a -> b (push-sum weights, column "
+                "stochastic; checked for strong connectivity)");
   cmd->add_option("--file", o.flags.file, "edge_list: file of 'a b' lines")
       ->check(CLI::ExistingFile);
   cmd->add_option("-w,--weights", o.weights,

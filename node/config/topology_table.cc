@@ -18,6 +18,7 @@ void read_topology_table(TableReader& t, topology::TopologySpec& spec, std::uint
   t.read("rewire", spec.rewire, 0.0, 1.0);
   t.read("seed", spec.seed);
   t.read("file", spec.file);
+  t.read("directed", spec.directed);
   t.read_choice<WeightRule>("weights", spec.weights, topology::parse_weight_rule);
   t.read("weights_file", spec.weights_file);
   spec.file = resolve_path(spec.file, base_dir);
@@ -26,6 +27,11 @@ void read_topology_table(TableReader& t, topology::TopologySpec& spec, std::uint
     t.errors().add(t.path_of("file"), "kind = \"edge_list\" needs file = \"PATH\"");
   }
   if (spec.kind == TopologyKind::kEdgeList && !t.has("peers")) spec.peers = 0;  // from file
+  if (spec.directed && spec.kind != TopologyKind::kEdgeList) {
+    t.errors().add(t.path_of("directed"),
+                   "only an edge_list can be directed (each line \"a b\" the arc a -> b); the "
+                   "families are undirected");
+  }
   if (spec.weights == WeightRule::kFile && spec.weights_file.empty()) {
     t.errors().add(t.path_of("weights_file"), "weights = \"file\" needs weights_file = \"PATH\"");
   }
@@ -43,6 +49,7 @@ nlohmann::ordered_json topology_table_json(const topology::TopologySpec& t, int 
           {"rewire", t.rewire},
           {"seed", t.seed},
           {"file", t.file},
+          {"directed", t.directed},
           {"weights", topology::to_string(t.weights)},
           {"weights_file", t.weights_file}};
 }

@@ -22,6 +22,11 @@ std::string format_eigenvalue(std::complex<double> v) {
 }
 
 std::string describe_weights(const topology::TopologySpec& spec, const topology::TopologyFacts& f) {
+  if (spec.directed) {
+    return std::string("push-sum (1 / (1 + out-degree) to self and to each out-neighbour): ") +
+           (f.mixing.column_stochastic ? "column-stochastic" : "NOT column-stochastic") +
+           (f.mixing.row_stochastic ? ", row-stochastic too" : ", not row-stochastic");
+  }
   std::string text = f.period > 1
                          ? "one-peer averaging (1/2 self, 1/2 one in-neighbour per round): "
                          : to_string(spec.weights) + ": ";
@@ -61,6 +66,9 @@ void write_topology_text(std::ostream& out, const topology::Topology& t,
   };
   out << "topology " << describe_spec(t.spec) << "\n";
   row("peers") << f.peers << " peers, " << f.edges << " edges\n";
+  if (t.directed()) {
+    row("directed") << f.arcs << " arcs, strongly connected (every peer reaches every other)\n";
+  }
   row("degree") << "min " << f.min_degree << ", max " << f.max_degree << ", mean "
                 << fixed(f.mean_degree, 2) << (f.regular ? " (regular)" : "") << "\n";
   row("diameter") << f.diameter << "\n";
@@ -141,6 +149,8 @@ void write_topology_json(std::ostream& out, const topology::Topology& t,
                   {"nonnegative", f.mixing.nonnegative},
                   {"errors", f.mixing.errors},
                   {"warnings", f.mixing.warnings}};
+  j["directed"] = t.directed();
+  j["arcs"] = f.arcs;
   j["period"] = f.period;
   j["lambda"] = f.spectrum.lambda;
   j["lambda_per_round"] = f.lambda_per_round;

@@ -45,7 +45,7 @@ TEST(Mixing, UniformIsNotSymmetricOnIrregularGraphsAndSaysSo) {
   EXPECT_FALSE(c.symmetric);
   EXPECT_FALSE(c.column_stochastic);
   ASSERT_FALSE(c.warnings.empty());
-  EXPECT_THAT(c.warnings[0], HasSubstr("not column-stochastic (column 0 sums to 1.75)"));
+  EXPECT_THAT(c.warnings[0], HasSubstr("not column-stochastic (column 0 sums to 1.75, not 1)"));
   // On a regular graph uniform weights are symmetric.
   EXPECT_TRUE(check_mixing(mixing_matrix(ring(6), WeightRule::kUniform), ring(6)).symmetric);
 }
