@@ -13,6 +13,13 @@
 #include "consensus/mix_step.h"
 
 namespace fastk::consensus {
+namespace {
+
+constexpr const char* kPushSumCannotComeBack =
+    "a push-sum peer cannot come back: the weight it held and the mass sent to it while it "
+    "was down are lost, and the models would no longer average to the mean";
+
+}  // namespace
 
 UpdateOrder parse_update_order(const std::string& name) {
   if (name == "combine_then_adapt") return UpdateOrder::kCombineThenAdapt;
@@ -46,6 +53,12 @@ PeerProtocol::PeerProtocol(PeerId self, std::shared_ptr<const topology::Topology
   if (config_.max_gap < 0) throw std::invalid_argument("PeerProtocol: max_gap < 0");
   if (config_.silence_timeout_s < 0) {
     throw std::invalid_argument("PeerProtocol: silence_timeout_s < 0");
+  }
+  if (config_.push_sum) {
+    check_push_sum();
+    std::vector<float> with_weight(x_->values().begin(), x_->values().end());
+    with_weight.push_back(1.0f);  // w(0) = 1
+    x_ = make_params(std::move(with_weight));
   }
   parameters_ = x_->values().size();
   std::set<PeerId> union_of_rounds;
@@ -87,6 +100,74 @@ void PeerProtocol::await_spanning_tree() {
   for (PeerId j : *tree) tree_slots_.push_back(slot_of(j));
 }
 
+void PeerProtocol::check_push_sum() const {
+  if (config_.coding.scheme != coding::Scheme::kNone) {
+    throw std::invalid_argument("push_sum and coding exclude each other");
+  }
+  if (schedule_->period() != 1) {
+    throw std::invalid_argument(
+        "push_sum needs a fixed graph (a schedule of period 1): a message's share is the "
+        "sender's weight for this peer, which a time-varying schedule changes every round");
+  }
+}
+
+Params PeerProtocol::debiased_model() const {
+  if (!config_.push_sum) return x_;
+  const auto x = x_->values();
+  const float w = x.back();
+  std::vector<float> z(x.size() - 1);
+  for (std::size_t p = 0; p < z.size(); ++p) z[p] = x[p] / w;
+  return make_params(std::move(z));
+}
+
+double PeerProtocol::push_sum_weight() const {
+  return config_.push_sum ? static_cast<double>(x_->values().back()) : 1.0;
+}
+
+// A neighbour's share of a message: its weight W_ij (fixed, the schedule has period 1).
+double PeerProtocol::pending_push_sum_weight() const {
+  double pending = 0;
+  const topology::RoundPeers round = schedule_->round(self_, 0);
+  for (std::size_t r = 0; r < round.receive_from.size(); ++r) {
+    for (const auto& [tag, mass] :
+         slots_[static_cast<std::size_t>(slot_of(round.receive_from[r]))].masses) {
+      pending += round.receive_weights[r] * static_cast<double>(mass->values().back());
+    }
+  }
+  return pending;
+}
+
+void PeerProtocol::keep_mass(Slot& slot, std::int64_t tag, const Params& params) {
+  slot.masses.emplace_back(tag, params);
+  if (slot.masses.size() <= kMaxMasses) return;
+  // A neighbour far ahead: its two newest models become one mass, added with the newer tag.
+  auto newest = std::move(slot.masses.back());
+  slot.masses.pop_back();
+  auto& older = slot.masses.back();
+  std::vector<float> sum(older.second->values().begin(), older.second->values().end());
+  const auto add = newest.second->values();
+  for (std::size_t p = 0; p < sum.size(); ++p) sum[p] += add[p];
+  older = {newest.first, make_params(std::move(sum))};
+}
+
+std::vector<std::pair<float, Params>> PeerProtocol::take_masses(IterationRecord& record) {
+  std::vector<std::pair<float, Params>> taken;
+  for (std::size_t r = 0; r < round_slots_.size(); ++r) {
+    auto& masses = slots_[static_cast<std::size_t>(round_slots_[r])].masses;
+    const auto weight = static_cast<float>(round_.receive_weights[r]);
+    bool used = false;
+    while (!masses.empty() && masses.front().first <= k_) {
+      taken.emplace_back(weight, std::move(masses.front().second));
+      record.used_tags.push_back(masses.front().first);
+      record.used_weights.push_back(weight);
+      masses.pop_front();
+      used = true;
+    }
+    if (used) record.used.push_back(round_.receive_from[r]);
+  }
+  return taken;
+}
+
 int PeerProtocol::slot_of(PeerId peer) const {
   const auto it = std::lower_bound(neighbours_.begin(), neighbours_.end(), peer);
   if (it == neighbours_.end() || *it != peer) return -1;
@@ -110,6 +191,7 @@ const Params& PeerProtocol::mixed(const Slot& slot) const {
 
 void PeerProtocol::resume_at(std::int64_t iteration) {
   if (phase_ != Phase::kNotStarted) throw std::logic_error("PeerProtocol: resumed once started");
+  if (config_.push_sum) throw std::invalid_argument(kPushSumCannotComeBack);
   if (iteration < 0 || iteration > config_.iterations) {
     throw std::invalid_argument("PeerProtocol: cannot resume at iteration " +
                                 std::to_string(iteration) + " of a run of " +
@@ -133,6 +215,7 @@ void PeerProtocol::start(double now_s, Actions& out) {
 
 void PeerProtocol::join(double now_s, Actions& out) {
   if (phase_ != Phase::kNotStarted) throw std::logic_error("PeerProtocol: started twice");
+  if (config_.push_sum) throw std::invalid_argument(kPushSumCannotComeBack);
   for (auto& slot : slots_) slot.last_heard_s = now_s;
   phase_ = Phase::kJoining;
   if (config_.silence_timeout_s > 0) {
@@ -278,7 +361,12 @@ void PeerProtocol::begin_iteration(double now_s, Actions& out) {
   if (config_.order == UpdateOrder::kCombineThenAdapt && !round_.send_to.empty()) {
     send(round_.send_to, x_, out);
   }
-  out.push_back(StartGradient{k_, x_, {}, true, 1.0, policy_->wants_gradient_stats(k_)});
+  out.push_back(StartGradient{k_,
+                              config_.push_sum ? debiased_model() : x_,
+                              {},
+                              true,
+                              1.0,
+                              policy_->wants_gradient_stats(k_)});
 }
 
 void PeerProtocol::on_gradient_done(double now_s, std::span<const float> gradient,
@@ -286,7 +374,8 @@ void PeerProtocol::on_gradient_done(double now_s, std::span<const float> gradien
   if (phase_ != Phase::kRunning || gradient_ready_) {
     throw std::logic_error("PeerProtocol: on_gradient_done without an outstanding gradient");
   }
-  const std::size_t expected = parameters_ * (coded_ ? partitions_.size() : 1);
+  const std::size_t model_size = config_.push_sum ? parameters_ - 1 : parameters_;  // no w
+  const std::size_t expected = model_size * (coded_ ? partitions_.size() : 1);
   if (gradient.size() != expected) {
     throw std::logic_error("PeerProtocol: gradient has " + std::to_string(gradient.size()) +
                            " values, expected " + std::to_string(expected));
@@ -297,6 +386,17 @@ void PeerProtocol::on_gradient_done(double now_s, std::span<const float> gradien
             << " has a NaN or infinite value: training diverged (lower optimizer.lr, now "
             << config_.learning_rate << ")";
     throw std::runtime_error(message.str());
+  }
+  if (config_.push_sum) {
+    // The step on x is w g, so the de-biased model x / w moves by lr g whatever its weight. With
+    // plain g a peer whose weight shrank (a backup policy skipped its in-neighbours for a
+    // while; it keeps only its own share each iteration) would step by lr / w and diverge. The
+    // weight itself takes no step.
+    const float w = x_->values().back();
+    padded_gradient_.resize(gradient.size() + 1);
+    for (std::size_t p = 0; p < gradient.size(); ++p) padded_gradient_[p] = w * gradient[p];
+    padded_gradient_.back() = 0.0f;
+    gradient = padded_gradient_;
   }
   report_departures(now_s, out);
   gradient_ready_ = true;
@@ -343,7 +443,11 @@ std::vector<float> PeerProtocol::hand_over_gradient(double now_s, std::vector<fl
 std::vector<float> PeerProtocol::release_gradient() {
   // Only combine-then-adapt keeps the gradient (in gradient_) until the update; after it,
   // with no gradient outstanding, nothing reads it again.
-  if (coded_ || config_.order != UpdateOrder::kCombineThenAdapt || gradient_ready_) return {};
+  // Push-sum keeps the gradient with one value more (the weight's 0): no use to the runtime.
+  if (coded_ || config_.push_sum || config_.order != UpdateOrder::kCombineThenAdapt ||
+      gradient_ready_) {
+    return {};
+  }
   return std::exchange(gradient_, {});
 }
 
@@ -383,6 +487,7 @@ void PeerProtocol::on_message(double now_s, PeerId from, std::int64_t tag, Param
     slot.oldest_fresh = params;
   }
   if (tag > slot.tag) {
+    if (config_.push_sum) keep_mass(slot, tag, params);  // a repeated tag would add it twice
     slot.tag = tag;
     slot.params = std::move(params);
   }
@@ -582,8 +687,11 @@ std::shared_ptr<MutableParamBuffer> PeerProtocol::recycled_buffer() {
 }
 
 void PeerProtocol::update(double now_s, const std::vector<int>& used, int required, Actions& out) {
-  const SubsetRow row =
-      subset_row(round_.receive_weights, round_.self_weight, used, config_.renormalisation);
+  // Push-sum keeps its own share and adds every mass received (no renormalisation: what is
+  // not here yet is added when it comes).
+  const SubsetRow row = config_.push_sum ? SubsetRow{round_.self_weight, {}}
+                                         : subset_row(round_.receive_weights, round_.self_weight,
+                                                      used, config_.renormalisation);
   const auto own = own_for_mix_->values();
   std::shared_ptr<MutableParamBuffer> next_buffer = recycled_buffer();
   const std::span<float> next = next_buffer->mutable_values();
@@ -591,7 +699,9 @@ void PeerProtocol::update(double now_s, const std::vector<int>& used, int requir
   record.used_weights = row.weights;
   record.self_weight = row.self_weight;
   std::vector<MixTerm> terms;
-  for (std::size_t u = 0; u < used.size(); ++u) {
+  const auto masses = config_.push_sum ? take_masses(record) : decltype(take_masses(record)){};
+  for (const auto& [weight, mass] : masses) terms.push_back({weight, mass->values()});
+  for (std::size_t u = 0; u < used.size() && !config_.push_sum; ++u) {
     const Slot& slot =
         slots_[static_cast<std::size_t>(round_slots_[static_cast<std::size_t>(used[u])])];
     const Params& params = mixed(slot);

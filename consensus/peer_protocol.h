@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <span>
@@ -30,6 +31,7 @@
 #include "consensus/coded_neighbourhood.h"
 #include "consensus/dropped_messages.h"
 #include "consensus/gradient_stats.h"
+#include "consensus/mix_step.h"
 #include "consensus/mixing_weights.h"
 #include "consensus/params.h"
 #include "topology/schedule.h"
@@ -55,6 +57,11 @@ struct ProtocolConfig {
   // whatever the policy decides; the policy chooses among the other neighbours. Every
   // iteration's used edges then connect all peers (docs/protocol.md §5.8). Static graphs only.
   bool keep_connected = false;
+  // Push-sum (stochastic gradient push, docs/protocol.md §4.4): the model carries a weight
+  // w (one more value, 1 at the start) mixed with the same column-stochastic weights; the
+  // gradient is taken at x / w, and every message's mass is added once, late or not.
+  // Needs a schedule of period 1; not with coding.
+  bool push_sum = false;
   // Coded neighbourhoods (scheme != none): the peer waits until its neighbourhood's gradient
   // decodes (or coding.deadline_s after its own gradient) instead of asking the policy, then
   // steps with the decoded mean gradient; the model goes out with the coded gradients.
@@ -110,7 +117,16 @@ class PeerProtocol {
 
   PeerId id() const { return self_; }
   std::int64_t iteration() const { return k_; }
+  // The mixed state: with push-sum, the numerator x and its weight w as the last value.
   const Params& model() const { return x_; }
+  // The model to evaluate, save and compute gradients at: x / w with push-sum (a fresh
+  // buffer of one value fewer), model() otherwise.
+  Params debiased_model() const;
+  // Push-sum: this peer's weight w, and the weight of the messages received and not yet
+  // added (their share for this peer). Over all peers and messages in flight they sum to the
+  // number of peers.
+  double push_sum_weight() const;
+  double pending_push_sum_weight() const;
   bool finished() const { return phase_ == Phase::kFinished; }
   bool joining() const { return phase_ == Phase::kJoining; }
   bool waiting_for_gap() const { return phase_ == Phase::kGapBlocked; }
@@ -147,6 +163,8 @@ class PeerProtocol {
     // ran ahead still counts, which keeps the liveness argument of uncoded runs.
     CodedPart coded;
     std::int64_t coded_tag = -1;
+    // Push-sum: every model received and not yet added, oldest first (tags increase).
+    std::deque<std::pair<std::int64_t, Params>> masses;
   };
 
   int slot_of(PeerId peer) const;  // -1 if not a neighbour
@@ -172,6 +190,13 @@ class PeerProtocol {
   void decode_neighbourhood(IterationRecord& record);
   void update(double now_s, const std::vector<int>& used, int required, Actions& out);
   void await_spanning_tree();  // keep_connected: fills tree_slots_
+  void check_push_sum() const;
+  // Push-sum: a received model kept until an update adds it (folding the newest two when a
+  // neighbour is far ahead, so a slot holds at most kMaxMasses).
+  void keep_mass(Slot& slot, std::int64_t tag, const Params& params);
+  // Push-sum: the masses of tag <= k, taken out of their slots, with their weights; recorded
+  // as used in `record`.
+  std::vector<std::pair<float, Params>> take_masses(IterationRecord& record);
   // keep_connected: the tree neighbours that are neither fresh nor gone (slot indices).
   std::vector<int> missing_tree_neighbours(double now_s) const;
   std::shared_ptr<MutableParamBuffer> recycled_buffer();
@@ -222,6 +247,8 @@ class PeerProtocol {
   std::optional<double> armed_at_s_;
   bool unreported_departure_ = false;  // on_neighbour_left since the last report_departures
   DropCounts dropped_;
+  static constexpr std::size_t kMaxMasses = 8;
+  std::vector<float> padded_gradient_;  // push-sum: the gradient with a 0 for the weight
 };
 
 }  // namespace fastk::consensus

@@ -204,7 +204,16 @@ void VirtualNetwork::dispatch(const Event& event) {
 
 void VirtualNetwork::accept_input(const Event& event) {
   const auto peer = static_cast<std::size_t>(event.peer);
-  if (removed_[peer] || peers_[peer]->finished()) return;
+  if (removed_[peer]) return;
+  if (peers_[peer]->finished()) {
+    // A finished peer still takes the models that reach it, as a real one does until its
+    // goodbye ends: with push-sum their mass stays accounted for. It acts on nothing more.
+    if (event.kind == Kind::kMessage && !event.coded) {
+      Actions ignored;
+      peers_[peer]->on_message(now_s_, event.from, event.tag, event.params, ignored);
+    }
+    return;
+  }
   threads_[peer].inputs.push_back(event);
   drain_inputs(event.peer);
 }

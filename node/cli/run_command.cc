@@ -309,6 +309,11 @@ int run(const RunOptions& o) {
         "--restart-failed: a peer of a coded run ([coding]) cannot come back (its neighbours "
         "decode without it)");
   }
+  if (o.restart_failed > 0 && config.consensus.protocol.push_sum) {
+    throw std::invalid_argument(
+        "--restart-failed: a push-sum peer cannot come back (the weight it held and the mass "
+        "sent to it while down would be lost)");
+  }
   const int n = topology::build_topology(config.topology).graph.size();
   check_local_endpoints_free(config, n);
   const std::filesystem::path run_dir = std::filesystem::absolute(run_folder(o.config, config));

@@ -23,6 +23,11 @@ void read_coding_table(TableReader& t, ConsensusConfig& config,
     }
     return;
   }
+  if (config.protocol.push_sum) {
+    t.errors().add("coding.scheme",
+                   "push-sum and coding exclude each other: remove consensus.push_sum or the "
+                   "code");
+  }
   if (config.protocol.keep_connected) {
     t.errors().add("coding.scheme",
                    "a coded neighbourhood waits until its gradient decodes, not for the "

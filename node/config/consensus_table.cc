@@ -27,6 +27,22 @@ void read_consensus_table(TableReader& t, ConsensusConfig& config,
   t.read("staleness", p.staleness, 0, 1'000'000);
   t.read("max_gap", p.max_gap, 0, 1'000'000);
   t.read("keep_connected", p.keep_connected);
+  t.read("push_sum", p.push_sum);
+  if (topology.directed && !p.push_sum) {
+    t.errors().add(t.path_of("push_sum"),
+                   "a directed graph (topology.directed = true) needs push_sum = true: its "
+                   "weights are column-stochastic, and plain averaging with them would not "
+                   "keep the models' mean");
+  }
+  if (p.push_sum && topology.kind == topology::TopologyKind::kOnePeerExponential) {
+    t.errors().add(t.path_of("push_sum"),
+                   "needs a fixed graph; topology.kind = \"one_peer_exponential\" changes it "
+                   "every round (and is doubly stochastic: plain averaging keeps the mean)");
+  }
+  if (p.keep_connected && topology.directed) {
+    t.errors().add(t.path_of("keep_connected"),
+                   "needs an undirected graph: a spanning tree awaited at both ends");
+  }
   if (p.keep_connected && topology.kind == topology::TopologyKind::kOnePeerExponential) {
     t.errors().add(t.path_of("keep_connected"),
                    "needs a static graph; topology.kind = \"one_peer_exponential\" has one "
@@ -63,7 +79,8 @@ nlohmann::ordered_json consensus_table_json(const ConsensusConfig& config) {
           {"renormalisation", consensus::to_string(p.renormalisation)},
           {"staleness", p.staleness},
           {"max_gap", p.max_gap},
-          {"keep_connected", p.keep_connected}};
+          {"keep_connected", p.keep_connected},
+          {"push_sum", p.push_sum}};
 }
 
 }  // namespace fastk::node

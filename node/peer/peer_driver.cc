@@ -320,8 +320,8 @@ void PeerDriver::take_due_snapshot() {
   if (phase_ != Phase::kIterating || parts_.protocol.joining()) return;
   const auto instant = snapshots_.due(unix_now_s());
   if (instant && parts_.hooks.on_snapshot) {
-    parts_.hooks.on_snapshot(*instant, parts_.protocol.iteration(),
-                             parts_.protocol.model()->values());
+    const consensus::Params model = parts_.protocol.debiased_model();  // push-sum: x / w
+    parts_.hooks.on_snapshot(*instant, parts_.protocol.iteration(), model->values());
   }
 }
 

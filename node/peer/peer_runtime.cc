@@ -292,8 +292,9 @@ PeerReport RealPeer::run() {
   report.dropped = metrics::by_cause(protocol_->drops());
   // The own model on the whole test set, for the per-peer table (the run's evaluation uses
   // the mean of the snapshots).
-  if (report.iterations > 0) report.final_eval = trainer_->evaluate(protocol_->model()->values());
-  const auto model = protocol_->model()->values();
+  const consensus::Params final_model = protocol_->debiased_model();  // push-sum: x / w
+  const auto model = final_model->values();
+  if (report.iterations > 0) report.final_eval = trainer_->evaluate(model);
   report.final_model.assign(model.begin(), model.end());
   return report;
 }

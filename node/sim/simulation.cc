@@ -31,10 +31,12 @@ metrics::Evaluation evaluate(const consensus::VirtualNetwork& net, learning::Mod
   e.time_s = time_s;
   const int n = net.size();
   e.peers = n;
+  std::vector<consensus::Params> kept;  // push-sum: de-biased copies, alive while read
   std::vector<std::span<const float>> models;
   double iterations = 0;
   for (int i = 0; i < n; ++i) {
-    models.push_back(net.peer(i).model()->values());
+    kept.push_back(net.peer(i).debiased_model());
+    models.push_back(kept.back()->values());
     iterations += static_cast<double>(net.peer(i).iteration());
   }
   const metrics::MeanModel mean = metrics::mean_model(models);
@@ -45,7 +47,7 @@ metrics::Evaluation evaluate(const consensus::VirtualNetwork& net, learning::Mod
   e.test_accuracy = at_mean.accuracy;
   if (per_peer) {
     for (int i = 0; i < n; ++i) {
-      e.peer_accuracy.push_back(model.evaluate(net.peer(i).model()->values(), test).accuracy);
+      e.peer_accuracy.push_back(model.evaluate(models[static_cast<std::size_t>(i)], test).accuracy);
     }
   }
   return e;
@@ -133,7 +135,8 @@ nlohmann::ordered_json write_peer_files(const consensus::VirtualNetwork& net,
   for (int i = 0; i < net.size(); ++i) {
     const auto dir = metrics::peer_folder(folder, i);
     std::filesystem::create_directories(dir);
-    const auto values = net.peer(i).model()->values();
+    const consensus::Params final_model = net.peer(i).debiased_model();
+    const auto values = final_model->values();
     metrics::write_model(dir / "model-final.f32", values);
     metrics::PeerReport r = peer_report(net, peers, result, i);
     r.base_gradient_s = in.calibration ? in.calibration->gradient_s : NAN;

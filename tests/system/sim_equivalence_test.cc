@@ -4,12 +4,33 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <random>
 #include <set>
 
 #include "tests/system/system_support.h"
 
 namespace fastk::systest {
 namespace {
+
+// fastk run on `config`, its run folder moved to DIR/real, then fastk sim on the same config
+// (its folder: run_dir(dir)). False, with the failure reported, when either fails.
+bool run_real_then_sim(const std::filesystem::path& dir, const std::filesystem::path& config) {
+  FastkProcess real({"run", config.string(), "--no-plots"});
+  const auto status = real.wait(Seconds(120));
+  if (!status || !status->ok()) {
+    ADD_FAILURE() << real.output();
+    return false;
+  }
+  std::filesystem::rename(run_dir(dir), dir / "real");
+  FastkProcess sim({"sim", config.string(), "--quiet", "--no-plots"});
+  const auto sim_status = sim.wait(Seconds(120));
+  if (!sim_status || !sim_status->ok()) {
+    ADD_FAILURE() << sim.output();
+    return false;
+  }
+  return true;
+}
 
 // Each way models travel between local peers (shared memory, the default; Unix-domain
 // sockets; loopback TCP), on a static ring of 4 and on the time-varying one-peer exponential
@@ -37,17 +58,8 @@ TEST_P(SimEquivalence, FullPolicyRealPeersEqualTheSimulationBitForBit) {
   e.peer_timeout_ms = 30000;
   const auto config = write_config(dir, e);
 
-  FastkProcess real({"run", config.string(), "--no-plots"});
-  const auto status = real.wait(Seconds(120));
-  ASSERT_TRUE(status.has_value()) << real.output();
-  ASSERT_TRUE(status->ok()) << real.output();
+  ASSERT_TRUE(run_real_then_sim(dir, config));
   const auto real_run = dir / "real";
-  std::filesystem::rename(run_dir(dir), real_run);
-
-  FastkProcess sim({"sim", config.string(), "--quiet"});
-  const auto sim_status = sim.wait(Seconds(120));
-  ASSERT_TRUE(sim_status.has_value()) << sim.output();
-  ASSERT_TRUE(sim_status->ok()) << sim.output();
 
   for (int i = 0; i < e.peers; ++i) {
     const auto summary = read_json(peer_dir(real_run, i) / "summary.json");
@@ -94,6 +106,41 @@ TEST(TimeVarying, SixteenRealPeersOnTheOnePeerGraphRunUnderAdaptive) {
   EXPECT_GT(summary.value("final_test_accuracy", 0.0), 0.5);
 }
 
+// Push-sum on a random strongly connected directed graph of 20 peers (a directed ring and 30
+// random arcs): real peers end with the simulator's bits under full (the protocol's push-sum
+// properties are unit-tested in tests/unit/consensus/push_sum_test.cc), and the mean of their
+// de-biased models learns although no row of the weights sums to 1.
+TEST(PushSum, RealPeersOnADirectedGraphEqualTheSimulationBitForBit) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys");
+  constexpr int kPeers = 20;
+  std::set<std::pair<int, int>> arcs;
+  for (int i = 0; i < kPeers; ++i) arcs.insert({i, (i + 1) % kPeers});
+  std::mt19937_64 rng(5);
+  std::uniform_int_distribution<int> peer(0, kPeers - 1);
+  while (arcs.size() < kPeers + 30) {
+    const int a = peer(rng), b = peer(rng);
+    if (a != b) arcs.insert({a, b});
+  }
+  {
+    std::ofstream file(dir / "arcs.txt");
+    for (const auto& [a, b] : arcs) file << a << " " << b << "\n";
+  }
+  TinyExperiment e = tiny_experiment(kPeers, 100, "full");
+  e.topology = "edge_list";
+  e.topology_extra = "file = \"" + (dir / "arcs.txt").string() + "\"\ndirected = true\n";
+  e.consensus_extra = "push_sum = true\n";
+  e.peer_timeout_ms = 30000;
+  e.startup_timeout_ms = 30000;
+  e.extra = "[stragglers]\ntransient_probability = 0.2\ntransient_factor = 20\n";
+  const auto config = write_config(dir, e);
+  ASSERT_TRUE(run_real_then_sim(dir, config));
+  const auto real_run = dir / "real";
+  for (int i = 0; i < kPeers; ++i) expect_simulations_model(real_run, run_dir(dir), i);
+  // The mean of the de-biased models learned (the data are easy: about 96%).
+  const auto summary = read_json(real_run / "summary.json");
+  EXPECT_GT(summary.value("final_test_accuracy", 0.0), 0.9) << summary.dump();
+}
+
 // Link delays ([stragglers] link_s, link_jitter_s, links) mean the same in both runtimes: a
 // real peer holds each neighbour's message the seeded delay of its link and iteration before
 // the protocol sees it, as the simulator delivers it that much later. Under policy full the
@@ -107,20 +154,13 @@ TEST(LinkDelays, RealPeersHoldMessagesAsTheSimulationDeliversThem) {
       "[[stragglers.links]]\nfrom = 0\nto = 1\ndelay_s = 0.1\n";
   const auto config = write_config(dir, e);
 
-  FastkProcess real({"run", config.string(), "--no-plots"});
-  const auto status = real.wait(Seconds(120));
-  ASSERT_TRUE(status && status->ok()) << real.output();
+  ASSERT_TRUE(run_real_then_sim(dir, config));
   const auto real_run = dir / "real";
-  std::filesystem::rename(run_dir(dir), real_run);
   // Peer 1 ends iteration k only with peer 0's tag-k model, which peer 0 sends once it has
   // peer 1's tag k-1 model: 0.1 s on link 0->1 and at least 0.04 s back, every two
   // iterations, so 15 x 0.14 s at least (without the 0->1 override it would be 1.2 s).
   const auto summary = read_json(real_run / "summary.json");
-  EXPECT_GE(summary["training_phase_s"].get<double>(), 14 * 0.14) << real.output();
-
-  FastkProcess sim({"sim", config.string(), "--quiet", "--no-plots"});
-  const auto sim_status = sim.wait(Seconds(120));
-  ASSERT_TRUE(sim_status && sim_status->ok()) << sim.output();
+  EXPECT_GE(summary["training_phase_s"].get<double>(), 14 * 0.14);
   for (int i = 0; i < e.peers; ++i) expect_simulations_model(real_run, run_dir(dir), i);
 }
 
@@ -129,14 +169,8 @@ TEST(LinkDelays, RealPeersHoldMessagesAsTheSimulationDeliversThem) {
 TEST(RunFolder, SimAndRunLeaveTheSameFilesWithTheSameSchemas) {
   const auto dir = testutil::fresh_test_dir("fastk_sys");
   const auto config = write_config(dir, tiny_experiment(4, 40, "static"));
-  FastkProcess real({"run", config.string(), "--no-plots"});
-  const auto status = real.wait(Seconds(120));
-  ASSERT_TRUE(status && status->ok()) << real.output();
+  ASSERT_TRUE(run_real_then_sim(dir, config));
   const auto real_run = dir / "real";
-  std::filesystem::rename(run_dir(dir), real_run);
-  FastkProcess sim({"sim", config.string(), "--quiet", "--no-plots"});
-  const auto sim_status = sim.wait(Seconds(120));
-  ASSERT_TRUE(sim_status && sim_status->ok()) << sim.output();
   const auto sim_run = run_dir(dir);
 
   const auto files = files_of(sim_run);

@@ -73,6 +73,8 @@ inline std::string local_endpoint(int port) {
 struct TinyExperiment {
   int peers = 4;
   std::string topology = "ring";  // [topology] kind
+  std::string topology_extra;     // more keys of [topology]
+  std::string consensus_extra;    // more keys of [consensus]
   std::int64_t iterations = 200;
   double duration_s = 0;  // run.duration_s when above 0
   std::string policy = "full";
@@ -109,6 +111,7 @@ inline std::filesystem::path write_config(const std::filesystem::path& dir,
                       << (e.duration_s > 0 ? "duration_s = " + std::to_string(e.duration_s) + "\n"
                                            : std::string())
                       << "[topology]\nkind = \"" << e.topology << "\"\npeers = " << e.peers << "\n"
+                      << e.topology_extra
                       << "[data]\nkind = \"gaussian_mixture\"\ntrain_samples = 800\n"
                       << "test_samples = " << e.test_samples
                       << "\ndim = 8\nclasses = 3\nseparation = " << e.separation << "\n"
@@ -116,7 +119,7 @@ inline std::filesystem::path write_config(const std::filesystem::path& dir,
                       << (e.model == "mlp" ? "hidden = [8]\n" : "") << "[optimizer]\nlr = " << e.lr
                       << "\nbatch_size = " << e.batch_size << "\n"
                       << "[consensus]\npolicy = \"" << e.policy << "\"\nm_min = " << e.m_min << "\n"
-                      << "[cluster]\nbase_port = " << e.base_port
+                      << e.consensus_extra << "[cluster]\nbase_port = " << e.base_port
                       << "\npeer_timeout_ms = " << e.peer_timeout_ms
                       << "\nstartup_timeout_ms = " << e.startup_timeout_ms
                       << "\nlocal_transport = \"" << e.local_transport << "\"\n"

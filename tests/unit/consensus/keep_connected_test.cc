@@ -8,6 +8,7 @@
 #include <random>
 
 #include "tests/unit/consensus/toy_runtime.h"
+#include "topology/directed.h"
 
 namespace fastk::consensus {
 namespace {
@@ -17,41 +18,16 @@ using testing::LeastSquares;
 using topology::TopologyKind;
 
 // Whether information flows from every peer to every other through the iteration-k mixes: the
-// directed graph with an edge j -> i when peer i mixed j's model at iteration k is strongly
-// connected (everyone reaches peer 0 and peer 0 reaches everyone), for each k.
-bool reaches_all(int peers, const std::vector<std::vector<PeerId>>& next) {
-  std::vector<bool> seen(static_cast<std::size_t>(peers));
-  std::vector<PeerId> stack = {0};
-  seen[0] = true;
-  while (!stack.empty()) {
-    const PeerId u = stack.back();
-    stack.pop_back();
-    for (PeerId v : next[static_cast<std::size_t>(u)]) {
-      if (!seen[static_cast<std::size_t>(v)]) {
-        seen[static_cast<std::size_t>(v)] = true;
-        stack.push_back(v);
-      }
-    }
-  }
-  return std::all_of(seen.begin(), seen.end(), [](bool b) { return b; });
-}
-
+// directed graph with an arc j -> i when peer i mixed j's model at iteration k is strongly
+// connected, for each k.
 std::map<std::int64_t, bool> strongly_connected_per_iteration(
     int peers, const std::vector<IterationRecord>& records) {
-  using Adjacency = std::vector<std::vector<PeerId>>;
-  std::map<std::int64_t, std::pair<Adjacency, Adjacency>> flows;  // forward, backward
+  std::map<std::int64_t, std::vector<topology::Edge>> flows;
   for (const auto& r : records) {
-    auto [it, added] = flows.try_emplace(r.iteration, Adjacency(static_cast<std::size_t>(peers)),
-                                         Adjacency(static_cast<std::size_t>(peers)));
-    for (PeerId j : r.used) {
-      it->second.first[static_cast<std::size_t>(j)].push_back(r.peer);
-      it->second.second[static_cast<std::size_t>(r.peer)].push_back(j);
-    }
+    for (PeerId j : r.used) flows[r.iteration].push_back({j, r.peer});
   }
   std::map<std::int64_t, bool> connected;
-  for (const auto& [k, flow] : flows) {
-    connected[k] = reaches_all(peers, flow.first) && reaches_all(peers, flow.second);
-  }
+  for (const auto& [k, arcs] : flows) connected[k] = topology::strongly_connected(peers, arcs);
   return connected;
 }
 

@@ -87,6 +87,22 @@ TEST(Config, MissingFilesForFileKindsAreErrors) {
   }
 }
 
+// Directed graphs need push-sum, push-sum needs a fixed graph, and the spanning tree of
+// keep_connected an undirected one; each refusal names the key to change.
+TEST(Config, DirectedGraphsPushSumAndKeepConnectedFitTogether) {
+  EXPECT_THAT(error_of("[topology]\nkind = \"ring\"\ndirected = true\n"),
+              HasSubstr("topology.directed: only an edge_list can be directed"));
+  EXPECT_THAT(error_of("[topology]\nkind = \"edge_list\"\nfile = \"a.txt\"\ndirected = true\n"),
+              HasSubstr("consensus.push_sum: a directed graph (topology.directed = true) needs "
+                        "push_sum = true"));
+  EXPECT_THAT(error_of("[topology]\nkind = \"one_peer_exponential\"\n[consensus]\n"
+                       "push_sum = true\nkeep_connected = true\n"),
+              AllOf(HasSubstr("consensus.push_sum: needs a fixed graph"),
+                    HasSubstr("consensus.keep_connected: needs a static graph")));
+  EXPECT_THAT(error_of("[consensus]\npush_sum = true\n[coding]\nscheme = \"frc\"\n"),
+              HasSubstr("push-sum and coding exclude each other"));
+}
+
 TEST(Config, SyntaxErrorsGiveLineAndColumn) {
   EXPECT_THAT(error_of("[run]\nname = \"x\nseed = 1\n"), HasSubstr("exp.toml:2:"));
   EXPECT_THAT(error_of("topology = 3\n"), HasSubstr("topology: expected a table, got an integer"));
