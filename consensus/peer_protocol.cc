@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <iterator>
 #include <set>
 #include <sstream>
@@ -56,6 +57,9 @@ PeerProtocol::PeerProtocol(PeerId self, std::shared_ptr<const topology::Topology
   }
   if (config_.push_sum) {
     check_push_sum();
+    // Under full a neighbour leads by at most the directed distance back to this peer (< n),
+    // so n kept messages never need folding there.
+    max_masses_ = std::max<std::size_t>(8, static_cast<std::size_t>(schedule_->size()));
     std::vector<float> with_weight(x_->values().begin(), x_->values().end());
     with_weight.push_back(1.0f);  // w(0) = 1
     x_ = make_params(std::move(with_weight));
@@ -109,6 +113,24 @@ void PeerProtocol::check_push_sum() const {
         "push_sum needs a fixed graph (a schedule of period 1): a message's share is the "
         "sender's weight for this peer, which a time-varying schedule changes every round");
   }
+  // The mean is kept only if what this peer keeps and gives away sums to 1: its column of W.
+  const topology::RoundPeers mine = schedule_->round(self_, 0);
+  double column = mine.self_weight;
+  for (PeerId i : mine.send_to) {
+    const topology::RoundPeers theirs = schedule_->round(i, 0);
+    const auto at = std::find(theirs.receive_from.begin(), theirs.receive_from.end(), self_);
+    if (at != theirs.receive_from.end()) {
+      column += theirs.receive_weights[static_cast<std::size_t>(at - theirs.receive_from.begin())];
+    }
+  }
+  if (std::abs(column - 1.0) > 1e-6) {
+    std::ostringstream message;
+    message << "push_sum needs column-stochastic weights, but peer " << self_
+            << "'s column of W sums to " << column
+            << " (weights = \"uniform\" on an irregular graph, or a weights file whose columns "
+               "do not sum to 1): the models would not keep their mean";
+    throw std::invalid_argument(message.str());
+  }
 }
 
 Params PeerProtocol::debiased_model() const {
@@ -139,7 +161,7 @@ double PeerProtocol::pending_push_sum_weight() const {
 
 void PeerProtocol::keep_mass(Slot& slot, std::int64_t tag, const Params& params) {
   slot.masses.emplace_back(tag, params);
-  if (slot.masses.size() <= kMaxMasses) return;
+  if (slot.masses.size() <= max_masses_) return;
   // A neighbour far ahead: its two newest models become one mass, added with the newer tag.
   auto newest = std::move(slot.masses.back());
   slot.masses.pop_back();
@@ -150,13 +172,43 @@ void PeerProtocol::keep_mass(Slot& slot, std::int64_t tag, const Params& params)
   older = {newest.first, make_params(std::move(sum))};
 }
 
+// A push-sum peer that receives nothing (its in-neighbours finished or left) still gives its
+// shares away: w shrinks geometrically and would underflow to 0, making x / w NaN. Before
+// that, x and w are scaled by 2^64: exact, x / w unchanged. The weights then no longer sum
+// to n, which no peer still mixing can notice.
+void PeerProtocol::keep_weight_normal(std::span<float> next) {
+  constexpr float kSmallest = 0x1p-100f, kScale = 0x1p64f;
+  if (!(next.back() < kSmallest)) return;
+  for (float& v : next) v *= kScale;
+}
+
+// Push-sum models are numerators with their weight last: disagreement is between x / w.
+void PeerProtocol::observe_debiased_disagreement(
+    std::span<const float> own, const std::vector<std::span<const float>>& models) {
+  auto debiased = [](std::span<const float> x) {
+    std::vector<float> z(x.begin(), x.end() - 1);
+    for (float& v : z) v /= x.back();
+    return z;
+  };
+  const std::vector<float> own_z = debiased(own);
+  std::vector<std::vector<float>> kept;
+  std::vector<std::span<const float>> spans;
+  for (const auto& m : models) kept.push_back(debiased(m));
+  for (const auto& z : kept) spans.emplace_back(z);
+  policy_->observe_disagreement(neighbourhood_disagreement(own_z, spans));
+}
+
 std::vector<std::pair<float, Params>> PeerProtocol::take_masses(IterationRecord& record) {
   std::vector<std::pair<float, Params>> taken;
   for (std::size_t r = 0; r < round_slots_.size(); ++r) {
     auto& masses = slots_[static_cast<std::size_t>(round_slots_[r])].masses;
     const auto weight = static_cast<float>(round_.receive_weights[r]);
     bool used = false;
-    while (!masses.empty() && masses.front().first <= k_) {
+    // full adds exactly the tag-k messages (D-PSGD, the same bits in every runtime); the
+    // backup policies add whatever came, so mass from a neighbour far ahead is not held back
+    // until this peer reaches its tags (meanwhile its weight would shrink to nothing).
+    const bool exact = policy_->mixes_exact_iteration();
+    while (!masses.empty() && (!exact || masses.front().first <= k_)) {
       taken.emplace_back(weight, std::move(masses.front().second));
       record.used_tags.push_back(masses.front().first);
       record.used_weights.push_back(weight);
@@ -388,14 +440,9 @@ void PeerProtocol::on_gradient_done(double now_s, std::span<const float> gradien
     throw std::runtime_error(message.str());
   }
   if (config_.push_sum) {
-    // The step on x is w g, so the de-biased model x / w moves by lr g whatever its weight. With
-    // plain g a peer whose weight shrank (a backup policy skipped its in-neighbours for a
-    // while; it keeps only its own share each iteration) would step by lr / w and diverge. The
-    // weight itself takes no step.
-    const float w = x_->values().back();
-    padded_gradient_.resize(gradient.size() + 1);
-    for (std::size_t p = 0; p < gradient.size(); ++p) padded_gradient_[p] = w * gradient[p];
-    padded_gradient_.back() = 0.0f;
+    // The weight takes no step; the step is scaled by the weight (update(), ATC below).
+    padded_gradient_.assign(gradient.begin(), gradient.end());
+    padded_gradient_.push_back(0.0f);
     gradient = padded_gradient_;
   }
   report_departures(now_s, out);
@@ -421,7 +468,9 @@ void PeerProtocol::on_gradient_done(double now_s, std::span<const float> gradien
     const auto x = x_->values();
     std::shared_ptr<MutableParamBuffer> y = recycled_buffer();
     const std::span<float> values = y->mutable_values();
-    for (std::size_t p = 0; p < parameters_; ++p) values[p] = x[p] - lr * gradient[p];
+    // Push-sum: y / w = x / w - lr g (exactly lr g when the scale is 1, as without push-sum).
+    const float scale = config_.push_sum ? x.back() : 1.0f;
+    for (std::size_t p = 0; p < parameters_; ++p) values[p] = x[p] - lr * scale * gradient[p];
     own_for_mix_ = std::move(y);
     if (!round_.send_to.empty()) send(round_.send_to, own_for_mix_, out);
   }
@@ -712,8 +761,19 @@ void PeerProtocol::update(double now_s, const std::vector<int>& used, int requir
   if (coded_) decode_neighbourhood(record);
   std::span<const float> step;  // ATC: the models mixed already stepped
   if (config_.order == UpdateOrder::kCombineThenAdapt) step = coded_ ? decoded_ : gradient_;
-  mix_and_step(next, static_cast<float>(row.self_weight), own, terms,
-               static_cast<float>(config_.learning_rate), step);
+  if (config_.push_sum && !step.empty()) {
+    // Push-sum, combine-then-adapt: mix first, then step by lr w(k+1) g, so that the
+    // de-biased model x(k+1) / w(k+1) moves by lr g whatever the weight became: with plain
+    // g a peer whose in-neighbours were skipped (its weight shrinking to its own share each
+    // iteration) would step by lr g / w and diverge.
+    mix_and_step(next, static_cast<float>(row.self_weight), own, terms, 0.0f, {});
+    const float scale = static_cast<float>(config_.learning_rate) * next.back();
+    for (std::size_t p = 0; p + 1 < next.size(); ++p) next[p] -= scale * step[p];
+  } else {
+    mix_and_step(next, static_cast<float>(row.self_weight), own, terms,
+                 static_cast<float>(config_.learning_rate), step);
+  }
+  if (config_.push_sum) keep_weight_normal(next);
 
   // nu2 costs a pass over the models mixed: measured every disagreement_every iterations
   // (it changes slowly, and the policy smooths it anyway), so it costs next to nothing.
@@ -725,7 +785,11 @@ void PeerProtocol::update(double now_s, const std::vector<int>& used, int requir
           mixed(slots_[static_cast<std::size_t>(round_slots_[static_cast<std::size_t>(u)])])
               ->values());
     }
-    policy_->observe_disagreement(neighbourhood_disagreement(own, models));
+    if (config_.push_sum) {
+      observe_debiased_disagreement(own, models);
+    } else {
+      policy_->observe_disagreement(neighbourhood_disagreement(own, models));
+    }
   }
 
   record.peer = self_;

@@ -128,6 +128,7 @@ class PeerProtocol {
   double push_sum_weight() const;
   double pending_push_sum_weight() const;
   bool finished() const { return phase_ == Phase::kFinished; }
+  bool push_sum() const { return config_.push_sum; }
   bool joining() const { return phase_ == Phase::kJoining; }
   bool waiting_for_gap() const { return phase_ == Phase::kGapBlocked; }
   std::int64_t dropped_messages() const { return dropped_.total(); }
@@ -192,11 +193,14 @@ class PeerProtocol {
   void await_spanning_tree();  // keep_connected: fills tree_slots_
   void check_push_sum() const;
   // Push-sum: a received model kept until an update adds it (folding the newest two when a
-  // neighbour is far ahead, so a slot holds at most kMaxMasses).
+  // neighbour is far ahead, so a slot holds at most max_masses_).
   void keep_mass(Slot& slot, std::int64_t tag, const Params& params);
   // Push-sum: the masses of tag <= k, taken out of their slots, with their weights; recorded
   // as used in `record`.
   std::vector<std::pair<float, Params>> take_masses(IterationRecord& record);
+  void keep_weight_normal(std::span<float> next);
+  void observe_debiased_disagreement(std::span<const float> own,
+                                     const std::vector<std::span<const float>>& models);
   // keep_connected: the tree neighbours that are neither fresh nor gone (slot indices).
   std::vector<int> missing_tree_neighbours(double now_s) const;
   std::shared_ptr<MutableParamBuffer> recycled_buffer();
@@ -247,7 +251,7 @@ class PeerProtocol {
   std::optional<double> armed_at_s_;
   bool unreported_departure_ = false;  // on_neighbour_left since the last report_departures
   DropCounts dropped_;
-  static constexpr std::size_t kMaxMasses = 8;
+  std::size_t max_masses_ = 8;          // push-sum: kept messages per neighbour before folding
   std::vector<float> padded_gradient_;  // push-sum: the gradient with a 0 for the weight
 };
 

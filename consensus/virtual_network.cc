@@ -206,8 +206,9 @@ void VirtualNetwork::accept_input(const Event& event) {
   const auto peer = static_cast<std::size_t>(event.peer);
   if (removed_[peer]) return;
   if (peers_[peer]->finished()) {
-    // A finished peer still takes the models that reach it, as a real one does until its
-    // goodbye ends: with push-sum their mass stays accounted for. It acts on nothing more.
+    // A finished peer still takes the models that reach it, so that with push-sum the mass
+    // of the whole run stays accounted for (tests/unit/consensus/push_sum_test.cc); it acts
+    // on nothing more. A real peer that finished leaves, and such late mass with it.
     if (event.kind == Kind::kMessage && !event.coded) {
       Actions ignored;
       peers_[peer]->on_message(now_s_, event.from, event.tag, event.params, ignored);

@@ -10,7 +10,7 @@ void OutboundQueue::send(int to, Outbound what, const wire::EncodedMessage& mess
       link_.send(static_cast<wire::PeerId>(to), message) == transport::SendStatus::kQueued) {
     return;
   }
-  if (what != Outbound::kControl) {
+  if (what != Outbound::kControl && !(what == Outbound::kModel && keep_every_model_)) {
     const auto older = std::find_if(queue.begin(), queue.end(),
                                     [&](const Item& item) { return item.what == what; });
     if (older != queue.end()) {

@@ -23,7 +23,10 @@ enum class Outbound {
 
 class OutboundQueue {
  public:
-  explicit OutboundQueue(transport::Link& link) : link_(link) {}
+  // `keep_every_model`: no model replaces another (push-sum: each one is mass that must
+  // arrive once; docs/protocol.md §4.4).
+  explicit OutboundQueue(transport::Link& link, bool keep_every_model = false)
+      : link_(link), keep_every_model_(keep_every_model) {}
 
   // Sends at once unless older sends to `to` are pending or the link refuses; then queues.
   void send(int to, Outbound what, const wire::EncodedMessage& message);
@@ -40,6 +43,7 @@ class OutboundQueue {
   transport::Link& link_;
   std::map<int, std::deque<Item>> pending_;  // per neighbour, oldest first
   std::uint64_t superseded_ = 0;
+  bool keep_every_model_ = false;
 };
 
 }  // namespace fastk::node::peer

@@ -180,6 +180,17 @@ void write_topology_json(std::ostream& out, const topology::Topology& t,
 }
 
 void write_topology_dot(std::ostream& out, const topology::Topology& t) {
+  if (t.directed()) {  // arcs j -> i labelled with W_ij, the share j sends i
+    out << "digraph fastk {\n  // " << describe_spec(t.spec) << "; arc labels are W_ij\n";
+    out << "  node [shape=circle];\n";
+    for (int i = 0; i < t.graph.size(); ++i) {
+      for (int j : t.schedule->round(i, 0).receive_from) {
+        out << "  " << j << " -> " << i << " [label=\"" << fixed(t.weights(i, j), 3) << "\"];\n";
+      }
+    }
+    out << "}\n";
+    return;
+  }
   out << "graph fastk {\n  // " << describe_spec(t.spec) << "; edge labels are W_ij\n";
   out << "  node [shape=circle];\n";
   for (int i = 0; i < t.graph.size(); ++i) out << "  " << i << ";\n";

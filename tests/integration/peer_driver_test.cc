@@ -355,5 +355,28 @@ TEST(OutboundQueue, NewestModelWinsAndControlMessagesAreKept) {
   EXPECT_FALSE(queue.pending());
 }
 
+// Push-sum: every model is mass that must arrive once, so none replaces another.
+TEST(OutboundQueue, UnderPushSumEveryModelIsSent) {
+  transport::InProcessNetwork network(2, /*capacity=*/1);
+  const wire::PeerId to_one[] = {1}, to_zero[] = {0};
+  const wire::HelloInfo run{1, 2};
+  transport::InProcessLink sender(network, wire::WirePeers(0, run, to_one), {1});
+  transport::InProcessLink receiver(network, wire::WirePeers(1, run, to_zero), {0});
+  OutboundQueue queue(sender, /*keep_every_model=*/true);
+  for (std::int64_t tag = 1; tag <= 3; ++tag) {
+    auto params = consensus::make_params(std::vector<float>(3, static_cast<float>(tag)));
+    queue.send(1, Outbound::kModel, wire::encode_model(0, tag, params, params->values()));
+  }
+  EXPECT_EQ(queue.superseded(), 0u);
+  std::vector<std::int64_t> tags;
+  for (int turn = 0; turn < 10 && tags.size() < 3; ++turn) {
+    if (auto r = receiver.receive(std::chrono::milliseconds(0))) {
+      tags.push_back(std::get<transport::ReceivedMessage>(*r).iteration());
+    }
+    queue.flush();
+  }
+  EXPECT_EQ(tags, (std::vector<std::int64_t>{1, 2, 3}));
+}
+
 }  // namespace
 }  // namespace fastk::node::peer

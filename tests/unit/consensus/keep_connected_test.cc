@@ -41,15 +41,7 @@ std::vector<IterationRecord> run(topology::TopologySpec spec, PolicySpec policy,
   config.policy = policy;
   config.m_min = 0;
   config.keep_connected = keep_connected;
-  std::mt19937_64 rng(spec.seed);
-  std::uniform_real_distribution<double> jitter(0.5, 1.5);
-  std::map<std::pair<PeerId, std::int64_t>, double> compute;
-  LambdaDelays delays;
-  delays.compute = [&](PeerId i, std::int64_t k) {
-    auto [it, fresh] = compute.try_emplace({i, k}, 0.0);
-    if (fresh) it->second = (i == 0 ? 10.0 : 1.0) * jitter(rng);
-    return it->second;
-  };
+  testing::SlowPeerDelays delays(spec.seed);
   delays.link = [](PeerId from, PeerId to, std::int64_t k) {
     return 0.05 * static_cast<double>((from * 7 + to * 3 + k) % 5);
   };

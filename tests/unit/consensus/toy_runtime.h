@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <random>
 #include <utility>
 #include <vector>
 
@@ -22,6 +23,28 @@ class LambdaDelays final : public DelaySource {
   };
   double compute_time_s(PeerId peer, std::int64_t k) override { return compute(peer, k); }
   double link_delay_s(PeerId from, PeerId to, std::int64_t k) override { return link(from, to, k); }
+};
+
+// Peer 0 ten times slower than the rest, every compute time jittered by a factor in
+// [0.5, 1.5), drawn once per (peer, iteration) from `seed`: a persistent straggler among
+// uneven peers, for the tests of what backup policies skip.
+class SlowPeerDelays final : public DelaySource {
+ public:
+  explicit SlowPeerDelays(std::uint64_t seed) : rng_(seed) {}
+  std::function<double(PeerId, PeerId, std::int64_t)> link = [](PeerId, PeerId, std::int64_t) {
+    return 0.1;
+  };
+  double compute_time_s(PeerId peer, std::int64_t k) override {
+    auto [it, added] = drawn_.try_emplace({peer, k}, 0.0);
+    if (added) it->second = (peer == 0 ? 10.0 : 1.0) * jitter_(rng_);
+    return it->second;
+  }
+  double link_delay_s(PeerId from, PeerId to, std::int64_t k) override { return link(from, to, k); }
+
+ private:
+  std::mt19937_64 rng_;
+  std::uniform_real_distribution<double> jitter_{0.5, 1.5};
+  std::map<std::pair<PeerId, std::int64_t>, double> drawn_;
 };
 
 // f(x) = (1/2) mean_r (a_r . x - b_r)^2 with rows a_r[c] = sin(r + 2c), b_r = cos(3r).
