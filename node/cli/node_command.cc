@@ -86,6 +86,11 @@ void run_node(const NodeOptions& o) {
         "the other end, as fastk run does");
   }
   const ExperimentConfig config = load_config(o.config);
+  if (o.resume && config.consensus.protocol.push_sum) {
+    throw std::invalid_argument(
+        "--resume: a push-sum peer cannot come back (the weight it held and the mass sent to "
+        "it while down would be lost; docs/protocol.md §4.4)");
+  }
   const int peers = topology::build_topology(config.topology).graph.size();
   peer::PeerOptions options;
   options.peer = resolve_peer_id(o.id, peers);

@@ -117,6 +117,13 @@ ExperimentConfig parse_config(std::string_view text, const std::string& source,
   read_stragglers_table(stragglers, config.stragglers, config.run.seed);
   TableReader sim = top.table("sim");
   read_sim_table(sim, config.sim, base_dir);
+  if (config.consensus.protocol.push_sum &&
+      (config.run.checkpoint_every > 0 || config.run.checkpoint_every_s > 0)) {
+    errors.add("run.checkpoint_every",
+               "a push-sum peer cannot come back (consensus.push_sum: the weight it held and "
+               "the mass sent to it while down would be lost), so its checkpoints serve "
+               "nothing: remove run.checkpoint_every and run.checkpoint_every_s");
+  }
   top.finish();
   errors.throw_if_any(source);
   return config;

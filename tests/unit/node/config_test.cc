@@ -101,6 +101,8 @@ TEST(Config, DirectedGraphsPushSumAndKeepConnectedFitTogether) {
                     HasSubstr("consensus.keep_connected: needs a static graph")));
   EXPECT_THAT(error_of("[consensus]\npush_sum = true\n[coding]\nscheme = \"frc\"\n"),
               HasSubstr("push-sum and coding exclude each other"));
+  EXPECT_THAT(error_of("[run]\ncheckpoint_every = 100\n[consensus]\npush_sum = true\n"),
+              HasSubstr("run.checkpoint_every: a push-sum peer cannot come back"));
 }
 
 TEST(Config, SyntaxErrorsGiveLineAndColumn) {
