@@ -19,43 +19,7 @@ import statistics
 import subprocess
 from pathlib import Path
 
-BASE = """
-[run]
-name = "{name}"
-seed = {seed}
-iterations = {iterations}
-output = "{out}"
-eval_interval_s = {eval_interval}
-target_accuracy = {target}
-stop_at_target = {stop}
-
-[topology]
-kind = "{topology}"
-peers = 16
-
-[data]
-kind = "fashion_mnist"
-test_limit = 2000
-
-[model]
-kind = "logistic_regression"
-
-[optimizer]
-lr = 0.05
-batch_size = 32
-
-[consensus]
-{consensus}
-
-[stragglers]
-compute_s = 1.0
-link_s = 0.1
-{stragglers}
-
-[sim]
-threads = 2
-per_peer_eval = false
-"""
+from fashion16 import config_text
 
 BIMODAL = "transient_probability = 0.1\ntransient_factor = 10"
 
@@ -65,10 +29,11 @@ def run(fastk, out, name, seed, topology, consensus, stragglers, iterations, tar
     cfg_dir = Path(out) / "configs"
     cfg_dir.mkdir(parents=True, exist_ok=True)
     cfg = cfg_dir / f"{name}_s{seed}.toml"
-    cfg.write_text(BASE.format(name=f"{name}_s{seed}", seed=seed, iterations=iterations,
-                               out=out, topology=topology, consensus=consensus,
-                               stragglers=stragglers, eval_interval=eval_interval,
-                               target=target, stop="true" if stop else "false"))
+    cfg.write_text(config_text(
+        f"{name}_s{seed}", seed, out, topology, consensus,
+        run=f"iterations = {iterations}\neval_interval_s = {eval_interval}\n"
+            f"target_accuracy = {target}\nstop_at_target = {'true' if stop else 'false'}",
+        stragglers=stragglers))
     subprocess.run([fastk, "sim", "--quiet", "--no-plots", str(cfg)], check=True, stdout=subprocess.DEVNULL)
     folder = Path(out) / f"{name}_s{seed}"
     return folder, json.loads((folder / "summary.json").read_text())

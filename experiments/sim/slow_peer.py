@@ -26,47 +26,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from fashion16 import config_text
+
 SLOW_PEER = 5
 DURATION_S = 300
-
-CONFIG = """
-[run]
-name = "{name}"
-seed = {seed}
-iterations = 100000
-duration_s = {duration}
-output = "{out}"
-eval_interval_s = 10
-
-[topology]
-kind = "{topology}"
-peers = 16
-
-[data]
-kind = "fashion_mnist"
-test_limit = 2000
-{partition}
-
-[model]
-kind = "logistic_regression"
-
-[optimizer]
-lr = 0.05
-batch_size = 32
-
-[consensus]
-{consensus}
-
-[stragglers]
-compute_s = 1.0
-link_s = 0.1
-slow_peers = [{slow}]
-slow_factors = [10]
-
-[sim]
-threads = 2
-per_peer_eval = true
-"""
 
 TORUS_POLICIES = [
     ("full", 'policy = "full"'),
@@ -91,9 +54,11 @@ def simulate(fastk, out, setup, label, consensus, seed):
     configs = Path(out) / "configs"
     configs.mkdir(parents=True, exist_ok=True)
     config = configs / f"{name}.toml"
-    config.write_text(CONFIG.format(name=name, seed=seed, duration=DURATION_S, out=out,
-                                    topology=topology, partition=partition,
-                                    consensus=consensus, slow=SLOW_PEER))
+    config.write_text(config_text(
+        name, seed, out, topology, consensus,
+        run=f"iterations = 100000\nduration_s = {DURATION_S}\neval_interval_s = 10",
+        data=partition, stragglers=f"slow_peers = [{SLOW_PEER}]\nslow_factors = [10]",
+        per_peer_eval=True))
     subprocess.run([fastk, "sim", "--quiet", "--no-plots", str(config)], check=True,
                    stdout=subprocess.DEVNULL)
     return Path(out) / name
