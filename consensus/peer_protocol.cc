@@ -65,6 +65,10 @@ PeerProtocol::PeerProtocol(PeerId self, std::shared_ptr<const topology::Topology
     x_ = make_params(std::move(with_weight));
   }
   parameters_ = x_->values().size();
+  if (learning::has_direction_state(config_.optimizer)) {
+    local_step_.emplace(config_.optimizer, config_.push_sum ? parameters_ - 1 : parameters_,
+                        config_.iterations);
+  }
   std::set<PeerId> union_of_rounds;
   for (int r = 0; r < schedule_->period(); ++r) {
     for (PeerId j : schedule_->round(self_, r).receive_from) union_of_rounds.insert(j);
@@ -397,7 +401,8 @@ void PeerProtocol::begin_iteration(double now_s, Actions& out) {
   input.neighbours = awaitable_;
   input.m_min = std::min(relaxed_floor_, awaitable_);
   input.now_s = now_s;
-  input.learning_rate = config_.learning_rate;
+  // With momentum mu a steady gradient moves the model by lr / (1 - mu) per iteration.
+  input.learning_rate = learning_rate() / (1 - config_.optimizer.momentum);
   input.arrivals = &arrivals_;
   decision_ = policy_->decide(input);
   decision_.awaited = std::clamp(decision_.awaited, input.m_min, awaitable_);
@@ -405,6 +410,7 @@ void PeerProtocol::begin_iteration(double now_s, Actions& out) {
   if (coded_) {
     // The model goes out with the coded gradients once they are computed.
     partitions_ = coded_->begin_iteration();
+    gradient_point_ = x_;
     StartGradient request{k_, x_, partitions_, config_.coding.split_batch, 1.0};
     if (!config_.coding.split_batch) request.work = static_cast<double>(partitions_.size());
     out.push_back(std::move(request));
@@ -413,12 +419,9 @@ void PeerProtocol::begin_iteration(double now_s, Actions& out) {
   if (config_.order == UpdateOrder::kCombineThenAdapt && !round_.send_to.empty()) {
     send(round_.send_to, x_, out);
   }
-  out.push_back(StartGradient{k_,
-                              config_.push_sum ? debiased_model() : x_,
-                              {},
-                              true,
-                              1.0,
-                              policy_->wants_gradient_stats(k_)});
+  gradient_point_ = config_.push_sum ? debiased_model() : x_;
+  out.push_back(
+      StartGradient{k_, gradient_point_, {}, true, 1.0, policy_->wants_gradient_stats(k_)});
 }
 
 void PeerProtocol::on_gradient_done(double now_s, std::span<const float> gradient,
@@ -436,7 +439,7 @@ void PeerProtocol::on_gradient_done(double now_s, std::span<const float> gradien
     std::ostringstream message;
     message << "peer " << self_ << ": the gradient of iteration " << k_
             << " has a NaN or infinite value: training diverged (lower optimizer.lr, now "
-            << config_.learning_rate << ")";
+            << config_.optimizer.lr << ")";
     throw std::runtime_error(message.str());
   }
   if (config_.push_sum) {
@@ -460,11 +463,16 @@ void PeerProtocol::on_gradient_done(double now_s, std::span<const float> gradien
   }
   policy_->observe_gradient(stats);
   relax_at_ = policy_->relax_at(start_s_, now_s);
-  const auto lr = static_cast<float>(config_.learning_rate);
+  const auto lr = static_cast<float>(learning_rate());
   if (config_.order == UpdateOrder::kCombineThenAdapt) {
     if (gradient.data() != gradient_.data()) gradient_.assign(gradient.begin(), gradient.end());
     own_for_mix_ = x_;
   } else {
+    if (local_step_) {
+      gradient_.assign(gradient.begin(), gradient.end());
+      to_direction(gradient_);
+      gradient = gradient_;
+    }
     const auto x = x_->values();
     std::shared_ptr<MutableParamBuffer> y = recycled_buffer();
     const std::span<float> values = y->mutable_values();
@@ -735,6 +743,15 @@ std::shared_ptr<MutableParamBuffer> PeerProtocol::recycled_buffer() {
   return buffer;
 }
 
+double PeerProtocol::learning_rate() const {
+  return learning::learning_rate(config_.optimizer, k_, config_.iterations);
+}
+
+void PeerProtocol::to_direction(std::span<float> step) {
+  const std::span<const float> at = gradient_point_->values();
+  local_step_->direction(at, step.first(at.size()));
+}
+
 void PeerProtocol::update(double now_s, const std::vector<int>& used, int required, Actions& out) {
   // Push-sum keeps its own share and adds every mass received (no renormalisation: what is
   // not here yet is added when it comes).
@@ -760,18 +777,22 @@ void PeerProtocol::update(double now_s, const std::vector<int>& used, int requir
   }
   if (coded_) decode_neighbourhood(record);
   std::span<const float> step;  // ATC: the models mixed already stepped
-  if (config_.order == UpdateOrder::kCombineThenAdapt) step = coded_ ? decoded_ : gradient_;
+  if (config_.order == UpdateOrder::kCombineThenAdapt) {
+    std::vector<float>& gradient = coded_ ? decoded_ : gradient_;
+    if (local_step_) to_direction(gradient);
+    step = gradient;
+  }
+  const auto lr = static_cast<float>(learning_rate());
   if (config_.push_sum && !step.empty()) {
     // Push-sum, combine-then-adapt: mix first, then step by lr w(k+1) g, so that the
     // de-biased model x(k+1) / w(k+1) moves by lr g whatever the weight became: with plain
     // g a peer whose in-neighbours were skipped (its weight shrinking to its own share each
     // iteration) would step by lr g / w and diverge.
     mix_and_step(next, static_cast<float>(row.self_weight), own, terms, 0.0f, {});
-    const float scale = static_cast<float>(config_.learning_rate) * next.back();
+    const float scale = lr * next.back();
     for (std::size_t p = 0; p + 1 < next.size(); ++p) next[p] -= scale * step[p];
   } else {
-    mix_and_step(next, static_cast<float>(row.self_weight), own, terms,
-                 static_cast<float>(config_.learning_rate), step);
+    mix_and_step(next, static_cast<float>(row.self_weight), own, terms, lr, step);
   }
   if (config_.push_sum) keep_weight_normal(next);
 

@@ -34,6 +34,7 @@
 #include "consensus/mix_step.h"
 #include "consensus/mixing_weights.h"
 #include "consensus/params.h"
+#include "learning/sgd.h"
 #include "topology/schedule.h"
 
 namespace fastk::consensus {
@@ -45,7 +46,10 @@ std::string to_string(UpdateOrder order);
 
 struct ProtocolConfig {
   std::int64_t iterations = 1000;  // the peer finishes after this many updates
-  double learning_rate = 0.1;
+  // The local step (docs/protocol.md §3.7): the learning rate and its warm-up and schedule
+  // (over `iterations`), momentum on this peer's own gradients, weight decay. Each peer keeps
+  // its own momentum; only models are mixed. batch_size and seed are the runtime's.
+  learning::OptimizerSpec optimizer{.lr = 0.1};
   UpdateOrder order = UpdateOrder::kCombineThenAdapt;
   Renormalisation renormalisation = Renormalisation::kReturnToSelf;
   int m_min = 1;                 // never await fewer (capped at the neighbours available)
@@ -192,6 +196,11 @@ class PeerProtocol {
   void update(double now_s, const std::vector<int>& used, int required, Actions& out);
   void await_spanning_tree();  // keep_connected: fills tree_slots_
   void check_push_sum() const;
+  // The learning rate of iteration k_ (warm-up and schedule).
+  double learning_rate() const;
+  // The step's direction in place of the gradient `step` (its model values; push-sum's
+  // weight entry stays 0): momentum and weight decay at the model the gradient was taken at.
+  void to_direction(std::span<float> step);
   // Push-sum: a received model kept until an update adds it (folding the newest two when a
   // neighbour is far ahead, so a slot holds at most max_masses_).
   void keep_mass(Slot& slot, std::int64_t tag, const Params& params);
@@ -251,8 +260,10 @@ class PeerProtocol {
   std::optional<double> armed_at_s_;
   bool unreported_departure_ = false;  // on_neighbour_left since the last report_departures
   DropCounts dropped_;
-  std::size_t max_masses_ = 8;          // push-sum: kept messages per neighbour before folding
-  std::vector<float> padded_gradient_;  // push-sum: the gradient with a 0 for the weight
+  std::size_t max_masses_ = 8;               // push-sum: kept messages per neighbour before folding
+  std::vector<float> padded_gradient_;       // push-sum: the gradient with a 0 for the weight
+  std::optional<learning::Sgd> local_step_;  // with momentum or weight decay
+  Params gradient_point_;                    // where this iteration's gradient is taken
 };
 
 }  // namespace fastk::consensus

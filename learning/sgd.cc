@@ -12,15 +12,18 @@ namespace fastk::learning {
 
 double learning_rate(const OptimizerSpec& spec, std::int64_t iteration,
                      std::int64_t total_iterations) {
+  const std::int64_t warmup = std::max<std::int64_t>(spec.warmup_iterations, 0);
+  if (iteration < warmup) return spec.lr * double(iteration + 1) / double(warmup);
+  const std::int64_t t = iteration - warmup;
   switch (spec.schedule) {
     case ScheduleKind::kConstant:
       return spec.lr;
     case ScheduleKind::kStep:
-      return spec.lr * std::pow(spec.gamma, double(iteration / std::max<std::int64_t>(
-                                                                   spec.step_iterations, 1)));
+      return spec.lr *
+             std::pow(spec.gamma, double(t / std::max<std::int64_t>(spec.step_iterations, 1)));
     case ScheduleKind::kCosine: {
-      const double progress = std::clamp(
-          double(iteration) / double(std::max<std::int64_t>(total_iterations, 1)), 0.0, 1.0);
+      const double span = double(std::max<std::int64_t>(total_iterations - warmup, 1));
+      const double progress = std::clamp(double(t) / span, 0.0, 1.0);
       return spec.min_lr +
              (spec.lr - spec.min_lr) * 0.5 * (1 + std::cos(std::numbers::pi * progress));
     }
@@ -28,8 +31,12 @@ double learning_rate(const OptimizerSpec& spec, std::int64_t iteration,
   return spec.lr;
 }
 
+bool has_direction_state(const OptimizerSpec& spec) {
+  return spec.momentum != 0 || spec.weight_decay != 0;
+}
+
 Sgd::Sgd(const OptimizerSpec& spec, std::size_t num_parameters, std::int64_t total_iterations)
-    : spec_(spec), total_iterations_(total_iterations), delta_(num_parameters) {
+    : spec_(spec), total_iterations_(total_iterations), num_parameters_(num_parameters) {
   if (!(spec.lr > 0)) throw std::invalid_argument("optimizer.lr must be > 0");
   if (!(spec.momentum >= 0 && spec.momentum < 1)) {
     throw std::invalid_argument("optimizer.momentum must be in [0, 1)");
@@ -37,35 +44,43 @@ Sgd::Sgd(const OptimizerSpec& spec, std::size_t num_parameters, std::int64_t tot
   if (spec.momentum > 0) velocity_.assign(num_parameters, 0.0f);
 }
 
-void Sgd::descent(std::span<const float> params, std::span<const float> grad,
-                  std::int64_t iteration, std::span<float> delta) {
-  if (params.size() != delta_.size() || grad.size() != delta_.size() ||
-      delta.size() != delta_.size()) {
-    throw std::invalid_argument("sgd: vectors must have " + std::to_string(delta_.size()) +
+void Sgd::direction(std::span<const float> params, std::span<float> grad) {
+  if (params.size() != num_parameters_ || grad.size() != num_parameters_) {
+    throw std::invalid_argument("sgd: vectors must have " + std::to_string(num_parameters_) +
                                 " entries");
   }
-  using Vec = Eigen::Map<Eigen::VectorXf>;
-  using ConstVec = Eigen::Map<const Eigen::VectorXf>;
-  const Eigen::Index n = Eigen::Index(delta.size());
-  ConstVec p(params.data(), n), g(grad.data(), n);
-  Vec d(delta.data(), n);
-  const float lr = float(learning_rate(spec_, iteration, total_iterations_));
+  // Plain loops, compiled without fused multiply-adds (learning/CMakeLists.txt): the step's
+  // bits depend on its inputs only, as the mix's do (docs/protocol.md §3.6).
   const float mu = float(spec_.momentum);
-  if (velocity_.empty()) {
-    d = lr * g;
-  } else {
-    Vec v(velocity_.data(), n);
-    v = mu * v + g;
-    if (spec_.nesterov) {
-      d = lr * (g + mu * v);
-    } else {
-      d = lr * v;
+  const float decay = float(spec_.weight_decay);
+  float* __restrict u = grad.data();
+  const float* __restrict p = params.data();
+  if (!velocity_.empty()) {
+    float* __restrict v = velocity_.data();
+    for (std::size_t i = 0; i < num_parameters_; ++i) {
+      v[i] = mu * v[i] + u[i];
+      u[i] = spec_.nesterov ? u[i] + mu * v[i] : v[i];
     }
   }
-  if (spec_.weight_decay > 0) d += (lr * float(spec_.weight_decay)) * p;
+  if (decay > 0) {
+    for (std::size_t i = 0; i < num_parameters_; ++i) u[i] += decay * p[i];
+  }
+}
+
+void Sgd::descent(std::span<const float> params, std::span<const float> grad,
+                  std::int64_t iteration, std::span<float> delta) {
+  if (grad.size() != num_parameters_ || delta.size() != num_parameters_) {
+    throw std::invalid_argument("sgd: vectors must have " + std::to_string(num_parameters_) +
+                                " entries");
+  }
+  std::copy(grad.begin(), grad.end(), delta.begin());
+  direction(params, delta);
+  const float lr = float(learning_rate(spec_, iteration, total_iterations_));
+  Eigen::Map<Eigen::VectorXf>(delta.data(), Eigen::Index(delta.size())) *= lr;
 }
 
 void Sgd::step(std::span<float> params, std::span<const float> grad, std::int64_t iteration) {
+  delta_.resize(num_parameters_);  // only step() needs it: peers use direction()
   descent(params, grad, iteration, delta_);
   Eigen::Map<Eigen::VectorXf>(params.data(), Eigen::Index(params.size())) -=
       Eigen::Map<const Eigen::VectorXf>(delta_.data(), Eigen::Index(delta_.size()));

@@ -66,10 +66,11 @@ struct ModelSpec {
   std::uint64_t init_seed = 1;      // parameter initialisation
 };
 
+// After warmup_iterations (t counts from the end of the warm-up, T = total - warm-up):
 enum class ScheduleKind {
   kConstant,  // lr
-  kStep,      // lr * gamma^floor(iteration / step_iterations)
-  kCosine,    // min_lr + (lr - min_lr) * (1 + cos(pi * iteration / total)) / 2
+  kStep,      // lr * gamma^floor(t / step_iterations)
+  kCosine,    // min_lr + (lr - min_lr) * (1 + cos(pi * t / T)) / 2
 };
 
 struct OptimizerSpec {
@@ -78,7 +79,9 @@ struct OptimizerSpec {
   std::int64_t step_iterations = 1000;  // kStep: iterations between decays
   double gamma = 0.1;                   // kStep: decay factor
   double min_lr = 0.0;                  // kCosine: final learning rate
-  double momentum = 0.0;                // heavy-ball momentum in [0, 1)
+  // Linear warm-up: iteration i < warmup_iterations uses lr * (i + 1) / warmup_iterations.
+  std::int64_t warmup_iterations = 0;
+  double momentum = 0.0;  // heavy-ball momentum in [0, 1)
   bool nesterov = false;
   double weight_decay = 0.0;  // decoupled: step also subtracts lr * weight_decay * params
   int batch_size = 32;        // mini-batch size of each gradient

@@ -46,7 +46,7 @@ struct RunConfig {
   double evaluation_interval_s(double fallback_s) const;
 };
 
-// [consensus]. protocol.iterations and protocol.learning_rate are filled in by the runtime
+// [consensus]. protocol.iterations and protocol.optimizer are filled in by the runtime
 // from [run] and the optimizer.
 struct ConsensusConfig {
   consensus::ProtocolConfig protocol;

@@ -11,6 +11,7 @@ void read_optimizer_table(TableReader& t, learning::OptimizerSpec& spec,
   t.read("step_iterations", spec.step_iterations, 1);
   t.read("gamma", spec.gamma, 0.0, 1.0);
   t.read("min_lr", spec.min_lr, 0.0);
+  t.read("warmup_iterations", spec.warmup_iterations, 0);
   t.read("momentum", spec.momentum, 0.0, 0.999999);
   t.read("nesterov", spec.nesterov);
   t.read("weight_decay", spec.weight_decay, 0.0);
@@ -25,6 +26,7 @@ nlohmann::ordered_json optimizer_table_json(const learning::OptimizerSpec& o) {
           {"step_iterations", o.step_iterations},
           {"gamma", o.gamma},
           {"min_lr", o.min_lr},
+          {"warmup_iterations", o.warmup_iterations},
           {"momentum", o.momentum},
           {"nesterov", o.nesterov},
           {"weight_decay", o.weight_decay},

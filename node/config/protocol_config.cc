@@ -7,7 +7,7 @@ consensus::ProtocolConfig protocol_config(const ConsensusConfig& consensus, cons
                                           const ClusterConfig& cluster, PeerRuntime runtime) {
   consensus::ProtocolConfig protocol = consensus.protocol;
   protocol.iterations = run.iterations;
-  protocol.learning_rate = optimizer.lr;
+  protocol.optimizer = optimizer;
   protocol.silence_timeout_s =
       runtime == PeerRuntime::kReal ? static_cast<double>(cluster.peer_timeout_ms) / 1000.0 : 0.0;
   return protocol;

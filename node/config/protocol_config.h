@@ -10,7 +10,7 @@ namespace fastk::node {
 // Where the peers run. Real peers can crash or hang; simulated peers cannot.
 enum class PeerRuntime { kSimulated, kReal };
 
-// [consensus] as read, with the iteration count of [run] and the learning rate of
+// [consensus] as read, with the iteration count of [run] and the local step of
 // [optimizer]. Silence: a real peer stops awaiting a neighbour silent for
 // [cluster] peer_timeout_ms (the one knob; docs/protocol.md §6.2); a simulated peer never
 // falls silent, so the simulator has no timeout (a slow straggler is not a dead peer).

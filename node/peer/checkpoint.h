@@ -4,9 +4,9 @@
 // write leaves the previous checkpoint; read back with every field checked, so a truncated,
 // corrupt or foreign file is refused with its name and what is wrong, never half loaded.
 //
-// There is no optimizer state: decentralized runs take the protocol's plain SGD step. The
-// backup policy's estimates are not saved either: a resumed peer's policy learns them again
-// (the adaptive rule's window fills within its first iterations).
+// Neither the momentum vector nor the backup policy's estimates are saved: a resumed peer
+// starts its momentum at 0 and its policy learns its estimates again (the adaptive rule's
+// window fills within its first iterations; docs/protocol.md §3.7).
 #pragma once
 
 #include <cstdint>

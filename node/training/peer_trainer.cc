@@ -12,13 +12,13 @@
 namespace fastk::node::training {
 
 void check_optimizer(const learning::OptimizerSpec& o) {
-  if (o.momentum != 0 || o.schedule != learning::ScheduleKind::kConstant || o.weight_decay != 0) {
-    throw std::invalid_argument(
-        "decentralized runs (fastk sim, node, run) apply the protocol's plain SGD step with a "
-        "constant learning rate: optimizer.momentum, optimizer.schedule and "
-        "optimizer.weight_decay must keep their defaults (0, \"constant\", 0)");
-  }
   if (!(o.lr > 0)) throw std::invalid_argument("optimizer.lr must be > 0");
+  if (!(o.momentum >= 0 && o.momentum < 1)) {
+    throw std::invalid_argument("optimizer.momentum must be in [0, 1)");
+  }
+  if (o.warmup_iterations < 0) {
+    throw std::invalid_argument("optimizer.warmup_iterations must be >= 0");
+  }
 }
 
 std::uint64_t peer_seed(std::uint64_t seed, int peer) {

@@ -22,9 +22,8 @@
 
 namespace fastk::node::training {
 
-// Decentralized runs (simulated or real) apply the protocol's plain SGD step with a constant
-// learning rate; throws std::invalid_argument if the optimizer asks for more (momentum, a
-// schedule, weight decay), rather than silently ignoring it.
+// Checks [optimizer] before any peer starts (the protocol applies it: docs/protocol.md §4.5);
+// throws std::invalid_argument naming the key that is out of range.
 void check_optimizer(const learning::OptimizerSpec& optimizer);
 
 // Independent sampling stream of `peer` derived from the optimizer seed (splitmix64).

@@ -191,7 +191,7 @@ struct Neighbourhood {
 consensus::ProtocolConfig full(std::int64_t iterations) {
   consensus::ProtocolConfig config;
   config.iterations = iterations;
-  config.learning_rate = 0.05;
+  config.optimizer.lr = 0.05;
   return config;
 }
 

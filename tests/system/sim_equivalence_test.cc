@@ -34,13 +34,24 @@ bool run_real_then_sim(const std::filesystem::path& dir, const std::filesystem::
 
 // Each way models travel between local peers (shared memory, the default; Unix-domain
 // sockets; loopback TCP), on a static ring of 4 and on the time-varying one-peer exponential
-// graph of 8 (each round a peer sends to i + 2^r and receives from i - 2^r, r = k mod 3).
+// graph of 8 (each round a peer sends to i + 2^r and receives from i - 2^r, r = k mod 3);
+// and the local step with its state (momentum, warm-up, schedule, weight decay) in both
+// update orders.
 struct Setup {
   std::string transport;
   std::string topology;
+  std::string optimizer;  // more keys of [optimizer]
+  std::string name;       // of the test case
 };
 
-void PrintTo(const Setup& s, std::ostream* os) { *os << s.transport << " on " << s.topology; }
+void PrintTo(const Setup& s, std::ostream* os) { *os << s.name; }
+
+constexpr const char* kHeavyBallCosine =
+    "momentum = 0.9\nschedule = \"cosine\"\nwarmup_iterations = 20\nweight_decay = 1e-3\n";
+// Nesterov with a step schedule, adapt-then-combine (the step comes before the mix).
+constexpr const char* kNesterovStepAtc =
+    "momentum = 0.5\nnesterov = true\nschedule = \"step\"\nstep_iterations = 50\n"
+    "gamma = 0.5\n";
 
 class SimEquivalence : public testing::TestWithParam<Setup> {};
 
@@ -50,6 +61,9 @@ TEST_P(SimEquivalence, FullPolicyRealPeersEqualTheSimulationBitForBit) {
   TinyExperiment e = tiny_experiment(one_peer ? 8 : 4, 150, "full");
   e.topology = GetParam().topology;
   e.local_transport = GetParam().transport;
+  e.optimizer_extra = GetParam().optimizer;
+  if (GetParam().optimizer == kNesterovStepAtc)
+    e.consensus_extra = "order = \"adapt_then_combine\"\n";
   // Stragglers make the real timing uneven (neighbours run ahead, messages interleave
   // differently than in virtual time); with full the result must not depend on it.
   e.extra = "[stragglers]\ntransient_probability = 0.2\ntransient_factor = 20\n";
@@ -194,15 +208,16 @@ TEST(RunFolder, SimAndRunLeaveTheSameFilesWithTheSameSchemas) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(LocalTransports, SimEquivalence,
-                         testing::Values(Setup{"shm", "ring"}, Setup{"ipc", "ring"},
-                                         Setup{"tcp", "ring"}, Setup{"shm", "one_peer_exponential"},
-                                         Setup{"ipc", "one_peer_exponential"},
-                                         Setup{"tcp", "one_peer_exponential"}),
-                         [](const testing::TestParamInfo<Setup>& param) {
-                           return param.param.transport +
-                                  (param.param.topology == "ring" ? "" : "_one_peer");
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    LocalTransports, SimEquivalence,
+    testing::Values(Setup{"shm", "ring", "", "shm"}, Setup{"ipc", "ring", "", "ipc"},
+                    Setup{"tcp", "ring", "", "tcp"},
+                    Setup{"shm", "one_peer_exponential", "", "shm_one_peer"},
+                    Setup{"ipc", "one_peer_exponential", "", "ipc_one_peer"},
+                    Setup{"tcp", "one_peer_exponential", "", "tcp_one_peer"},
+                    Setup{"shm", "ring", kHeavyBallCosine, "shm_momentum_cosine"},
+                    Setup{"tcp", "ring", kNesterovStepAtc, "tcp_nesterov_step_atc"}),
+    [](const testing::TestParamInfo<Setup>& param) { return param.param.name; });
 
 }  // namespace
 }  // namespace fastk::systest

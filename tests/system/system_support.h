@@ -88,7 +88,8 @@ struct TinyExperiment {
   int test_samples = 200;
   int batch_size = 8;
   double lr = 0.05;
-  std::string extra;  // more TOML appended at the end
+  std::string optimizer_extra;  // more keys of [optimizer]
+  std::string extra;            // more TOML appended at the end
 };
 
 // `peers` peers on a ring, with a free port range of their own.
@@ -118,7 +119,8 @@ inline std::filesystem::path write_config(const std::filesystem::path& dir,
                       << "[model]\nkind = \"" << e.model << "\"\n"
                       << (e.model == "mlp" ? "hidden = [8]\n" : "") << "[optimizer]\nlr = " << e.lr
                       << "\nbatch_size = " << e.batch_size << "\n"
-                      << "[consensus]\npolicy = \"" << e.policy << "\"\nm_min = " << e.m_min << "\n"
+                      << e.optimizer_extra << "[consensus]\npolicy = \"" << e.policy
+                      << "\"\nm_min = " << e.m_min << "\n"
                       << e.consensus_extra << "[cluster]\nbase_port = " << e.base_port
                       << "\npeer_timeout_ms = " << e.peer_timeout_ms
                       << "\nstartup_timeout_ms = " << e.startup_timeout_ms

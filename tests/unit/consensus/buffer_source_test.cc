@@ -75,7 +75,7 @@ constexpr int kPeers = 9, kDim = 6, kIterations = 12;
 ProtocolConfig config_for(UpdateOrder order) {
   ProtocolConfig config;
   config.iterations = kIterations;
-  config.learning_rate = 0.07;
+  config.optimizer.lr = 0.07;
   config.order = order;
   config.policy.kind = PolicyKind::kStatic;
   config.policy.backups = 1;
@@ -181,7 +181,7 @@ class Driven : public ::testing::Test {
   std::unique_ptr<PeerProtocol> make(UpdateOrder order = UpdateOrder::kCombineThenAdapt) {
     ProtocolConfig config;
     config.iterations = 6;
-    config.learning_rate = 0.5;
+    config.optimizer.lr = 0.5;
     config.order = order;
     return std::make_unique<PeerProtocol>(0, topo_.schedule, config, make_params({1.0f, 2.0f}));
   }

@@ -24,7 +24,7 @@ std::vector<float> initial_model() { return {0.3f, -0.2f, 0.5f}; }
 ProtocolConfig frc_config(std::int64_t iterations) {
   ProtocolConfig config;
   config.iterations = iterations;
-  config.learning_rate = 0.1;
+  config.optimizer.lr = 0.1;
   config.coding.scheme = coding::Scheme::kFrc;
   config.coding.stragglers = 1;
   return config;

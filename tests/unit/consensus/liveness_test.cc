@@ -98,7 +98,7 @@ TEST(Liveness, TimeVaryingOnePeerScheduleAveragesExactlyOverAPeriod) {
   const auto topo = topology::build_topology(spec);
   ProtocolConfig config;
   config.iterations = 3;  // the period for 8 peers
-  config.learning_rate = 0;
+  config.optimizer.lr = 0;
   LambdaDelays delays;
   delays.compute = [](PeerId i, std::int64_t k) { return 1.0 + ((3 * i + k) % 4); };
   LeastSquares model(1, 10, 1, 8);

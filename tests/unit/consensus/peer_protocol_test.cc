@@ -107,30 +107,61 @@ TEST(PeerProtocol, ALinkKeepsItsOrderSoFullStaysExactUnderJitter) {
   EXPECT_EQ(final_models(true), final_models(false));
 }
 
-TEST(PeerProtocol, WithOnePeerItIsPlainSgd) {
+// With one peer the protocol is the centralized optimizer: plain SGD, and with the local
+// step's state (momentum, Nesterov, warm-up and schedules, weight decay) learning::Sgd on the
+// same gradients, in either update order.
+TEST(PeerProtocol, WithOnePeerItIsTheCentralizedOptimizer) {
   auto schedule = std::make_shared<topology::StaticSchedule>(topology::Graph(1, {}),
                                                              Eigen::MatrixXd::Identity(1, 1));
-  for (auto order : {UpdateOrder::kCombineThenAdapt, UpdateOrder::kAdaptThenCombine}) {
-    ProtocolConfig config;
-    config.iterations = 20;
-    config.learning_rate = 0.05;
-    config.order = order;
-    LambdaDelays delays;
-    LeastSquares model(4, 30, 3, 1);
-    VirtualNetwork net(testing::make_peers(schedule, config, initial_model(4)), delays, model);
-    net.start();
-    net.run();
-    ASSERT_TRUE(net.all_finished());
-
+  const learning::OptimizerSpec plain{.lr = 0.05};
+  const std::vector<learning::OptimizerSpec> optimizers = {
+      plain,
+      {.lr = 0.05,
+       .schedule = learning::ScheduleKind::kCosine,
+       .warmup_iterations = 5,
+       .momentum = 0.9,
+       .weight_decay = 0.01},
+      {.lr = 0.05,
+       .schedule = learning::ScheduleKind::kStep,
+       .step_iterations = 7,
+       .gamma = 0.5,
+       .momentum = 0.5,
+       .nesterov = true}};
+  const LeastSquares model(4, 30, 3, 1);
+  const auto sgd_model = [&](const learning::OptimizerSpec& spec) {
     std::vector<float> x = initial_model(4);
+    learning::Sgd sgd(spec, x.size(), 20);
     for (int k = 0; k < 20; ++k) {
       const auto g = model.gradient(x, model.batch_rows(0, k));
+      sgd.step(x, std::vector<float>(g.begin(), g.end()), k);
+    }
+    return x;
+  };
+  const std::vector<float> plain_model = sgd_model(plain);
+  for (const auto& optimizer : optimizers) {
+    for (auto order : {UpdateOrder::kCombineThenAdapt, UpdateOrder::kAdaptThenCombine}) {
+      ProtocolConfig config;
+      config.iterations = 20;
+      config.optimizer = optimizer;
+      config.order = order;
+      LambdaDelays delays;
+      LeastSquares peer_model = model;
+      VirtualNetwork net(testing::make_peers(schedule, config, initial_model(4)), delays,
+                         peer_model);
+      net.start();
+      net.run();
+      ASSERT_TRUE(net.all_finished());
+      const std::vector<float> x = sgd_model(optimizer);
+      const auto got = net.peer(0).model()->values();
+      double from_plain = 0;
       for (std::size_t c = 0; c < x.size(); ++c) {
-        x[c] = static_cast<float>(x[c] - 0.05 * static_cast<float>(g[c]));
+        EXPECT_NEAR(got[c], x[c], 1e-5) << c << " momentum " << optimizer.momentum;
+        from_plain = std::max(from_plain, double(std::abs(got[c] - plain_model[c])));
+      }
+      if (optimizer.momentum > 0) {
+        EXPECT_GT(from_plain, 1e-3) << "the optimizer's state made no difference";
       }
     }
-    const auto got = net.peer(0).model()->values();
-    for (std::size_t c = 0; c < x.size(); ++c) EXPECT_NEAR(got[c], x[c], 1e-6) << c;
   }
 }
 
@@ -140,7 +171,7 @@ TEST(PeerProtocol, CompleteGraphAdaptThenCombineEqualsCentralizedMiniBatchSgd) {
   const auto topo = testing::make_topology(TopologyKind::kComplete, n);
   ProtocolConfig config;
   config.iterations = iterations;
-  config.learning_rate = lr;
+  config.optimizer.lr = lr;
   config.order = UpdateOrder::kAdaptThenCombine;
   LambdaDelays delays;
   delays.compute = [](PeerId i, std::int64_t k) { return 1.0 + 0.5 * ((i + k) % 3); };

@@ -93,7 +93,7 @@ TEST(PushSum, DebiasedModelsReachThePlainMeanOnADirectedGraph) {
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
     ProtocolConfig config;
     config.iterations = 400;
-    config.learning_rate = 0;  // pure gossip: the mean must come out, not a weighted one
+    config.optimizer.lr = 0;  // pure gossip: the mean must come out, not a weighted one
     LambdaDelays delays;
     const Outcome r = run(random_directed(seed), config, delays);
     const auto mean = mean_of_initial_models(kPeers);
@@ -116,7 +116,7 @@ TEST(PushSum, DebiasedModelsReachThePlainMeanOnADirectedGraph) {
 TEST(PushSum, DebiasedModelsTrackTheMeanOfTheModelsWhileTraining) {
   ProtocolConfig config;
   config.iterations = 300;
-  config.learning_rate = 0.05;
+  config.optimizer.lr = 0.05;
   LambdaDelays delays;
   const Outcome r = run(random_directed(7), config, delays);
   for (int c = 0; c < 3; ++c) {
@@ -137,7 +137,7 @@ TEST(PushSum, DebiasedModelsTrackTheMeanOfTheModelsWhileTraining) {
 Outcome run_with_slow_peer(PolicyKind kind, std::int64_t iterations) {
   ProtocolConfig config;
   config.iterations = iterations;
-  config.learning_rate = 0.05;
+  config.optimizer.lr = 0.05;
   config.m_min = 0;
   config.policy = {.kind = kind, .backups = 100};
   testing::SlowPeerDelays delays(3);
@@ -174,7 +174,7 @@ TEST(PushSum, OnAnUndirectedGraphItIsDpsgd) {
   const auto topo = testing::make_topology(topology::TopologyKind::kRing, 8);
   ProtocolConfig config;
   config.iterations = 50;
-  config.learning_rate = 0.05;
+  config.optimizer.lr = 0.05;
   LambdaDelays delays;
   const Outcome push = run(topo.schedule, config, delays, true);
   const Outcome plain = run(topo.schedule, config, delays, false);

@@ -83,7 +83,7 @@ peer_timeout_ms = 2500
       protocol_config(c.consensus, c.run, c.optimizer, c.cluster, PeerRuntime::kSimulated);
   for (const auto& p : {real, simulated}) {
     EXPECT_EQ(p.iterations, 17);
-    EXPECT_DOUBLE_EQ(p.learning_rate, 0.25);
+    EXPECT_DOUBLE_EQ(p.optimizer.lr, 0.25);
     EXPECT_EQ(p.policy.kind, consensus::PolicyKind::kStatic);
     EXPECT_EQ(p.policy.backups, 1);
   }

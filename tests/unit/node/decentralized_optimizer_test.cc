@@ -17,17 +17,23 @@ std::string error_of(const learning::OptimizerSpec& o) {
   return "";
 }
 
-TEST(DecentralizedOptimizer, PlainSgdIsAcceptedAndAnythingMoreIsRefusedByName) {
+TEST(DecentralizedOptimizer, MomentumSchedulesAndWeightDecayAreAcceptedAndBadValuesNamed) {
   learning::OptimizerSpec o;
   EXPECT_EQ(error_of(o), "");
   o.momentum = 0.9;
+  o.nesterov = true;
+  o.schedule = learning::ScheduleKind::kCosine;
+  o.warmup_iterations = 50;
+  o.weight_decay = 1e-4;
+  EXPECT_EQ(error_of(o), "");
+  o.momentum = 1.0;
   EXPECT_THAT(error_of(o), HasSubstr("optimizer.momentum"));
   o = {};
-  o.schedule = learning::ScheduleKind::kCosine;
-  EXPECT_THAT(error_of(o), HasSubstr("optimizer.schedule"));
+  o.lr = 0;
+  EXPECT_THAT(error_of(o), HasSubstr("optimizer.lr"));
   o = {};
-  o.weight_decay = 1e-4;
-  EXPECT_THAT(error_of(o), HasSubstr("optimizer.weight_decay"));
+  o.warmup_iterations = -1;
+  EXPECT_THAT(error_of(o), HasSubstr("optimizer.warmup_iterations"));
 }
 
 }  // namespace
