@@ -8,6 +8,7 @@
 //   fastk calibrate CONFIG                 this machine's costs, for sim --calibration
 //   fastk doctor CONFIG                    preflight of a multi-host config
 //   fastk report RUN_DIR                   results of a run started by mpirun, srun or hand
+//   fastk sweep CONFIG --vary K=V1,V2      every combination, compared over seeds
 //   fastk <command> --help                 flags of each command
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
   fastk::node::add_doctor_command(app);
   fastk::node::add_report_command(app);
   fastk::node::add_keys_command(app);
+  fastk::node::add_sweep_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -9,20 +9,28 @@
 
 namespace fastk::node {
 
-std::optional<std::filesystem::path> find_plot_script(const std::filesystem::path& executable) {
+namespace {
+
+// Runs `script` (plot_run.py or plot_sweep.py) on `dir`.
+bool run_plot_script(const std::string& name, const std::filesystem::path& dir);
+
+}  // namespace
+
+std::optional<std::filesystem::path> find_plot_script(const std::filesystem::path& executable,
+                                                      const std::string& script) {
   namespace fs = std::filesystem;
   std::error_code ignored;
   // A script the user names is the one wanted: if it is not there, say so rather than use
   // another.
-  if (const char* set = std::getenv("FASTK_PLOT_SCRIPT"); set && *set) {
+  const char* set = std::getenv("FASTK_PLOT_SCRIPT");
+  if (script == "plot_run.py" && set && *set) {
     return fs::is_regular_file(set, ignored) ? std::optional<fs::path>(set) : std::nullopt;
   }
   std::vector<fs::path> candidates;
   if (executable.is_absolute()) {
-    candidates.push_back(executable.parent_path().parent_path() / "share" / "fastk" /
-                         "plot_run.py");
+    candidates.push_back(executable.parent_path().parent_path() / "share" / "fastk" / script);
   }
-  candidates.push_back(fs::path(FASTK_SOURCE_DIR) / "experiments" / "plot_run.py");
+  candidates.push_back(fs::path(FASTK_SOURCE_DIR) / "experiments" / script);
   for (const fs::path& p : candidates) {
     if (fs::is_regular_file(p, ignored)) return p;
   }
@@ -30,17 +38,28 @@ std::optional<std::filesystem::path> find_plot_script(const std::filesystem::pat
 }
 
 bool make_plots(const std::filesystem::path& run_dir) {
+  return run_plot_script("plot_run.py", run_dir);
+}
+
+bool make_sweep_plots(const std::filesystem::path& sweep_dir) {
+  return run_plot_script("plot_sweep.py", sweep_dir);
+}
+
+namespace {
+
+bool run_plot_script(const std::string& name, const std::filesystem::path& run_dir) {
   std::error_code no_exe;
-  const auto script = find_plot_script(std::filesystem::read_symlink("/proc/self/exe", no_exe));
+  const auto script =
+      find_plot_script(std::filesystem::read_symlink("/proc/self/exe", no_exe), name);
   if (!script) {
     const char* set = std::getenv("FASTK_PLOT_SCRIPT");
     std::cerr << "fastk: no plots: "
-              << (set && *set
+              << (name == "plot_run.py" && set && *set
                       ? std::string("FASTK_PLOT_SCRIPT names ") + set + ", which does not exist"
-                      : std::string("plot_run.py is neither in <prefix>/share/fastk "
-                                    "beside this fastk nor in " FASTK_SOURCE_DIR
-                                    "/experiments (install fastk with `cmake "
-                                    "--install`, or set FASTK_PLOT_SCRIPT)"))
+                      : name + " is neither in <prefix>/share/fastk beside this fastk nor in " +
+                            FASTK_SOURCE_DIR +
+                            "/experiments (install fastk with `cmake --install`" +
+                            (name == "plot_run.py" ? ", or set FASTK_PLOT_SCRIPT)" : ")"))
               << "\n";
     return false;
   }
@@ -60,5 +79,7 @@ bool make_plots(const std::filesystem::path& run_dir) {
   }
   return false;
 }
+
+}  // namespace
 
 }  // namespace fastk::node

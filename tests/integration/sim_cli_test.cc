@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "tests/integration/run_fastk.h"
@@ -109,7 +110,7 @@ TEST_F(SimCli, BadConfigsNameWhatToFix) {
   auto r = run_fastk("sim " + config("bad", "[consensus]\npolicy = \"fastest\"\n"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.output, HasSubstr("consensus.policy"));
-  r = run_fastk("sim " + config("momentum", "", "momentum = 0.9\n"));
+  r = run_fastk("sim " + config("momentum", "", "momentum = 1.5\n"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.output, HasSubstr("optimizer.momentum"));
   r = run_fastk("sim " + config("slow", "", "", "slow_peers = [9]\n"));
@@ -120,6 +121,50 @@ TEST_F(SimCli, BadConfigsNameWhatToFix) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.output, HasSubstr("optimizer.batch_size = 100000 is larger than peer 0's shard "
                                   "of 100 training samples"));
+}
+
+// fastk sweep: every combination runs as its own fastk sim, and the results come together.
+TEST_F(SimCli, SweepRunsEveryCombinationAndAggregatesOverSeeds) {
+  const auto r = run_fastk("sweep " + config("sweep", "") +
+                           " --vary consensus.policy=full,adaptive --vary run.seed=1,2,3"
+                           " --set run.iterations=20 --no-plots --output " +
+                           (dir_ / "out").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("[6/6] sim: consensus.policy=adaptive run.seed=3"));
+  for (const char* run : {"1_policy-full_seed-1", "6_policy-adaptive_seed-3"}) {
+    EXPECT_TRUE(fs::exists(dir_ / "out" / "runs" / run / "summary.json")) << run;
+    EXPECT_TRUE(fs::exists(dir_ / "out" / "runs" / (std::string(run) + ".log"))) << run;
+  }
+  // sweep.csv: the varied keys in front of every evaluation row of the six runs.
+  std::ifstream csv(dir_ / "out" / "sweep.csv");
+  std::string header, line;
+  std::getline(csv, header);
+  EXPECT_THAT(header, ::testing::StartsWith("consensus.policy,run.seed,run,time_s,"));
+  std::set<std::string> runs;
+  while (std::getline(csv, line)) runs.insert(line.substr(0, line.find(",", line.find(",") + 1)));
+  EXPECT_EQ(runs, (std::set<std::string>{"full,1", "full,2", "full,3", "adaptive,1", "adaptive,2",
+                                         "adaptive,3"}));
+  // time_to_target.csv: one row per policy, over three seeds each.
+  const std::string table = read(dir_ / "out" / "time_to_target.csv");
+  EXPECT_THAT(table, ::testing::StartsWith("consensus.policy,runs,target_accuracy,reached,"));
+  EXPECT_THAT(table, HasSubstr("\nfull,3,0.7,"));
+  EXPECT_THAT(table, HasSubstr("\nadaptive,3,0.7,"));
+  EXPECT_THAT(r.output, HasSubstr("| consensus.policy | runs | time to 70% (virtual s)"));
+}
+
+TEST_F(SimCli, SweepChecksEveryRunsConfigBeforeAnyStarts) {
+  auto r = run_fastk("sweep " + config("sweep_bad", "") +
+                     " --vary consensus.policy=full,fastest --output " + (dir_ / "bad").string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("sweep run 2_policy-fastest"));
+  EXPECT_THAT(r.output, HasSubstr("consensus.policy"));
+  EXPECT_FALSE(fs::exists(dir_ / "bad" / "runs" / "1_policy-full"));
+  r = run_fastk("sweep " + config("sweep_bad", "") + " --vary policy=full");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("the key must be TABLE.KEY"));
+  r = run_fastk("sweep " + config("sweep_bad", "") + " --vary run.seed=1,1");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("1 is given twice"));
 }
 
 }  // namespace
