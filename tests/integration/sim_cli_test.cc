@@ -123,6 +123,27 @@ TEST_F(SimCli, BadConfigsNameWhatToFix) {
                                   "of 100 training samples"));
 }
 
+// The shipped CIFAR-10 config runs end to end on CIFAR-format batches written here (the real
+// data cannot be downloaded where the tests run): 6 classes x 4 images per training batch.
+TEST_F(SimCli, TheCifar10ConfigRunsOnCifarFormatFiles) {
+  const fs::path data = dir_ / "cifar-10-batches-bin";
+  fs::create_directories(data);
+  for (const char* name : {"data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin",
+                           "data_batch_4.bin", "data_batch_5.bin", "test_batch.bin"}) {
+    std::ofstream out(data / name, std::ios::binary);
+    for (int r = 0; r < 24; ++r) {
+      out.put(static_cast<char>(r % 10));  // label, then R, G, B planes of 32 x 32
+      for (int i = 0; i < 3072; ++i) out.put(static_cast<char>((i * 7 + r * 31) % 251));
+    }
+  }
+  const auto r = run_fastk(
+      "sim experiments/configs/cifar10.toml --quiet --no-plots --set data.dir=" + data.string() +
+      " --set run.iterations=3 --set optimizer.batch_size=4 --output " + (dir_ / "cifar").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("peers: 8  updates: 24"));
+  EXPECT_THAT(read(dir_ / "cifar" / "resolved_config.json"), HasSubstr("\"cifar_cnn\""));
+}
+
 // fastk sweep: every combination runs as its own fastk sim, and the results come together.
 TEST_F(SimCli, SweepRunsEveryCombinationAndAggregatesOverSeeds) {
   const auto r = run_fastk("sweep " + config("sweep", "") +
