@@ -133,6 +133,11 @@ class PeerProtocol {
   double pending_push_sum_weight() const;
   bool finished() const { return phase_ == Phase::kFinished; }
   bool push_sum() const { return config_.push_sum; }
+  // Whether a runtime must deliver every model this peer sends, none replaced by a newer one
+  // still queued: push-sum (each is mass that must arrive once) and a policy that mixes each
+  // neighbour's iteration-k model itself (full: a replaced tag k would make the receiver mix
+  // tag k + 1). Such a peer is at most one iteration ahead, so at most two models queue up.
+  bool needs_every_model() const { return config_.push_sum || policy_->mixes_exact_iteration(); }
   bool joining() const { return phase_ == Phase::kJoining; }
   bool waiting_for_gap() const { return phase_ == Phase::kGapBlocked; }
   std::int64_t dropped_messages() const { return dropped_.total(); }

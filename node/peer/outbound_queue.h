@@ -23,8 +23,9 @@ enum class Outbound {
 
 class OutboundQueue {
  public:
-  // `keep_every_model`: no model replaces another (push-sum: each one is mass that must
-  // arrive once; docs/protocol.md §4.4).
+  // `keep_every_model`: no model replaces another (PeerProtocol::needs_every_model: push-sum,
+  // where each one is mass that must arrive once, docs/protocol.md §4.4; and policy full,
+  // where the receiver mixes exactly the iteration-k model).
   explicit OutboundQueue(transport::Link& link, bool keep_every_model = false)
       : link_(link), keep_every_model_(keep_every_model) {}
 
