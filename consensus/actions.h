@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <variant>
 #include <vector>
 
@@ -49,6 +50,22 @@ struct ArmTimer {
 };
 
 // Everything about one finished iteration of one peer.
+// One neighbour of one iteration (neighbours.csv; docs/protocol.md §7.1): when its message
+// came, whether it was mixed, how old the model was, and how much it sent.
+struct NeighbourRecord {
+  PeerId neighbour = 0;
+  // Arrival of its first message with tag >= k, relative to the own gradient's end (negative:
+  // before it; a message already there when k began counts at the start); NaN: none by the
+  // update.
+  double arrival_s = std::numeric_limits<double>::quiet_NaN();
+  bool used = false;
+  // k minus the tag of the model mixed (used), or of its newest message; -1: none yet.
+  std::int64_t tag_lag = -1;
+  // Payload bytes (model and coded-gradient values) the protocol took from it since this
+  // peer's previous update: the same in both runtimes, not the bytes on the wire.
+  std::int64_t bytes = 0;
+};
+
 struct IterationRecord {
   PeerId peer = 0;
   std::int64_t iteration = 0;  // k: the update produced x(k+1)
@@ -74,6 +91,7 @@ struct IterationRecord {
   bool decodable = false;       // every block covered when the peer stepped
   int coded_members = 0;        // coded gradients the decode combined (own included)
   double decode_residual = 0;   // max_j |alpha_j - 1| of the decode
+  std::vector<NeighbourRecord> neighbour_records;  // one per receive_from of round k
   double wait_s() const { return update_s - gradient_done_s; }
 };
 

@@ -36,6 +36,13 @@ void ArrivalWindow::message(PeerId from, std::int64_t tag, double now_s) {
   }
 }
 
+std::span<const std::optional<double>> ArrivalWindow::delays(std::int64_t k) const {
+  for (const auto& e : entries_) {
+    if (e.k == k) return e.delay_s;
+  }
+  return {};
+}
+
 int ArrivalWindow::samples(std::int64_t current_k) const {
   int n = 0;
   for (const auto& e : entries_) n += (e.k < current_k && e.gradient_s) ? 1 : 0;

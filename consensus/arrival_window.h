@@ -42,6 +42,9 @@ class ArrivalWindow {
     double iteration_s() const { return gradient_s > arrival_s ? gradient_s : arrival_s; }
   };
   std::vector<Wait> waits(int m, std::int64_t current_k, double now_s) const;
+  // The delays A_j of iteration k, aligned with its neighbours (nullopt: not arrived yet);
+  // empty when k is not in the window.
+  std::span<const std::optional<double>> delays(std::int64_t k) const;
   // The mean of max(tau, A_(m)) over `waits` (not empty).
   static double mean_iteration_s(const std::vector<Wait>& waits);
   // T(m): mean_iteration_s of waits(). nullopt without samples.

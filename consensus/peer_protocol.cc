@@ -521,6 +521,8 @@ void PeerProtocol::on_coded_gradient(double now_s, PeerId from, std::int64_t tag
   }
   Slot& slot = slots_[static_cast<std::size_t>(s)];
   heard_from(slot, now_s);
+  slot.bytes_since_update +=
+      static_cast<std::int64_t>(coded->gradient->values().size() * sizeof(float));
   if (tag > slot.coded_tag) {  // an older one (reordered, duplicated) teaches nothing
     coded_->learn(from, *coded);
     slot.coded = std::move(coded);
@@ -539,6 +541,7 @@ void PeerProtocol::on_message(double now_s, PeerId from, std::int64_t tag, Param
   Slot& slot = slots_[static_cast<std::size_t>(s)];
   heard_from(slot, now_s);
   arrivals_.message(from, tag, now_s);
+  slot.bytes_since_update += static_cast<std::int64_t>(params->values().size() * sizeof(float));
   if (tag >= k_ - config_.staleness && slot.oldest_fresh_tag < k_ - config_.staleness) {
     slot.oldest_fresh_tag = tag;
     slot.oldest_fresh = params;
@@ -743,6 +746,26 @@ std::shared_ptr<MutableParamBuffer> PeerProtocol::recycled_buffer() {
   return buffer;
 }
 
+void PeerProtocol::record_neighbours(IterationRecord& record) {
+  const auto delays = arrivals_.delays(k_);
+  for (std::size_t r = 0; r < round_.receive_from.size(); ++r) {
+    Slot& slot = slots_[static_cast<std::size_t>(round_slots_[r])];
+    NeighbourRecord n;
+    n.neighbour = round_.receive_from[r];
+    if (r < delays.size() && delays[r]) n.arrival_s = start_s_ + *delays[r] - gradient_done_s_;
+    const auto u = std::find(record.used.begin(), record.used.end(), n.neighbour);
+    n.used = u != record.used.end();
+    // Push-sum's used_tags list every mass added, not one per neighbour: its newest tag.
+    std::int64_t tag = slot.tag;
+    if (n.used && !config_.push_sum) {
+      tag = record.used_tags[static_cast<std::size_t>(u - record.used.begin())];
+    }
+    n.tag_lag = tag < 0 ? -1 : k_ - tag;
+    n.bytes = std::exchange(slot.bytes_since_update, 0);
+    record.neighbour_records.push_back(n);
+  }
+}
+
 double PeerProtocol::learning_rate() const {
   return learning::learning_rate(config_.optimizer, k_, config_.iterations);
 }
@@ -824,6 +847,7 @@ void PeerProtocol::update(double now_s, const std::vector<int>& used, int requir
   record.gradient_done_s = gradient_done_s_;
   record.update_s = now_s;
   record.estimates = decision_.estimates;
+  record_neighbours(record);
   out.push_back(IterationCompleted{std::move(record)});
 
   x_ = std::move(next_buffer);

@@ -175,6 +175,7 @@ class PeerProtocol {
     std::int64_t coded_tag = -1;
     // Push-sum: every model received and not yet added, oldest first (tags increase).
     std::deque<std::pair<std::int64_t, Params>> masses;
+    std::int64_t bytes_since_update = 0;  // payload taken since the last update
   };
 
   int slot_of(PeerId peer) const;  // -1 if not a neighbour
@@ -200,6 +201,8 @@ class PeerProtocol {
   void decode_neighbourhood(IterationRecord& record);
   void update(double now_s, const std::vector<int>& used, int required, Actions& out);
   void await_spanning_tree();  // keep_connected: fills tree_slots_
+  // The update's neighbour_records, from its used models and the arrival window.
+  void record_neighbours(IterationRecord& record);
   void check_push_sum() const;
   // The learning rate of iteration k_ (warm-up and schedule).
   double learning_rate() const;

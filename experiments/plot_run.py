@@ -9,6 +9,9 @@ per peer and iteration) and writes into RUN_DIR:
   backups.png         per peer: backups (neighbours the policy decided not to wait for) and
                       used (neighbour models actually mixed), moving averages over time
   waiting.png         share of time each peer spent waiting for neighbours
+  neighbours.png      who waited for whom (from neighbours.csv, up to 64 peers): how often
+                      each neighbour's model was the last one a peer waited for after its own
+                      gradient, and how often it was mixed at all
 Times are seconds since the training started (virtual in `fastk sim`); in iterations.csv
 of a real run each peer counts from its own start.
 """
@@ -98,6 +101,51 @@ def plot_waiting(run_dir, by_peer):
     plt.close(fig)
 
 
+def plot_neighbours(run_dir, rows):
+    """Peer i (row) against neighbour j (column): (left) the share of i's iterations whose
+    wait ended with j's model, the mixed model that came last after i's own gradient; (right)
+    the share of i's iterations that mixed j's model."""
+    peers = sorted({int(r["peer"]) for r in rows} | {int(r["neighbour"]) for r in rows})
+    n = max(peers) + 1
+    iterations = defaultdict(set)
+    waited = defaultdict(int)
+    used = defaultdict(int)
+    offered = defaultdict(int)
+    last = {}  # (peer, iteration) -> (arrival, neighbour) of the latest mixed model after the gradient
+    for r in rows:
+        i, j, k = int(r["peer"]), int(r["neighbour"]), int(r["iteration"])
+        iterations[i].add(k)
+        offered[(i, j)] += 1
+        if r["used"] != "1":
+            continue
+        used[(i, j)] += 1
+        arrival = float(r["arrival_s"])
+        if arrival > 0 and (arrival > last.get((i, k), (0.0, -1))[0]):
+            last[(i, k)] = (arrival, j)
+    for (i, _), (_, j) in last.items():
+        waited[(i, j)] += 1
+    nan = float("nan")
+    wait_share = [[nan] * n for _ in range(n)]
+    use_share = [[nan] * n for _ in range(n)]
+    for (i, j), count in offered.items():
+        wait_share[i][j] = waited[(i, j)] / len(iterations[i])
+        use_share[i][j] = used[(i, j)] / count
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5))
+    titles = ["share of iterations peer i waited last for j", "share of iterations i mixed j"]
+    for ax, data, title in zip(axes, [wait_share, use_share], titles):
+        image = ax.imshow(data, cmap="viridis", vmin=0, vmax=1)
+        ax.set_title(title)
+        ax.set_xlabel("neighbour j")
+        ax.set_ylabel("peer i")
+        if n <= 16:
+            ax.set_xticks(range(n))
+            ax.set_yticks(range(n))
+        fig.colorbar(image, ax=ax, fraction=0.046)
+    fig.tight_layout()
+    fig.savefig(os.path.join(run_dir, "neighbours.png"), dpi=110)
+    plt.close(fig)
+
+
 def main(run_dir):
     iterations = read_csv(os.path.join(run_dir, "iterations.csv"))
     if not iterations:
@@ -116,6 +164,12 @@ def main(run_dir):
     plot_backups(run_dir, by_peer)
     plot_waiting(run_dir, by_peer)
     written += ["backups.png", "waiting.png"]
+    neighbours_path = os.path.join(run_dir, "neighbours.csv")
+    if os.path.exists(neighbours_path) and len(by_peer) <= 64:
+        neighbour_rows = read_csv(neighbours_path)
+        if neighbour_rows:
+            plot_neighbours(run_dir, neighbour_rows)
+            written.append("neighbours.png")
     print("plots: " + ", ".join(os.path.join(run_dir, w) for w in written))
 
 

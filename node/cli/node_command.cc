@@ -124,7 +124,9 @@ void run_node(const NodeOptions& o) {
   } else {  // a fresh start: what an earlier run left for its restarts is not this run's
     remove_restart_files(dir);
   }
-  metrics::IterationCsv iterations((dir / "iterations.csv").string(), o.resume);
+  metrics::IterationCsv iterations(
+      (dir / "iterations.csv").string(), o.resume,
+      config.run.neighbours_csv ? (dir / "neighbours.csv").string() : std::string());
   SnapshotWriter snapshots(dir, o.resume);
 
   peer::PeerHooks hooks;

@@ -36,6 +36,8 @@ struct RunConfig {
   double target_loss = 0;          // or gets its test loss below it; 0: none
   bool stop_at_target = false;     // end the run once the target is reached
   std::string output = "runs";     // output folder (relative: to the working directory)
+  // neighbours.csv: a row per peer, iteration and neighbour (off for very large simulations).
+  bool neighbours_csv = true;
   // Real peers save a checkpoint (node/peer/checkpoint.h) every so many iterations and every
   // so many seconds, whichever comes first; 0 turns either off (both off by default).
   std::int64_t checkpoint_every = 0;

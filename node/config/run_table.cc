@@ -17,6 +17,7 @@ void read_run_table(TableReader& t, RunConfig& run) {
   t.read("target_accuracy", run.target_accuracy, 0.0, 1.0);
   t.read("target_loss", run.target_loss, 0.0);
   t.read("stop_at_target", run.stop_at_target);
+  t.read("neighbours_csv", run.neighbours_csv);
   t.read("output", run.output);
   t.read("checkpoint_every", run.checkpoint_every, 0);
   t.read("checkpoint_every_s", run.checkpoint_every_s, 0.0);
@@ -49,6 +50,7 @@ nlohmann::ordered_json run_table_json(const RunConfig& run, double eval_interval
           {"target_accuracy", run.target_accuracy},
           {"target_loss", run.target_loss},
           {"stop_at_target", run.stop_at_target},
+          {"neighbours_csv", run.neighbours_csv},
           {"output", run.output},
           {"checkpoint_every", run.checkpoint_every},
           {"checkpoint_every_s", run.checkpoint_every_s}};

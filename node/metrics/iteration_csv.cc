@@ -32,18 +32,22 @@ std::vector<std::pair<std::int64_t, std::string>> read_rows(const std::string& p
   return rows;
 }
 
+const std::vector<std::string> kNeighbourColumns = {"peer", "iteration", "neighbour", "arrival_s",
+                                                    "used", "tag_lag",   "bytes"};
+
 }  // namespace
 
-IterationCsv::IterationCsv(const std::string& path, bool resume) : path_(path) {
+ResumableCsv::ResumableCsv(std::string path, std::vector<std::string> columns, bool resume)
+    : path_(std::move(path)), columns_(std::move(columns)) {
   if (resume) {
-    earlier_ = read_rows(path);
+    earlier_ = read_rows(path_);
   } else {
     open(0);
   }
 }
 
-void IterationCsv::open(std::int64_t first_new_iteration) {
-  csv_.emplace(path_, kColumns, FileWriter::Mode::kStreamed);
+void ResumableCsv::open(std::int64_t first_new_iteration) {
+  csv_.emplace(path_, columns_, FileWriter::Mode::kStreamed);
   for (const auto& [iteration, row] : earlier_) {
     if (iteration < first_new_iteration) csv_->copy_row(row);
   }
@@ -53,9 +57,18 @@ void IterationCsv::open(std::int64_t first_new_iteration) {
   csv_->flush();
 }
 
+CsvWriter& ResumableCsv::rows_of(std::int64_t iteration) {
+  if (!csv_) open(iteration);
+  return *csv_;
+}
+
+IterationCsv::IterationCsv(const std::string& path, bool resume, const std::string& neighbours_path)
+    : iterations_(path, kColumns, resume) {
+  if (!neighbours_path.empty()) neighbours_.emplace(neighbours_path, kNeighbourColumns, resume);
+}
+
 void IterationCsv::write(const consensus::IterationRecord& r, double train_loss) {
-  if (!csv_) open(r.iteration);
-  CsvWriter& csv = *csv_;
+  CsvWriter& csv = iterations_.rows_of(r.iteration);
   csv << r.peer << r.iteration << r.neighbours << r.awaited << r.required
       << static_cast<int>(r.used.size()) << r.backups << r.start_s << r.gradient_done_s
       << r.update_s << r.wait_s() << r.self_weight << train_loss << r.estimates.gradient_norm2
@@ -63,6 +76,13 @@ void IterationCsv::write(const consensus::IterationRecord& r, double train_loss)
       << r.partitions_computed << static_cast<int>(r.decodable) << r.coded_members
       << r.decode_residual;
   csv.end_row();
+  if (!neighbours_) return;
+  CsvWriter& rows = neighbours_->rows_of(r.iteration);
+  for (const consensus::NeighbourRecord& n : r.neighbour_records) {
+    rows << r.peer << r.iteration << n.neighbour << n.arrival_s << static_cast<int>(n.used)
+         << n.tag_lag << n.bytes;
+    rows.end_row();
+  }
 }
 
 }  // namespace fastk::node::metrics

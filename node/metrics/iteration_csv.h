@@ -1,6 +1,8 @@
 // iterations.csv: one row per peer and iteration (consensus::IterationRecord plus the
-// mini-batch loss). The simulator and real peers write it with this one writer, so both
-// runtimes' files have the same columns (times are virtual in one, real in the other).
+// mini-batch loss), and neighbours.csv: one row per peer, iteration and neighbour of that
+// iteration (consensus::NeighbourRecord: arrival relative to the own gradient, used or not,
+// tag lag, payload bytes). The simulator and real peers write them with this one writer, so
+// both runtimes' files have the same columns (times are virtual in one, real in the other).
 #pragma once
 
 #include <cstdint>
@@ -14,13 +16,15 @@
 
 namespace fastk::node::metrics {
 
-class IterationCsv {
+// A streamed CSV whose second column is the iteration. `resume`: a peer that comes back keeps
+// the rows of its earlier process up to where it goes on: the file is left as it is until the
+// first new row, which replaces every earlier row of its iteration or later (they were undone
+// by the restart).
+class ResumableCsv {
  public:
-  // `resume`: a peer that comes back keeps the rows of its earlier process up to where it
-  // goes on: the file is left as it is until the first new row, which replaces every
-  // earlier row of its iteration or later (they were undone by the restart).
-  explicit IterationCsv(const std::string& path, bool resume = false);
-  void write(const consensus::IterationRecord& r, double train_loss);
+  ResumableCsv(std::string path, std::vector<std::string> columns, bool resume);
+  // The writer for rows of `iteration` (opening the file at the first).
+  CsvWriter& rows_of(std::int64_t iteration);
   void flush() {
     if (csv_) csv_->flush();
   }
@@ -28,8 +32,25 @@ class IterationCsv {
  private:
   void open(std::int64_t first_new_iteration);
   std::string path_;
+  std::vector<std::string> columns_;
   std::optional<CsvWriter> csv_;
   std::vector<std::pair<std::int64_t, std::string>> earlier_;  // resume: iteration, row
+};
+
+class IterationCsv {
+ public:
+  // iterations.csv at `path`; neighbours.csv at `neighbours_path` unless it is empty.
+  explicit IterationCsv(const std::string& path, bool resume = false,
+                        const std::string& neighbours_path = "");
+  void write(const consensus::IterationRecord& r, double train_loss);
+  void flush() {
+    iterations_.flush();
+    if (neighbours_) neighbours_->flush();
+  }
+
+ private:
+  ResumableCsv iterations_;
+  std::optional<ResumableCsv> neighbours_;
 };
 
 }  // namespace fastk::node::metrics

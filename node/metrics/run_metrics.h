@@ -1,6 +1,7 @@
 // The metrics files `fastk sim` writes into its output folder as the simulation goes
 // (times are virtual):
 //   iterations.csv    one row per peer and iteration (consensus::IterationRecord + loss)
+//   neighbours.csv    one row per peer, iteration and neighbour (consensus::NeighbourRecord)
 //   evaluation.csv    the mean model over time (evaluation_csv.h, as in real runs)
 //   peer_accuracy.csv each peer's own model at each evaluation (optional)
 // Real runs write the same iterations.csv and evaluation.csv from their peers' files
@@ -43,7 +44,8 @@ inline const std::vector<std::string> kPeerAccuracyColumns = {"time_s", "peer", 
 class RunMetrics {
  public:
   // Creates the folder and the CSV files; throws std::runtime_error naming what failed.
-  RunMetrics(const std::filesystem::path& folder, bool per_peer_accuracy);
+  // `neighbours`: neighbours.csv too (iteration_csv.h).
+  RunMetrics(const std::filesystem::path& folder, bool per_peer_accuracy, bool neighbours = true);
   void record(const consensus::IterationRecord& r, double train_loss);
   void evaluation(const Evaluation& e);
   const IterationTotals& totals() const { return totals_; }

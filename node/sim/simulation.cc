@@ -267,7 +267,7 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
   consensus::VirtualNetwork net(make_peers(topo, protocol, initial), delays, gradients,
                                 std::move(costs));
 
-  metrics::RunMetrics out(folder, in.sim.per_peer_eval);
+  metrics::RunMetrics out(folder, in.sim.per_peer_eval, in.run.neighbours_csv);
   write_resolved_config(folder / "resolved_config.json", in, topo);
   SimulationResult result;
   result.peers = n;

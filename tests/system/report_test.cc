@@ -47,9 +47,12 @@ TEST(Report, PeersStartedByRankGetWhatFastkRunBuilds) {
   ASSERT_TRUE(status && status->ok()) << run.output();
   const auto launched = run_dir(dir);
 
-  // The same files, the peers' own iterations.csv aside (a report keeps them).
+  // The same files, the peers' own iterations.csv and neighbours.csv aside (a report keeps
+  // them).
   auto report_files = files_of(by_hand);
-  std::erase_if(report_files, [](const std::string& f) { return f.ends_with("/iterations.csv"); });
+  std::erase_if(report_files, [](const std::string& f) {
+    return f.ends_with("/iterations.csv") || f.ends_with("/neighbours.csv");
+  });
   EXPECT_EQ(report_files, files_of(launched));
   for (const auto& file : files_of(launched)) {
     if (file.ends_with(".json")) {
@@ -65,6 +68,8 @@ TEST(Report, PeersStartedByRankGetWhatFastkRunBuilds) {
   EXPECT_EQ(std::vector<std::string>(a.begin() + 1, a.end()),
             std::vector<std::string>(b.begin() + 1, b.end()));
   EXPECT_EQ(count_lines(by_hand / "iterations.csv"), 1 + e.peers * e.iterations);
+  // A ring: two neighbours per peer and iteration.
+  EXPECT_EQ(count_lines(by_hand / "neighbours.csv"), 1 + 2 * e.peers * e.iterations);
   EXPECT_EQ(read_json(by_hand / "summary.json")["peers_reported"], e.peers);
 }
 

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -163,6 +164,60 @@ TEST(PeerProtocol, WithOnePeerItIsTheCentralizedOptimizer) {
       }
     }
   }
+}
+
+// Each update says, per neighbour of its round, when the neighbour's model came relative to
+// the own gradient, whether it was mixed, how old it was and what it sent. On a ring with a
+// 10x slow peer 0 under static b = 1: its neighbours mix the model that came first and rarely
+// wait for peer 0's; what peer 0 gets has been waiting for it (arrived before its gradient).
+TEST(PeerProtocol, RecordsWhoWaitedForWhom) {
+  const auto topo = testing::make_topology(TopologyKind::kRing, 6);
+  ProtocolConfig config;
+  config.iterations = 40;
+  config.policy.kind = PolicyKind::kStatic;
+  config.policy.backups = 1;
+  testing::SlowPeerDelays delays(3);
+  LeastSquares model(3, 60, 2, 6);
+  VirtualNetwork net(testing::make_peers(topo.schedule, config, initial_model(3)), delays, model);
+  int rows = 0, slow_used = 0, slow_rows = 0, early_at_slow = 0, at_slow = 0;
+  std::int64_t bytes = 0;
+  net.on_record = [&](const IterationRecord& r) {
+    ASSERT_EQ(r.neighbour_records.size(), 2u);
+    int used = 0;
+    for (const NeighbourRecord& n : r.neighbour_records) {
+      ++rows;
+      bytes += n.bytes;
+      used += n.used ? 1 : 0;
+      EXPECT_EQ(n.used, std::find(r.used.begin(), r.used.end(), n.neighbour) != r.used.end());
+      // A mixed model came by the update, and (staleness 0) is of this iteration or newer.
+      if (n.used) {
+        EXPECT_FALSE(std::isnan(n.arrival_s));
+        EXPECT_LE(n.arrival_s, r.update_s - r.gradient_done_s + 1e-12);
+        EXPECT_LE(n.tag_lag, 0);
+      }
+      if (n.neighbour == 0) {
+        ++slow_rows;
+        slow_used += n.used ? 1 : 0;
+      }
+      if (r.peer == 0 && !std::isnan(n.arrival_s)) {
+        ++at_slow;
+        early_at_slow += n.arrival_s < 0 ? 1 : 0;
+      }
+    }
+    EXPECT_EQ(used, static_cast<int>(r.used.size()));
+  };
+  net.start();
+  net.run();
+  ASSERT_TRUE(net.all_finished());
+  EXPECT_EQ(rows, 6 * 40 * 2);
+  EXPECT_LT(slow_used, slow_rows / 2) << "peer 0's neighbours should not wait for it";
+  EXPECT_GT(early_at_slow, at_slow * 9 / 10) << "peer 0 should find its neighbours' models there";
+  // Every model sent was taken by a receiver (3 values of 4 bytes), and all were counted
+  // once: each peer sends one per iteration to each neighbour, minus those not yet delivered
+  // when a receiver finished.
+  EXPECT_EQ(bytes % 12, 0);
+  EXPECT_GT(bytes, 12 * 2 * 6 * 30);
+  EXPECT_LE(bytes, 12 * 2 * 6 * 40);
 }
 
 TEST(PeerProtocol, CompleteGraphAdaptThenCombineEqualsCentralizedMiniBatchSgd) {
