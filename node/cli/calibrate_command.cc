@@ -128,7 +128,7 @@ void run_calibrate(const CalibrateOptions& o) {
   c.gradient_s = gradients.plain_s;
   c.gradient_noise_s = gradients.with_noise_s;
   c.parameters = gradients.parameters;
-  const auto update = measure::measure_update(c.parameters, o.repeats);
+  const auto update = measure::measure_update(c.parameters, o.repeats, config.optimizer);
   c.update_s = update.base_s;
   c.update_per_term_s = update.per_term_s;
   c.disagreement_per_term_s = update.disagreement_per_term_s;

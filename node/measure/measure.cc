@@ -15,6 +15,7 @@
 #include "consensus/arrival_window.h"
 #include "consensus/disagreement.h"
 #include "consensus/mix_step.h"
+#include "learning/sgd.h"
 #include "node/transport/zmq_transport.h"
 #include "node/wire/encoder.h"
 #include "topology/topology.h"
@@ -74,7 +75,30 @@ GradientMeasurement measure_gradients(const ExperimentConfig& config, int repeat
   return {times.plain_s, times.with_noise_s, trainer.num_parameters()};
 }
 
-UpdateTimes measure_update(std::size_t parameters, int repeats) {
+namespace {
+
+// The direction pass of the local step: (copy + direction) - copy, the copy keeping the
+// momentum from growing without bound over the repeats.
+double measure_direction_s(std::size_t parameters, int repeats,
+                           const learning::OptimizerSpec& optimizer, std::mt19937& rng) {
+  if (!learning::has_direction_state(optimizer)) return 0.0;
+  learning::Sgd sgd(optimizer, parameters, 1);
+  const std::vector<float> own = random_vector(parameters, rng);
+  const std::vector<float> gradient = random_vector(parameters, rng);
+  std::vector<float> scratch(parameters);
+  const double copy_s = median_time_s(
+      repeats, 1, [&] { std::copy(gradient.begin(), gradient.end(), scratch.begin()); });
+  const double both_s = median_time_s(repeats, 1, [&] {
+    std::copy(gradient.begin(), gradient.end(), scratch.begin());
+    sgd.direction(own, scratch);
+  });
+  return std::max(0.0, both_s - copy_s);
+}
+
+}  // namespace
+
+UpdateTimes measure_update(std::size_t parameters, int repeats,
+                           const learning::OptimizerSpec& optimizer) {
   std::mt19937 rng(7);
   const std::vector<float> own = random_vector(parameters, rng);
   const std::vector<float> gradient = random_vector(parameters, rng);
@@ -99,8 +123,9 @@ UpdateTimes measure_update(std::size_t parameters, int repeats) {
   }
   const auto [base, per_term] = fit_line(terms, update_s);
   const auto [d_base, d_per_term] = fit_line(terms, disagreement_s);
+  const double direction_s = measure_direction_s(parameters, repeats, optimizer, rng);
   // A negative intercept from noise would make small updates free: clamp at 0.
-  return {std::max(0.0, base), std::max(0.0, per_term),
+  return {std::max(0.0, base) + direction_s, std::max(0.0, per_term),
           std::max(0.0, d_per_term + std::max(0.0, d_base) / 2.0)};
 }
 

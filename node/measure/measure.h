@@ -27,7 +27,10 @@ struct UpdateTimes {
   double per_term_s = 0;
   double disagreement_per_term_s = 0;
 };
-UpdateTimes measure_update(std::size_t parameters, int repeats);
+// With momentum or weight decay in `optimizer`, base_s includes the local step's direction
+// pass (learning::Sgd::direction, docs/protocol.md §3.7), which real peers pay every update.
+UpdateTimes measure_update(std::size_t parameters, int repeats,
+                           const learning::OptimizerSpec& optimizer = {});
 
 // The adaptive policy's decide() for `neighbours` neighbours with a full arrival window.
 double measure_adaptive_decision(int neighbours, int repeats);
