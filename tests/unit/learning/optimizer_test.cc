@@ -120,6 +120,28 @@ TEST(Sgd, MomentumAndWeightDecayFollowTheirFormulas) {
   EXPECT_FLOAT_EQ(x[0], 0.38f);
 }
 
+// A parameter whose gradient stays 0 (a pixel black in every image) has a velocity that only
+// decays: it reaches exactly 0 instead of sinking through the subnormal floats, which cost
+// about a hundred times more per operation (a real 2-peer run took 40% longer with them).
+TEST(Sgd, AVelocityThatOnlyDecaysBecomesZeroNotSubnormal) {
+  for (const bool nesterov : {false, true}) {
+    Sgd sgd(OptimizerSpec{.lr = 0.1, .momentum = 0.9, .nesterov = nesterov}, 2, 10);
+    const std::vector<float> x = {1.0f, 1.0f};
+    std::vector<float> u = {1.0f, 1e-3f};
+    sgd.direction(x, u);
+    bool reached_zero = false;
+    for (int k = 0; k < 2000; ++k) {
+      u = {0.0f, 0.0f};
+      sgd.direction(x, u);
+      for (const float value : u) {
+        ASSERT_NE(std::fpclassify(value), FP_SUBNORMAL) << "iteration " << k;
+      }
+      reached_zero = u[0] == 0.0f && u[1] == 0.0f;
+    }
+    EXPECT_TRUE(reached_zero) << "nesterov " << nesterov;
+  }
+}
+
 TEST(Sgd, NesterovDescentLooksAhead) {
   OptimizerSpec spec{.lr = 1.0, .momentum = 0.5, .nesterov = true};
   Sgd sgd(spec, 1, 10);
