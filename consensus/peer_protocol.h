@@ -133,11 +133,17 @@ class PeerProtocol {
   double pending_push_sum_weight() const;
   bool finished() const { return phase_ == Phase::kFinished; }
   bool push_sum() const { return config_.push_sum; }
-  // Whether a runtime must deliver every model this peer sends, none replaced by a newer one
-  // still queued: push-sum (each is mass that must arrive once) and a policy that mixes each
-  // neighbour's iteration-k model itself (full: a replaced tag k would make the receiver mix
-  // tag k + 1). Such a peer is at most one iteration ahead, so at most two models queue up.
-  bool needs_every_model() const { return config_.push_sum || policy_->mixes_exact_iteration(); }
+  // How many of this peer's models a runtime must hold for a neighbour that cannot take them
+  // yet, oldest first, before a newer one replaces the oldest; 0: every one (push-sum: each
+  // is mass that must arrive once). A policy that mixes each neighbour's iteration-k model
+  // itself (full) needs tag k delivered, not replaced by k + 1; it is at most staleness + 1
+  // iterations ahead of a live neighbour, so staleness + 2 suffice, and a neighbour that is
+  // gone does not pile up models. Others need only the newest (one mailbox slot).
+  std::size_t models_kept_queued() const {
+    if (config_.push_sum) return 0;
+    if (policy_->mixes_exact_iteration()) return static_cast<std::size_t>(config_.staleness) + 2;
+    return 1;
+  }
   bool joining() const { return phase_ == Phase::kJoining; }
   bool waiting_for_gap() const { return phase_ == Phase::kGapBlocked; }
   std::int64_t dropped_messages() const { return dropped_.total(); }

@@ -10,11 +10,13 @@ void OutboundQueue::send(int to, Outbound what, const wire::EncodedMessage& mess
       link_.send(static_cast<wire::PeerId>(to), message) == transport::SendStatus::kQueued) {
     return;
   }
-  if (what != Outbound::kControl && !(what == Outbound::kModel && keep_every_model_)) {
-    const auto older = std::find_if(queue.begin(), queue.end(),
-                                    [&](const Item& item) { return item.what == what; });
-    if (older != queue.end()) {
-      queue.erase(older);
+  const std::size_t kept = what == Outbound::kModel ? models_kept_ : 1;
+  if (what != Outbound::kControl && kept > 0) {
+    const auto count = std::count_if(queue.begin(), queue.end(),
+                                     [&](const Item& item) { return item.what == what; });
+    if (static_cast<std::size_t>(count) >= kept) {
+      queue.erase(std::find_if(queue.begin(), queue.end(),
+                               [&](const Item& item) { return item.what == what; }));
       ++superseded_;
     }
   }

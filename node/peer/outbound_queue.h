@@ -1,11 +1,14 @@
 // A peer's sends, kept when a neighbour's queue refuses them and retried every loop turn.
-// Newest wins: a newer model or coded gradient replaces an older one of its kind still
-// pending for that neighbour (as it would in the receiver's one-slot mailbox), so the newest
-// ones and a BYE are never lost, and a peer running ahead of a stuck neighbour keeps at most
-// one of each queued. Dropping refused sends silently can leave a neighbour waiting for a tag
-// that never comes, until the silence timeout.
+// Newest wins: a newer model or coded gradient replaces the oldest of its kind still pending
+// for that neighbour once `models_kept` of them are (one by default, as in the receiver's
+// one-slot mailbox; policy full keeps staleness + 2 so that tag k is delivered; push-sum
+// keeps every one: PeerProtocol::models_kept_queued), so the newest ones and a BYE are never
+// lost and a peer running ahead of a stuck neighbour keeps a bounded number queued. Dropping
+// refused sends silently can leave a neighbour waiting for a tag that never comes, until the
+// silence timeout.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -23,11 +26,11 @@ enum class Outbound {
 
 class OutboundQueue {
  public:
-  // `keep_every_model`: no model replaces another (PeerProtocol::needs_every_model: push-sum,
-  // where each one is mass that must arrive once, docs/protocol.md §4.4; and policy full,
-  // where the receiver mixes exactly the iteration-k model).
-  explicit OutboundQueue(transport::Link& link, bool keep_every_model = false)
-      : link_(link), keep_every_model_(keep_every_model) {}
+  // `models_kept`: models held per neighbour before a newer one replaces the oldest; 0: all
+  // (PeerProtocol::models_kept_queued; push-sum, docs/protocol.md §4.4). Coded gradients
+  // keep the newest only.
+  explicit OutboundQueue(transport::Link& link, std::size_t models_kept = 1)
+      : link_(link), models_kept_(models_kept) {}
 
   // Sends at once unless older sends to `to` are pending or the link refuses; then queues.
   void send(int to, Outbound what, const wire::EncodedMessage& message);
@@ -44,7 +47,7 @@ class OutboundQueue {
   transport::Link& link_;
   std::map<int, std::deque<Item>> pending_;  // per neighbour, oldest first
   std::uint64_t superseded_ = 0;
-  bool keep_every_model_ = false;
+  std::size_t models_kept_ = 1;
 };
 
 }  // namespace fastk::node::peer

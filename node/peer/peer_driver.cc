@@ -40,7 +40,7 @@ PeerDriver::PeerDriver(DriverSettings settings, DriverParts parts)
       parts_(parts),
       rendezvous_(settings_.self, parts.protocol.contacts(), settings_.run,
                   send_only(parts.protocol)),
-      outbound_(parts.link, parts.protocol.needs_every_model()),
+      outbound_(parts.link, parts.protocol.models_kept_queued()),
       inbox_(parts.delays, settings_.self),
       snapshots_(settings_.epoch_s, settings_.eval_interval_s),
       report_(settings_.self, settings_.iterations, settings_.origin) {

@@ -355,27 +355,55 @@ TEST(OutboundQueue, NewestModelWinsAndControlMessagesAreKept) {
   EXPECT_FALSE(queue.pending());
 }
 
-// Push-sum: every model is mass that must arrive once, so none replaces another.
-TEST(OutboundQueue, UnderPushSumEveryModelIsSent) {
+// The tags a receiver gets when 6 models go out through a link that holds one, with
+// `models_kept` held per neighbour.
+std::vector<std::int64_t> tags_delivered(std::size_t models_kept, std::uint64_t* superseded) {
   transport::InProcessNetwork network(2, /*capacity=*/1);
   const wire::PeerId to_one[] = {1}, to_zero[] = {0};
   const wire::HelloInfo run{1, 2};
   transport::InProcessLink sender(network, wire::WirePeers(0, run, to_one), {1});
   transport::InProcessLink receiver(network, wire::WirePeers(1, run, to_zero), {0});
-  OutboundQueue queue(sender, /*keep_every_model=*/true);
-  for (std::int64_t tag = 1; tag <= 3; ++tag) {
+  OutboundQueue queue(sender, models_kept);
+  for (std::int64_t tag = 1; tag <= 6; ++tag) {
     auto params = consensus::make_params(std::vector<float>(3, static_cast<float>(tag)));
     queue.send(1, Outbound::kModel, wire::encode_model(0, tag, params, params->values()));
   }
-  EXPECT_EQ(queue.superseded(), 0u);
+  *superseded = queue.superseded();
   std::vector<std::int64_t> tags;
-  for (int turn = 0; turn < 10 && tags.size() < 3; ++turn) {
+  for (int turn = 0; turn < 20; ++turn) {
     if (auto r = receiver.receive(std::chrono::milliseconds(0))) {
       tags.push_back(std::get<transport::ReceivedMessage>(*r).iteration());
     }
     queue.flush();
   }
-  EXPECT_EQ(tags, (std::vector<std::int64_t>{1, 2, 3}));
+  return tags;
+}
+
+// Push-sum keeps every model (each is mass that must arrive once); full keeps staleness + 2
+// (the tag-k model its receiver mixes is never replaced, and a neighbour that is gone does
+// not pile up models); the other policies the newest one.
+TEST(OutboundQueue, KeepsAsManyModelsPerNeighbourAsTheProtocolNeeds) {
+  std::uint64_t superseded = 0;
+  EXPECT_EQ(tags_delivered(0, &superseded), (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(superseded, 0u);
+  EXPECT_EQ(tags_delivered(2, &superseded), (std::vector<std::int64_t>{1, 5, 6}));
+  EXPECT_EQ(superseded, 3u);
+  EXPECT_EQ(tags_delivered(1, &superseded), (std::vector<std::int64_t>{1, 6}));
+  EXPECT_EQ(superseded, 4u);
+  // What the protocol asks of its runtime.
+  const auto schedule = std::make_shared<topology::StaticSchedule>(
+      topology::Graph(2, {{0, 1}}), Eigen::MatrixXd::Constant(2, 2, 0.5));
+  const auto kept = [&](consensus::PolicyKind kind, int staleness, bool push_sum) {
+    consensus::ProtocolConfig config;
+    config.policy.kind = kind;
+    config.staleness = staleness;
+    config.push_sum = push_sum;
+    return consensus::PeerProtocol(0, schedule, config, consensus::make_params({0.0f}))
+        .models_kept_queued();
+  };
+  EXPECT_EQ(kept(consensus::PolicyKind::kFull, 0, false), 2u);
+  EXPECT_EQ(kept(consensus::PolicyKind::kFull, 3, false), 5u);
+  EXPECT_EQ(kept(consensus::PolicyKind::kAdaptive, 0, false), 1u);
 }
 
 }  // namespace
