@@ -50,19 +50,21 @@ struct ArmTimer {
 };
 
 // Everything about one finished iteration of one peer.
-// One neighbour of one iteration (neighbours.csv; docs/protocol.md §7.1): when its message
+// One neighbour of one iteration (neighbours.csv; docs/protocol.md §7.2): when its message
 // came, whether it was mixed, how old the model was, and how much it sent.
 struct NeighbourRecord {
   PeerId neighbour = 0;
   // Arrival of its first message with tag >= k, relative to the own gradient's end (negative:
-  // before it; a message already there when k began counts at the start); NaN: none by the
-  // update.
+  // before it; a fresh message already there when k began counts at the start); NaN: none
+  // with tag >= k by the update.
   double arrival_s = std::numeric_limits<double>::quiet_NaN();
   bool used = false;
-  // k minus the tag of the model mixed (used), or of its newest message; -1: none yet.
-  std::int64_t tag_lag = -1;
-  // Payload bytes (model and coded-gradient values) the protocol took from it since this
-  // peer's previous update: the same in both runtimes, not the bytes on the wire.
+  // k minus the tag of the model mixed (used), or of its newest message: positive, that many
+  // iterations old; negative, from a neighbour ahead. NaN: nothing received yet.
+  double tag_lag = std::numeric_limits<double>::quiet_NaN();
+  // Payload bytes (model and coded-gradient values) of the messages newer than any before
+  // it that the protocol took from it since the last update that listed it: the same in both
+  // runtimes, not the bytes on the wire.
   std::int64_t bytes = 0;
 };
 

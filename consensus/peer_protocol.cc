@@ -521,9 +521,9 @@ void PeerProtocol::on_coded_gradient(double now_s, PeerId from, std::int64_t tag
   }
   Slot& slot = slots_[static_cast<std::size_t>(s)];
   heard_from(slot, now_s);
-  slot.bytes_since_update +=
-      static_cast<std::int64_t>(coded->gradient->values().size() * sizeof(float));
   if (tag > slot.coded_tag) {  // an older one (reordered, duplicated) teaches nothing
+    slot.bytes_since_update +=
+        static_cast<std::int64_t>(coded->gradient->values().size() * sizeof(float));
     coded_->learn(from, *coded);
     slot.coded = std::move(coded);
     slot.coded_tag = tag;
@@ -541,7 +541,9 @@ void PeerProtocol::on_message(double now_s, PeerId from, std::int64_t tag, Param
   Slot& slot = slots_[static_cast<std::size_t>(s)];
   heard_from(slot, now_s);
   arrivals_.message(from, tag, now_s);
-  slot.bytes_since_update += static_cast<std::int64_t>(params->values().size() * sizeof(float));
+  if (tag > slot.tag) {  // a repeated or reordered old one is no news
+    slot.bytes_since_update += static_cast<std::int64_t>(params->values().size() * sizeof(float));
+  }
   if (tag >= k_ - config_.staleness && slot.oldest_fresh_tag < k_ - config_.staleness) {
     slot.oldest_fresh_tag = tag;
     slot.oldest_fresh = params;
@@ -760,7 +762,7 @@ void PeerProtocol::record_neighbours(IterationRecord& record) {
     if (n.used && !config_.push_sum) {
       tag = record.used_tags[static_cast<std::size_t>(u - record.used.begin())];
     }
-    n.tag_lag = tag < 0 ? -1 : k_ - tag;
+    if (tag >= 0) n.tag_lag = static_cast<double>(k_ - tag);
     n.bytes = std::exchange(slot.bytes_since_update, 0);
     record.neighbour_records.push_back(n);
   }

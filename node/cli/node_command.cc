@@ -124,9 +124,8 @@ void run_node(const NodeOptions& o) {
   } else {  // a fresh start: what an earlier run left for its restarts is not this run's
     remove_restart_files(dir);
   }
-  metrics::IterationCsv iterations(
-      (dir / "iterations.csv").string(), o.resume,
-      config.run.neighbours_csv ? (dir / "neighbours.csv").string() : std::string());
+  metrics::IterationCsv iterations((dir / "iterations.csv").string(), o.resume,
+                                   config.run.neighbours_csv);
   SnapshotWriter snapshots(dir, o.resume);
 
   peer::PeerHooks hooks;

@@ -1,5 +1,6 @@
 #include "node/metrics/iteration_csv.h"
 
+#include <filesystem>
 #include <fstream>
 
 namespace fastk::node::metrics {
@@ -62,9 +63,16 @@ CsvWriter& ResumableCsv::rows_of(std::int64_t iteration) {
   return *csv_;
 }
 
-IterationCsv::IterationCsv(const std::string& path, bool resume, const std::string& neighbours_path)
+IterationCsv::IterationCsv(const std::string& path, bool resume, bool neighbours)
     : iterations_(path, kColumns, resume) {
-  if (!neighbours_path.empty()) neighbours_.emplace(neighbours_path, kNeighbourColumns, resume);
+  const std::string neighbours_path =
+      (std::filesystem::path(path).parent_path() / "neighbours.csv").string();
+  if (neighbours) {
+    neighbours_.emplace(neighbours_path, kNeighbourColumns, resume);
+  } else {
+    std::error_code ignored;  // none there is what is wanted
+    std::filesystem::remove(neighbours_path, ignored);
+  }
 }
 
 void IterationCsv::write(const consensus::IterationRecord& r, double train_loss) {

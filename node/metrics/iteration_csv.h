@@ -39,9 +39,9 @@ class ResumableCsv {
 
 class IterationCsv {
  public:
-  // iterations.csv at `path`; neighbours.csv at `neighbours_path` unless it is empty.
-  explicit IterationCsv(const std::string& path, bool resume = false,
-                        const std::string& neighbours_path = "");
+  // iterations.csv at `path`, and with `neighbours` neighbours.csv beside it; without, an
+  // earlier neighbours.csv there is removed (it would pass for this run's).
+  explicit IterationCsv(const std::string& path, bool resume = false, bool neighbours = true);
   void write(const consensus::IterationRecord& r, double train_loss);
   void flush() {
     iterations_.flush();

@@ -28,8 +28,7 @@ void IterationTotals::add(const consensus::IterationRecord& r) {
 
 RunMetrics::RunMetrics(const std::filesystem::path& folder, bool per_peer_accuracy, bool neighbours)
     : folder_(ensure_folder(folder)),
-      iterations_((folder / "iterations.csv").string(), false,
-                  neighbours ? (folder / "neighbours.csv").string() : ""),
+      iterations_((folder / "iterations.csv").string(), false, neighbours),
       evaluations_csv_((folder / "evaluation.csv").string(), FileWriter::Mode::kStreamed) {
   if (per_peer_accuracy) {
     peer_accuracy_ = std::make_unique<CsvWriter>((folder / "peer_accuracy.csv").string(),

@@ -193,7 +193,7 @@ TEST(PeerProtocol, RecordsWhoWaitedForWhom) {
       if (n.used) {
         EXPECT_FALSE(std::isnan(n.arrival_s));
         EXPECT_LE(n.arrival_s, r.update_s - r.gradient_done_s + 1e-12);
-        EXPECT_LE(n.tag_lag, 0);
+        EXPECT_LE(n.tag_lag, 0.0);
       }
       if (n.neighbour == 0) {
         ++slow_rows;
