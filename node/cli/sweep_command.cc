@@ -35,8 +35,17 @@ struct SweepOptions {
   bool no_plots = false;
 };
 
-std::atomic<bool> g_interrupted{false};
-void on_interrupt(int) { g_interrupted = true; }
+// Ctrl-C, SIGTERM, SIGHUP: the first stops the current run (SIGINT to it) and the sweep;
+// another kills the run at once.
+std::atomic<int> g_signals{0};
+void on_signal(int) { g_signals.fetch_add(1); }
+bool interrupted() { return g_signals.load() > 0; }
+
+void catch_signals(bool on) {
+  struct sigaction action {};
+  action.sa_handler = on ? on_signal : SIG_DFL;
+  for (const int signal : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal, &action, nullptr);
+}
 
 // Every point's config, loaded before anything runs: a bad value fails the sweep at once,
 // naming its run.
@@ -90,13 +99,20 @@ bool run_point(const SweepOptions& o, const SweepPoint& p, const fs::path& dir) 
   std::ofstream log(log_path);
   std::deque<std::string> tail;
   ChildProcess child(argv);
+  bool killed = false;
   const ExitStatus status = child.wait(
       [&](const std::string& line) {
         log << line << '\n';
         tail.push_back(line);
         if (tail.size() > 8) tail.pop_front();
       },
-      [] { return g_interrupted.load(); });
+      [&] {
+        if (g_signals.load() > 1 && !killed) {
+          child.send_signal(SIGKILL);
+          killed = true;
+        }
+        return interrupted();
+      });
   log.flush();
   if (status.ok() && log) return true;
   std::cerr << "  failed (" << status.describe() << "); the end of " << log_path.string() << ":\n";
@@ -129,21 +145,24 @@ int run_sweep(const SweepOptions& o) {
   for (const std::string& text : o.vary) variations.push_back(parse_variation(text));
   const std::vector<SweepPoint> points = sweep_points(variations);
   const std::vector<ExperimentConfig> configs = check_points(o, points);
-  const ExperimentConfig base = load_config(o.config);
+  // The first point's config names the folder: the file alone may be valid only with the
+  // varied values.
+  const ExperimentConfig& first = configs.front();
   const fs::path dir = o.config.output.empty()
-                           ? fs::path(base.run.output) / (base.run.name + "-sweep")
+                           ? fs::path(first.run.output) / (first.run.name + "-sweep")
                            : fs::path(o.config.output);
   fs::create_directories(dir / "runs");
-  const double target = configs.front().run.target_accuracy;
+  double target = first.run.target_accuracy;
+  for (const ExperimentConfig& c : configs) {
+    if (c.run.target_accuracy != target) target = 0;  // varied: each setting has its own
+  }
   write_plan(dir, o, variations, points, target);
   const std::string unit = o.runtime == "sim" ? "virtual s" : "s";
 
-  struct sigaction action {};
-  action.sa_handler = on_interrupt;
-  sigaction(SIGINT, &action, nullptr);
+  catch_signals(true);
   std::vector<SweepPoint> done;
   int failed = 0;
-  for (std::size_t i = 0; i < points.size() && !g_interrupted; ++i) {
+  for (std::size_t i = 0; i < points.size() && !interrupted(); ++i) {
     std::printf("[%zu/%zu] %s:", i + 1, points.size(), o.runtime.c_str());
     for (const auto& [key, value] : points[i].settings) {
       std::printf(" %s=%s", key.c_str(), value.c_str());
@@ -153,7 +172,7 @@ int run_sweep(const SweepOptions& o) {
     const auto start = std::chrono::steady_clock::now();
     if (!run_point(o, points[i], dir)) {
       ++failed;
-      if (!o.keep_going || g_interrupted) break;
+      if (!o.keep_going || interrupted()) break;
       continue;
     }
     print_outcome(dir / "runs" / points[i].folder,
@@ -161,17 +180,20 @@ int run_sweep(const SweepOptions& o) {
                   unit);
     done.push_back(points[i]);
   }
-  action.sa_handler = SIG_DFL;
-  sigaction(SIGINT, &action, nullptr);
-  if (done.empty()) throw std::runtime_error("no run of the sweep finished");
+  catch_signals(false);
+  if (done.empty()) {
+    std::fprintf(stderr, "fastk sweep: %s before any run finished\n",
+                 interrupted() ? "interrupted" : "failed");
+    return interrupted() ? 130 : 1;
+  }
   write_sweep_csv(dir, variations, done);
   const std::vector<SettingResult> results = sweep_settings(dir, done, o.over);
-  write_time_to_target_csv(dir, results, target);
+  write_time_to_target_csv(dir, results);
   std::printf("\n%s\n", time_to_target_table(results, target, unit).c_str());
   if (!o.no_plots) make_sweep_plots(dir);
   std::printf("outputs: %s (sweep.csv, time_to_target.csv%s)\n", dir.string().c_str(),
               o.no_plots ? "" : ", sweep_accuracy.png");
-  if (g_interrupted) {
+  if (interrupted()) {
     std::fprintf(stderr, "fastk sweep: interrupted after %zu of %zu runs\n", done.size(),
                  points.size());
     return 130;

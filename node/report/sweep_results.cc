@@ -96,9 +96,10 @@ std::vector<SettingResult> sweep_settings(const fs::path& dir,
     auto settings = p.settings;
     std::erase_if(settings, [&](const auto& s) { return s.first == over; });
     const auto [it, fresh] = index.emplace(settings, results.size());
-    if (fresh) results.push_back(SettingResult{settings, 0, {}, {}, {}});
+    if (fresh) results.push_back(SettingResult{settings, 0, 0, {}, {}, {}});
     SettingResult& r = results[it->second];
     ++r.runs;
+    r.target_accuracy = summary.value("target_accuracy", 0.0);
     if (summary.value("time_to_target_s", nlohmann::json()).is_number()) {
       add(r.time_to_target_s, summary["time_to_target_s"].get<double>());
     }
@@ -112,8 +113,7 @@ std::vector<SettingResult> sweep_settings(const fs::path& dir,
   return results;
 }
 
-void write_time_to_target_csv(const fs::path& dir, const std::vector<SettingResult>& results,
-                              double target) {
+void write_time_to_target_csv(const fs::path& dir, const std::vector<SettingResult>& results) {
   std::ostringstream out;
   if (!results.empty()) {
     for (const auto& setting : results.front().settings) out << csv_field(setting.first) << ",";
@@ -123,15 +123,21 @@ void write_time_to_target_csv(const fs::path& dir, const std::vector<SettingResu
          "final_time_mean_s\n";
   for (const SettingResult& r : results) {
     for (const auto& setting : r.settings) out << csv_field(setting.second) << ",";
-    const auto reached = r.time_to_target_s;
-    out << r.runs << "," << target << "," << reached.count << ",";
-    if (reached.count > 0) {
-      out << reached.mean << "," << reached.min << "," << reached.max << ",";
-    } else {
-      out << ",,,";
-    }
-    out << r.final_accuracy.mean << "," << r.final_accuracy.min << "," << r.final_accuracy.max
-        << "," << r.final_time_s.mean << "\n";
+    // Empty cells where no run gave a value.
+    const auto spread = [&](const Spread& s) {
+      if (s.count > 0) {
+        out << s.mean << "," << s.min << "," << s.max;
+      } else {
+        out << ",,";
+      }
+    };
+    out << r.runs << "," << r.target_accuracy << "," << r.time_to_target_s.count << ",";
+    spread(r.time_to_target_s);
+    out << ",";
+    spread(r.final_accuracy);
+    out << ",";
+    if (r.final_time_s.count > 0) out << r.final_time_s.mean;
+    out << "\n";
   }
   write_atomically(dir / "time_to_target.csv", out.str());
 }
@@ -143,7 +149,7 @@ std::string time_to_target_table(const std::vector<SettingResult>& results, doub
   for (const auto& setting : results.front().settings) t << "| " << setting.first << " ";
   char target_text[32];
   std::snprintf(target_text, sizeof target_text, "%g%%", 100 * target);
-  t << "| runs | time to " << target_text << " (" << time_unit
+  t << "| runs | time to " << (target > 0 ? target_text : "target") << " (" << time_unit
     << "), mean (min-max) | reached | final accuracy | final time (" << time_unit << ") |\n";
   for (std::size_t c = 0; c < results.front().settings.size() + 5; ++c) t << "|---";
   t << "|\n";

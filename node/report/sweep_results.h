@@ -27,7 +27,8 @@ struct Spread {
 struct SettingResult {
   std::vector<std::pair<std::string, std::string>> settings;  // without the averaged key
   int runs = 0;
-  Spread time_to_target_s;  // over the runs that reached it (count = how many did)
+  double target_accuracy = 0;  // its runs' run.target_accuracy (0: none)
+  Spread time_to_target_s;     // over the runs that reached it (count = how many did)
   Spread final_accuracy;
   Spread final_time_s;
 };
@@ -39,8 +40,10 @@ std::vector<SettingResult> sweep_settings(const std::filesystem::path& dir,
                                           const std::string& over);
 
 // DIR/time_to_target.csv, and the same as a Markdown table for the terminal and docs.
+// `target`: the sweep's target accuracy for the table's header, 0 when it varies (each row's
+// is in the CSV).
 void write_time_to_target_csv(const std::filesystem::path& dir,
-                              const std::vector<SettingResult>& results, double target);
+                              const std::vector<SettingResult>& results);
 std::string time_to_target_table(const std::vector<SettingResult>& results, double target,
                                  const std::string& time_unit);
 
