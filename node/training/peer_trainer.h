@@ -22,7 +22,7 @@
 
 namespace fastk::node::training {
 
-// Checks [optimizer] before any peer starts (the protocol applies it: docs/protocol.md §4.5);
+// Checks [optimizer] before any peer starts (the protocol applies it: docs/protocol.md §3.7);
 // throws std::invalid_argument naming the key that is out of range.
 void check_optimizer(const learning::OptimizerSpec& optimizer);
 

@@ -48,10 +48,11 @@ void PrintTo(const Setup& s, std::ostream* os) { *os << s.name; }
 
 constexpr const char* kHeavyBallCosine =
     "momentum = 0.9\nschedule = \"cosine\"\nwarmup_iterations = 20\nweight_decay = 1e-3\n";
-// Nesterov with a step schedule, adapt-then-combine (the step comes before the mix).
+// Nesterov with a step schedule and weight decay, adapt-then-combine (the step comes before the
+// mix).
 constexpr const char* kNesterovStepAtc =
     "momentum = 0.5\nnesterov = true\nschedule = \"step\"\nstep_iterations = 50\n"
-    "gamma = 0.5\n";
+    "gamma = 0.5\nweight_decay = 1e-3\n";
 
 class SimEquivalence : public testing::TestWithParam<Setup> {};
 
