@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "consensus/backup_policy.h"
+#include "learning/sgd.h"
 #include "node/config/cluster.h"
 #include "node/metrics/output_files.h"
 #include "node/os/cpu_binding.h"
@@ -27,6 +28,7 @@ void fields(Calibration& c, Visit visit) {
   visit("gradient_noise_s", c.gradient_noise_s);
   visit("update_s", c.update_s);
   visit("update_per_term_s", c.update_per_term_s);
+  visit("direction_s", c.direction_s);
   visit("adaptive_decision_s", c.adaptive_decision_s);
   visit("disagreement_per_term_s", c.disagreement_per_term_s);
   visit("message_s", c.message_s);
@@ -79,7 +81,7 @@ Calibration read_calibration(const std::filesystem::path& path) {
     }
     value = it->template get<T>();
   });
-  for (double v : {c.gradient_s, c.gradient_noise_s, c.update_s, c.update_per_term_s,
+  for (double v : {c.gradient_s, c.gradient_noise_s, c.update_s, c.update_per_term_s, c.direction_s,
                    c.adaptive_decision_s, c.disagreement_per_term_s, c.message_s, c.latency_s}) {
     if (!(v >= 0)) throw std::runtime_error(path.string() + ": a time is negative or not a number");
   }
@@ -121,14 +123,16 @@ void check_fits(const Calibration& c, const learning::ModelSpec& model_spec,
 
 consensus::MachineCosts machine_costs(const Calibration& c, const topology::TopologySpec& topology,
                                       const ClusterConfig& cluster,
-                                      const consensus::PolicySpec& policy) {
+                                      const consensus::PolicySpec& policy,
+                                      const learning::OptimizerSpec& optimizer) {
   const auto rule = consensus::make_policy(policy);
   consensus::MachineCosts costs;
   costs.gradient_cpu_s = c.gradient_s;
   costs.gradient_stats_cpu_s = c.gradient_noise_s;
   costs.receive_s = c.message_s;
   costs.send_s = c.message_s;
-  costs.update_s = c.update_s + (rule->costly_decision() ? c.adaptive_decision_s : 0.0);
+  costs.update_s = c.update_s + (rule->costly_decision() ? c.adaptive_decision_s : 0.0) +
+                   (learning::has_direction_state(optimizer) ? c.direction_s : 0.0);
   // The disagreement pass, every disagreement_every updates: charged on average.
   costs.update_per_term_s =
       c.update_per_term_s +

@@ -25,10 +25,14 @@ struct Calibration {
   std::size_t parameters = 0;
   int batch_size = 0;
   // Medians, seconds of one core, the CPU to itself.
-  double gradient_s = 0;               // one plain gradient
-  double gradient_noise_s = 0;         // the same with the adaptive policy's noise estimate
-  double update_s = 0;                 // the update (mix and step), base...
-  double update_per_term_s = 0;        // ... plus this per neighbour model mixed
+  double gradient_s = 0;         // one plain gradient
+  double gradient_noise_s = 0;   // the same with the adaptive policy's noise estimate
+  double update_s = 0;           // the update (mix and step), base...
+  double update_per_term_s = 0;  // ... plus this per neighbour model mixed
+  // The local step's direction pass (momentum, weight decay: docs/protocol.md §3.7), with the
+  // calibrated config's optimizer, or momentum 0.9 when it had neither; charged per update
+  // to configs that have them, so one calibration serves runs with and without.
+  double direction_s = 0;
   double adaptive_decision_s = 0;      // the adaptive policy's decide(), full window
   double disagreement_per_term_s = 0;  // its disagreement estimate, per model, when computed
   // Messages: CPU of the I/O thread at each end, and the wall time of one message between
@@ -65,8 +69,10 @@ Calibration read_calibration_for(const std::filesystem::path& path, const Experi
 // share its cpus in the blocks [cluster] bind_cpus gives them (or all of them, unbound);
 // peers on other hosts likewise on each host, assumed alike. Peers whose blocks overlap
 // (more CPUs than peers, unevenly) count as separate groups: an approximation.
+// `optimizer`: the update is charged the direction pass when it has momentum or weight decay.
 consensus::MachineCosts machine_costs(const Calibration& c, const topology::TopologySpec& topology,
                                       const ClusterConfig& cluster,
-                                      const consensus::PolicySpec& policy);
+                                      const consensus::PolicySpec& policy,
+                                      const learning::OptimizerSpec& optimizer);
 
 }  // namespace fastk::node::calibration

@@ -71,7 +71,7 @@ double simulated_iteration_s(const Calibration& c, const ExperimentConfig& confi
   ZeroGradients gradients;
   consensus::VirtualNetwork net(
       std::move(peers), delays, gradients,
-      machine_costs(c, config.topology, config.cluster, consensus::PolicySpec{}));
+      machine_costs(c, config.topology, config.cluster, consensus::PolicySpec{}, config.optimizer));
   double last_update_s = 0;
   net.on_record = [&](const consensus::IterationRecord& r) {
     last_update_s = std::max(last_update_s, r.update_s);

@@ -92,8 +92,10 @@ void print_calibration(const calibration::Calibration& c, const std::filesystem:
   std::printf("  gradient           %9.1f us (with the noise estimate %.1f us, +%.1f%%)\n",
               us(c.gradient_s), us(c.gradient_noise_s),
               100 * (c.gradient_noise_s / c.gradient_s - 1));
-  std::printf("  update             %9.1f us + %.1f us per neighbour model\n", us(c.update_s),
-              us(c.update_per_term_s));
+  std::printf(
+      "  update             %9.1f us + %.1f us per neighbour model (+ %.1f us with "
+      "momentum or weight decay)\n",
+      us(c.update_s), us(c.update_per_term_s), us(c.direction_s));
   std::printf("  adaptive policy    %9.1f us per decision, %.1f us per model of disagreement\n",
               us(c.adaptive_decision_s), us(c.disagreement_per_term_s));
   std::printf("  message            %9.1f us of CPU at each end, %.1f us latency\n",
@@ -130,6 +132,7 @@ void run_calibrate(const CalibrateOptions& o) {
   c.parameters = gradients.parameters;
   const auto update = measure::measure_update(c.parameters, o.repeats, config.optimizer);
   c.update_s = update.base_s;
+  c.direction_s = update.direction_s;
   c.update_per_term_s = update.per_term_s;
   c.disagreement_per_term_s = update.disagreement_per_term_s;
   int degree = 1;

@@ -79,9 +79,9 @@ namespace {
 
 // The direction pass of the local step: (copy + direction) - copy, the copy keeping the
 // momentum from growing without bound over the repeats.
-double measure_direction_s(std::size_t parameters, int repeats,
-                           const learning::OptimizerSpec& optimizer, std::mt19937& rng) {
-  if (!learning::has_direction_state(optimizer)) return 0.0;
+double measure_direction_s(std::size_t parameters, int repeats, learning::OptimizerSpec optimizer,
+                           std::mt19937& rng) {
+  if (!learning::has_direction_state(optimizer)) optimizer.momentum = 0.9;
   learning::Sgd sgd(optimizer, parameters, 1);
   const std::vector<float> own = random_vector(parameters, rng);
   const std::vector<float> gradient = random_vector(parameters, rng);
@@ -125,8 +125,8 @@ UpdateTimes measure_update(std::size_t parameters, int repeats,
   const auto [d_base, d_per_term] = fit_line(terms, disagreement_s);
   const double direction_s = measure_direction_s(parameters, repeats, optimizer, rng);
   // A negative intercept from noise would make small updates free: clamp at 0.
-  return {std::max(0.0, base) + direction_s, std::max(0.0, per_term),
-          std::max(0.0, d_per_term + std::max(0.0, d_base) / 2.0)};
+  return {std::max(0.0, base), std::max(0.0, per_term),
+          std::max(0.0, d_per_term + std::max(0.0, d_base) / 2.0), direction_s};
 }
 
 double measure_adaptive_decision(int neighbours, int repeats) {

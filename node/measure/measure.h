@@ -26,9 +26,11 @@ struct UpdateTimes {
   double base_s = 0;
   double per_term_s = 0;
   double disagreement_per_term_s = 0;
+  double direction_s = 0;  // the local step's direction pass (see measure_update)
 };
-// With momentum or weight decay in `optimizer`, base_s includes the local step's direction
-// pass (learning::Sgd::direction, docs/protocol.md §3.7), which real peers pay every update.
+// direction_s: the local step's direction pass (learning::Sgd::direction, docs/protocol.md
+// §3.7) that peers with momentum or weight decay pay every update, timed with `optimizer`,
+// or with momentum 0.9 when it has neither.
 UpdateTimes measure_update(std::size_t parameters, int repeats,
                            const learning::OptimizerSpec& optimizer = {});
 

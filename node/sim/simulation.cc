@@ -58,7 +58,7 @@ consensus::MachineCosts machine(const SimulationInputs& in, stragglers::DelaySpe
   if (!in.calibration) return {};
   const auto& policy = in.consensus.protocol.policy;
   delays.compute_s = in.calibration->gradient_s;  // what slowdowns multiply
-  return calibration::machine_costs(*in.calibration, in.topology, in.cluster, policy);
+  return calibration::machine_costs(*in.calibration, in.topology, in.cluster, policy, in.optimizer);
 }
 
 // Runs `net` from 0, evaluating every interval_s of virtual time, until the first stop rule

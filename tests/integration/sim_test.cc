@@ -146,6 +146,28 @@ TEST(Simulation, ACalibratedMachineChargesWhatSharedCoresCost) {
             read_all(nine / "peers/peer-4/model-final.f32"));
 }
 
+// One calibration serves runs with and without momentum: the direction pass is charged per
+// update only to a config that has momentum (or weight decay).
+TEST(Simulation, TheLocalStepsDirectionPassIsChargedOnlyWithMomentum) {
+  SimulationInputs in = small_run();
+  in.consensus.protocol.policy.kind = consensus::PolicyKind::kFull;
+  in.stragglers = {};
+  calibration::Calibration c;
+  c.model = "logistic_regression";
+  c.parameters = 8 * 3 + 3;
+  c.batch_size = 8;
+  c.gradient_s = c.gradient_noise_s = 0.01;
+  c.direction_s = 0.005;
+  c.cpus = 9;
+  in.calibration = c;
+  const SimulationResult plain = simulate(in, fresh_folder("plain_charged"));
+  in.optimizer.momentum = 0.9;
+  const SimulationResult momentum = simulate(in, fresh_folder("momentum_charged"));
+  // 40 updates, each 5 ms more, one after the other on every peer's core; the run ends when
+  // the last one is applied, so its own cost is not in the end time.
+  EXPECT_NEAR(momentum.end_time_s - plain.end_time_s, 39 * 0.005, 1e-9);
+}
+
 TEST(Simulation, ACalibrationOfAnotherModelIsRefused) {
   SimulationInputs in = small_run();
   calibration::Calibration c;
