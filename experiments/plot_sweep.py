@@ -121,7 +121,8 @@ def main(folder):
         bars.set_title("time to target: mean, min-max")
     else:
         bars.axis("off")
-        bars.text(0.5, 0.5, "no run.target_accuracy", ha="center")
+        bars.text(0.5, 0.5, "no single run.target_accuracy\n(none, or varied: see time_to_target.csv)",
+                  ha="center")
     fig.tight_layout()
     out = os.path.join(folder, "sweep_accuracy.png")
     fig.savefig(out, dpi=110)

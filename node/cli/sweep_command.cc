@@ -41,10 +41,22 @@ std::atomic<int> g_signals{0};
 void on_signal(int) { g_signals.fetch_add(1); }
 bool interrupted() { return g_signals.load() > 0; }
 
+// Installs on_signal for SIGINT, SIGTERM and SIGHUP, except where the signal is ignored (as
+// SIGHUP under nohup), and puts the previous handlers back when `on` is false.
 void catch_signals(bool on) {
-  struct sigaction action {};
-  action.sa_handler = on ? on_signal : SIG_DFL;
-  for (const int signal : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal, &action, nullptr);
+  static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+  static struct sigaction previous[3];
+  for (int i = 0; i < 3; ++i) {
+    if (on) {
+      sigaction(kSignals[i], nullptr, &previous[i]);
+      if (previous[i].sa_handler == SIG_IGN) continue;
+      struct sigaction action {};
+      action.sa_handler = on_signal;
+      sigaction(kSignals[i], &action, nullptr);
+    } else {
+      sigaction(kSignals[i], &previous[i], nullptr);
+    }
+  }
 }
 
 // Every point's config, loaded before anything runs: a bad value fails the sweep at once,
@@ -71,7 +83,8 @@ void write_plan(const fs::path& dir, const SweepOptions& o, const std::vector<Va
   plan["set"] = o.config.overrides;
   plan["runtime"] = o.runtime;
   plan["over"] = o.over;
-  plan["target_accuracy"] = target;
+  // 0 when the sweep varies it: each setting's is in time_to_target.csv.
+  plan["target_accuracy"] = target > 0 ? nlohmann::ordered_json(target) : nullptr;
   for (const Variation& v : vary) plan["vary"].push_back({{"key", v.key}, {"values", v.values}});
   for (const SweepPoint& p : points) {
     nlohmann::ordered_json run{{"folder", p.folder}};

@@ -27,7 +27,8 @@ ExitStatus ChildProcess::wait(const std::function<void(const std::string&)>& on_
       ::poll(nullptr, 0, 20);
     }
     for (const auto& line : read_lines()) on_line(line);
-    if (!interrupted && interrupt()) {
+    // Asked every turn, so that a caller can act on later requests too (a second Ctrl-C).
+    if (interrupt() && !interrupted) {
       interrupted = true;
       send_signal(SIGINT);
     }

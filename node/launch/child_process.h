@@ -48,8 +48,9 @@ class ChildProcess {
   // Writes `text` to the stdin pipe (no-op without one). False if the child is gone.
   bool write_stdin(const std::string& text);
   // Blocks until the child has exited and its output is read to the end, handing each line
-  // to `on_line` (what it prints just before it exits included). While it runs, once
-  // `interrupt()` says so, the child gets SIGINT (once).
+  // to `on_line` (what it prints just before it exits included). While it runs, `interrupt()`
+  // is asked every turn (about 20 times a second); the first time it says so, the child gets
+  // SIGINT (once).
   ExitStatus wait(
       const std::function<void(const std::string&)>& on_line,
       const std::function<bool()>& interrupt = [] { return false; });

@@ -39,9 +39,8 @@ std::vector<SettingResult> sweep_settings(const std::filesystem::path& dir,
                                           const std::vector<SweepPoint>& points,
                                           const std::string& over);
 
-// DIR/time_to_target.csv, and the same as a Markdown table for the terminal and docs.
-// `target`: the sweep's target accuracy for the table's header, 0 when it varies (each row's
-// is in the CSV).
+// DIR/time_to_target.csv (each row with its target), and the same as a Markdown table for
+// the terminal and docs; `target` names the table's column, 0 when it varies.
 void write_time_to_target_csv(const std::filesystem::path& dir,
                               const std::vector<SettingResult>& results);
 std::string time_to_target_table(const std::vector<SettingResult>& results, double target,
