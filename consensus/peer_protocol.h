@@ -18,6 +18,7 @@
 // iteration k+1 starts only once every neighbour not gone has sent a tag >= k + 1 - max_gap.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -136,12 +137,16 @@ class PeerProtocol {
   // How many of this peer's models a runtime must hold for a neighbour that cannot take them
   // yet, oldest first, before a newer one replaces the oldest; 0: every one (push-sum: each
   // is mass that must arrive once). A policy that mixes each neighbour's iteration-k model
-  // itself (full) needs tag k delivered, not replaced by k + 1; it is at most staleness + 1
-  // iterations ahead of a live neighbour, so staleness + 2 suffice, and a neighbour that is
-  // gone does not pile up models. Others need only the newest (one mailbox slot).
+  // itself (full) needs tag k delivered, not replaced by k + 1: with staleness 0 it is at
+  // most one iteration ahead of a live neighbour, so 2 suffice. With staleness s the
+  // oldest-fresh model a receiver mixes depends on timing anyway; it keeps s + 2, at most 8,
+  // so that a neighbour that is gone does not pile up models. Others need only the newest
+  // (one mailbox slot).
   std::size_t models_kept_queued() const {
     if (config_.push_sum) return 0;
-    if (policy_->mixes_exact_iteration()) return static_cast<std::size_t>(config_.staleness) + 2;
+    if (policy_->mixes_exact_iteration()) {
+      return static_cast<std::size_t>(std::min(config_.staleness, 6)) + 2;
+    }
     return 1;
   }
   bool joining() const { return phase_ == Phase::kJoining; }

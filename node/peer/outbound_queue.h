@@ -1,9 +1,9 @@
 // A peer's sends, kept when a neighbour's queue refuses them and retried every loop turn.
 // Newest wins: a newer model or coded gradient replaces the oldest of its kind still pending
 // for that neighbour once `models_kept` of them are (one by default, as in the receiver's
-// one-slot mailbox; policy full keeps staleness + 2 so that tag k is delivered; push-sum
-// keeps every one: PeerProtocol::models_kept_queued), so the newest ones and a BYE are never
-// lost and a peer running ahead of a stuck neighbour keeps a bounded number queued. Dropping
+// one-slot mailbox; policy full keeps staleness + 2, at most 8, so that tag k is delivered;
+// push-sum keeps every one: PeerProtocol::models_kept_queued), so the newest ones and a BYE are
+// never lost and a peer running ahead of a stuck neighbour keeps a bounded number queued. Dropping
 // refused sends silently can leave a neighbour waiting for a tag that never comes, until the
 // silence timeout.
 #pragma once

@@ -50,7 +50,9 @@ using wire::PeerId;
 // Slots a writer with `readers` neighbours gets: its own models (the current one, the
 // adapted one of adapt-then-combine, the one being written), plus what each neighbour may
 // hold (mailbox, iteration-k model, one arriving, one in the writer's queue of refused
-// sends), capped at 32. Running short only sends a model over the socket instead.
+// sends: under policy full up to two, or staleness + 2, are held there, and those beyond the
+// budget take slots from the others), capped at 32. Running short only sends a model over
+// the socket instead.
 std::size_t shared_model_slots(std::size_t readers);
 
 class SharedRegion;  // a mapped region, shared by the buffers that point into it

@@ -403,6 +403,7 @@ TEST(OutboundQueue, KeepsAsManyModelsPerNeighbourAsTheProtocolNeeds) {
   };
   EXPECT_EQ(kept(consensus::PolicyKind::kFull, 0, false), 2u);
   EXPECT_EQ(kept(consensus::PolicyKind::kFull, 3, false), 5u);
+  EXPECT_EQ(kept(consensus::PolicyKind::kFull, 1000, false), 8u);
   EXPECT_EQ(kept(consensus::PolicyKind::kAdaptive, 0, false), 1u);
 }
 
