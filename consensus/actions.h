@@ -31,6 +31,19 @@ struct SendCoded {
   CodedPart coded;
 };
 
+// AD-PSGD's pairwise averages (policy ad_psgd, docs/protocol.md §4.5). An active peer sends
+// a kRequest with its model x_i and its iteration as `tag`; the passive neighbour j answers
+// with a kReply of the same tag carrying r = (x_j - x_i) / 2, having set x_j -= r, and the
+// active peer adds r: both hold (x_i + x_j) / 2 and the sum of the models is unchanged. A
+// kReply without params declines (the neighbour has finished or stopped): nothing changes.
+enum class AveragingStep { kRequest, kReply };
+struct SendAveraging {
+  PeerId to = 0;
+  AveragingStep step = AveragingStep::kRequest;
+  std::int64_t tag = 0;
+  Params params;  // null: a declined request
+};
+
 // Compute the local mini-batch gradient at `params` and report it with on_gradient_done.
 // Coded neighbourhoods list `partitions`: one mean gradient per listed partition (home shard
 // of that peer), concatenated in this order; the own shard comes first.
@@ -116,8 +129,8 @@ struct Finished {
   std::int64_t iterations = 0;
 };
 
-using Action = std::variant<SendParams, SendCoded, StartGradient, ArmTimer, IterationCompleted,
-                            NeighbourGone, Finished>;
+using Action = std::variant<SendParams, SendCoded, SendAveraging, StartGradient, ArmTimer,
+                            IterationCompleted, NeighbourGone, Finished>;
 using Actions = std::vector<Action>;
 
 // One handler per action, for std::visit: a runtime that lacks a handler for a new action

@@ -26,6 +26,11 @@
 //             Parameters: window (20), gradient_window (5), warmup (3), smoothness (L, 1),
 //             disagreement_ema (0.5), disagreement_every (10), gradient_stats_every (4):
 //             G and S are measured on every gradient_stats_every-th gradient only.
+//   ad_psgd   not a backup policy but the asynchronous alternative to one (AD-PSGD, Lian et al.
+//             2018; docs/protocol.md §4.5): no peer waits for its neighbours' models; each
+//             active peer averages with one passive neighbour per iteration
+//             (pairwise_averaging.h). A policy here so that one config and one sweep compare
+//             it with the others. No parameters.
 #pragma once
 
 #include <cstdint>
@@ -40,7 +45,7 @@
 
 namespace fastk::consensus {
 
-enum class PolicyKind { kFull, kStatic, kDeadline, kAdaptive, kHalf };
+enum class PolicyKind { kFull, kStatic, kDeadline, kAdaptive, kHalf, kAdPsgd };
 // A policy's config name (simple_policies.cc has the table); throws std::invalid_argument
 // listing the known names otherwise.
 PolicyKind parse_policy_kind(const std::string& name);
@@ -110,6 +115,8 @@ class BackupPolicy {
   // Its decision takes measurable time, which `fastk calibrate` measures and the simulator
   // charges per update.
   virtual bool costly_decision() const { return false; }
+  // Replaces waiting for neighbours by AD-PSGD's pairwise averages (pairwise_averaging.h).
+  virtual bool pairwise_averaging() const { return false; }
   virtual bool wants_disagreement() const { return false; }
   virtual void observe_disagreement(double /*nu2*/) {}
 };

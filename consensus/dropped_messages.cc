@@ -18,6 +18,8 @@ std::string_view to_string(DropCause cause) {
       return "non-finite values";
     case DropCause::kNotInTheCode:
       return "not in the code";
+    case DropCause::kNotAsked:
+      return "averaging not asked for";
   }
   return "unknown cause";
 }

@@ -17,8 +17,9 @@ enum class DropCause : std::uint8_t {
   kWrongSize,      // a model of another size than this peer's
   kNonFinite,      // a NaN or infinite value: mixing it would poison the model for good
   kNotInTheCode,   // a coded gradient that does not fit this neighbourhood's code
+  kNotAsked,       // AD-PSGD: a request to an active peer, or a reply to no open request
 };
-inline constexpr std::size_t kDropCauseCount = 5;
+inline constexpr std::size_t kDropCauseCount = 6;
 std::string_view to_string(DropCause cause);
 
 class DropCounts {

@@ -91,6 +91,26 @@ PeerProtocol::PeerProtocol(PeerId self, std::shared_ptr<const topology::Topology
     }
     coded_ = std::make_unique<CodedNeighbourhood>(self_, config_.coding, *schedule_, neighbours_);
   }
+  if (policy_->pairwise_averaging()) {
+    check_pairwise_averaging();
+    averaging_ = std::make_unique<PairwiseAveraging>(self_, *schedule_, config_.seed, parameters_);
+  }
+}
+
+// What AD-PSGD leaves no room for: each names the option to drop.
+void PeerProtocol::check_pairwise_averaging() const {
+  const auto refuse = [](const std::string& what) {
+    throw std::invalid_argument("consensus.policy = \"ad_psgd\" " + what);
+  };
+  if (config_.push_sum) refuse("and push_sum exclude each other: AD-PSGD keeps the mean itself");
+  if (config_.coding.scheme != coding::Scheme::kNone) {
+    refuse("and coding exclude each other: nobody waits for a neighbourhood's gradients");
+  }
+  if (config_.keep_connected) refuse("waits for no neighbour: drop keep_connected");
+  if (config_.max_gap > 0) refuse("is asynchronous: drop max_gap");
+  if (config_.order != UpdateOrder::kCombineThenAdapt) {
+    refuse("averages, then steps with the gradient taken before: drop order");
+  }
 }
 
 void PeerProtocol::await_spanning_tree() {
@@ -232,6 +252,11 @@ int PeerProtocol::slot_of(PeerId peer) const {
 
 bool PeerProtocol::gone(const Slot& slot, double now_s) const {
   if (slot.departed) return true;
+  // ad_psgd: only the partner whose reply is awaited is expected to speak.
+  if (averaging_ && (!averaging_->awaited() ||
+                     &slot != &slots_[static_cast<std::size_t>(slot_of(*averaging_->awaited()))])) {
+    return false;
+  }
   return config_.silence_timeout_s > 0 && now_s - slot.last_heard_s >= config_.silence_timeout_s;
 }
 
@@ -272,6 +297,11 @@ void PeerProtocol::start(double now_s, Actions& out) {
 void PeerProtocol::join(double now_s, Actions& out) {
   if (phase_ != Phase::kNotStarted) throw std::logic_error("PeerProtocol: started twice");
   if (config_.push_sum) throw std::invalid_argument(kPushSumCannotComeBack);
+  if (averaging_) {
+    throw std::invalid_argument(
+        "an ad_psgd peer cannot join without a checkpoint: its neighbours send it no models to "
+        "start from");
+  }
   for (auto& slot : slots_) slot.last_heard_s = now_s;
   phase_ = Phase::kJoining;
   if (config_.silence_timeout_s > 0) {
@@ -389,6 +419,10 @@ void PeerProtocol::begin_iteration(double now_s, Actions& out) {
   relax_at_.reset();
   armed_at_s_.reset();
   arrivals_.begin(k_, now_s, round_.receive_from, already);
+  if (averaging_) {
+    begin_averaging(now_s, out);
+    return;
+  }
 
   // keep_connected: the policy chooses how many more than the tree neighbours to await.
   const auto tree_awaitable = std::count_if(tree_slots_.begin(), tree_slots_.end(), [&](int s) {
@@ -422,6 +456,29 @@ void PeerProtocol::begin_iteration(double now_s, Actions& out) {
   gradient_point_ = config_.push_sum ? debiased_model() : x_;
   out.push_back(
       StartGradient{k_, gradient_point_, {}, true, 1.0, policy_->wants_gradient_stats(k_)});
+}
+
+// AD-PSGD (docs/protocol.md §4.5): an active peer asks one passive neighbour still there to
+// average with the model its gradient is taken at; a passive peer only computes (requests
+// come to it). Silence counts from the request: a partner is expected to answer, not to talk.
+void PeerProtocol::begin_averaging(double now_s, Actions& out) {
+  decision_ = {};
+  if (averaging_->active()) {
+    std::vector<PeerId> available;
+    for (std::size_t r = 0; r < round_slots_.size(); ++r) {
+      if (!slots_[static_cast<std::size_t>(round_slots_[r])].departed) {
+        available.push_back(round_.receive_from[r]);
+      }
+    }
+    if (const auto partner = averaging_->choose(k_, available)) {
+      averaging_->requested(*partner, k_);
+      slots_[static_cast<std::size_t>(slot_of(*partner))].last_heard_s = now_s;
+      out.push_back(SendAveraging{*partner, AveragingStep::kRequest, k_, x_});
+      decision_.awaited = 1;
+    }
+  }
+  gradient_point_ = x_;
+  out.push_back(StartGradient{k_, gradient_point_, {}, true, 1.0, false});
 }
 
 void PeerProtocol::on_gradient_done(double now_s, std::span<const float> gradient,
@@ -568,6 +625,55 @@ std::optional<DropCause> PeerProtocol::unusable(PeerId from, std::int64_t tag,
   return std::nullopt;
 }
 
+void PeerProtocol::on_averaging(double now_s, PeerId from, AveragingStep step, std::int64_t tag,
+                                Params params, Actions& out) {
+  const bool request = step == AveragingStep::kRequest;
+  std::optional<DropCause> cause;
+  if (slot_of(from) < 0) {
+    cause = DropCause::kNotNeighbour;
+  } else if (tag < 0 || tag >= config_.iterations) {
+    cause = DropCause::kTagOutOfRange;
+  } else if (!averaging_ || averaging_->active() == request ||
+             averaging_->is_active(from) != request) {
+    cause = DropCause::kNotAsked;  // requests go from active to passive peers, replies back
+  } else if ((request && !params) || (params && params->values().size() != parameters_)) {
+    cause = DropCause::kWrongSize;
+  } else if (params && !all_finite(params->values())) {
+    cause = DropCause::kNonFinite;
+  } else if (!request && !averaging_->take_reply(
+                             from, tag, params ? params->values() : std::span<const float>{})) {
+    cause = DropCause::kNotAsked;
+  }
+  if (cause) {
+    dropped_.add(*cause);
+    return;
+  }
+  Slot& slot = slots_[static_cast<std::size_t>(slot_of(from))];
+  heard_from(slot, now_s);
+  slot.tag = std::max(slot.tag, tag);
+  if (params) slot.bytes_since_update += static_cast<std::int64_t>(parameters_ * sizeof(float));
+  if (request) answer_request(from, tag, params, out);
+  reevaluate(now_s, out);
+}
+
+// A passive peer averages at once, whatever it is doing: the gradient it is computing was
+// taken at the model before, as in AD-PSGD. Before its start, while joining and once
+// finished its model is not in play, and it declines.
+void PeerProtocol::answer_request(PeerId from, std::int64_t tag, const Params& theirs,
+                                  Actions& out) {
+  if (phase_ != Phase::kRunning && phase_ != Phase::kGapBlocked) {
+    out.push_back(SendAveraging{from, AveragingStep::kReply, tag, nullptr});
+    return;
+  }
+  std::shared_ptr<MutableParamBuffer> next = recycled_buffer();
+  auto reply = std::make_shared<VectorParams>(std::vector<float>(parameters_));
+  PairwiseAveraging::answer(x_->values(), theirs->values(), next->mutable_values(),
+                            reply->mutable_values());
+  x_ = std::move(next);
+  averaged_with_.emplace_back(from, tag);
+  out.push_back(SendAveraging{from, AveragingStep::kReply, tag, std::move(reply)});
+}
+
 void PeerProtocol::on_timer(double now_s, Actions& out) {
   if (armed_at_s_ && now_s >= *armed_at_s_) armed_at_s_.reset();
   reevaluate(now_s, out);
@@ -670,8 +776,24 @@ void PeerProtocol::decode_neighbourhood(IterationRecord& record) {
   coded_->plan_roles();
 }
 
+void PeerProtocol::try_update_averaging(double now_s, Actions& out) {
+  if (const auto partner = averaging_->awaited()) {
+    const int s = slot_of(*partner);
+    if (!gone(slots_[static_cast<std::size_t>(s)], now_s)) {
+      arm_silence_timer(std::span<const int>(&s, 1), now_s, out);
+      return;
+    }
+    averaging_->give_up();
+  }
+  update(now_s, {}, decision_.awaited, out);
+}
+
 void PeerProtocol::try_update(double now_s, Actions& out) {
   if (!gradient_ready_) return;
+  if (averaging_) {
+    try_update_averaging(now_s, out);
+    return;
+  }
   if (coded_) {
     try_update_coded(now_s, out);
     return;
@@ -777,13 +899,27 @@ void PeerProtocol::to_direction(std::span<float> step) {
   local_step_->direction(at, step.first(at.size()));
 }
 
+std::vector<float> PeerProtocol::take_averages(IterationRecord& record) {
+  const auto partners =
+      averaging_->active() ? averaging_->take_answered() : std::exchange(averaged_with_, {});
+  for (const auto& [peer, tag] : partners) {
+    record.used.push_back(peer);
+    record.used_tags.push_back(tag);
+    record.used_weights.push_back(0.5);
+  }
+  return averaging_->take_difference();
+}
+
 void PeerProtocol::update(double now_s, const std::vector<int>& used, int required, Actions& out) {
   // Push-sum keeps its own share and adds every mass received (no renormalisation: what is
-  // not here yet is added when it comes).
-  const SubsetRow row = config_.push_sum ? SubsetRow{round_.self_weight, {}}
-                                         : subset_row(round_.receive_weights, round_.self_weight,
-                                                      used, config_.renormalisation);
-  const auto own = own_for_mix_->values();
+  // not here yet is added when it comes). ad_psgd keeps its model, averaged already or to
+  // be by the replies' differences.
+  const SubsetRow row = averaging_         ? SubsetRow{1.0, {}}
+                        : config_.push_sum ? SubsetRow{round_.self_weight, {}}
+                                           : subset_row(round_.receive_weights, round_.self_weight,
+                                                        used, config_.renormalisation);
+  // ad_psgd: a passive peer's model may have been averaged since its gradient was done.
+  const auto own = (averaging_ ? x_ : own_for_mix_)->values();
   std::shared_ptr<MutableParamBuffer> next_buffer = recycled_buffer();
   const std::span<float> next = next_buffer->mutable_values();
   IterationRecord record;
@@ -792,6 +928,8 @@ void PeerProtocol::update(double now_s, const std::vector<int>& used, int requir
   std::vector<MixTerm> terms;
   const auto masses = config_.push_sum ? take_masses(record) : decltype(take_masses(record)){};
   for (const auto& [weight, mass] : masses) terms.push_back({weight, mass->values()});
+  const std::vector<float> difference = averaging_ ? take_averages(record) : std::vector<float>{};
+  if (!difference.empty()) terms.push_back({1.0f, difference});
   for (std::size_t u = 0; u < used.size() && !config_.push_sum; ++u) {
     const Slot& slot =
         slots_[static_cast<std::size_t>(round_slots_[static_cast<std::size_t>(used[u])])];

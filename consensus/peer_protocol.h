@@ -34,6 +34,7 @@
 #include "consensus/gradient_stats.h"
 #include "consensus/mix_step.h"
 #include "consensus/mixing_weights.h"
+#include "consensus/pairwise_averaging.h"
 #include "consensus/params.h"
 #include "learning/sgd.h"
 #include "topology/schedule.h"
@@ -71,6 +72,8 @@ struct ProtocolConfig {
   // decodes (or coding.deadline_s after its own gradient) instead of asking the policy, then
   // steps with the decoded mean gradient; the model goes out with the coded gradients.
   coding::NeighbourhoodCodeSpec coding;
+  // Policy ad_psgd: the seed of each active peer's draw of its averaging partner.
+  std::uint64_t seed = 0;
 };
 
 class PeerProtocol {
@@ -117,6 +120,12 @@ class PeerProtocol {
   // when none is kept), so that a runtime computes the next gradient into the same memory:
   // one gradient buffer per peer instead of two taking turns.
   std::vector<float> release_gradient();
+  // Policy ad_psgd (pairwise_averaging.h): a request to average (to a passive peer; it
+  // averages at once and replies, or declines before its start and once finished) or the
+  // reply to this peer's request (added at the next update). Requests to an active peer,
+  // replies to nothing asked, and the checks of on_message are counted and dropped.
+  void on_averaging(double now_s, PeerId from, AveragingStep step, std::int64_t tag, Params params,
+                    Actions& out);
   void on_timer(double now_s, Actions& out);
   void on_neighbour_left(double now_s, PeerId peer, Actions& out);
 
@@ -215,6 +224,14 @@ class PeerProtocol {
   // The update's neighbour_records, from its used models and the arrival window.
   void record_neighbours(IterationRecord& record);
   void check_push_sum() const;
+  void check_pairwise_averaging() const;
+  // ad_psgd: the iteration's request (active peers) and gradient.
+  void begin_averaging(double now_s, Actions& out);
+  void answer_request(PeerId from, std::int64_t tag, const Params& theirs, Actions& out);
+  void try_update_averaging(double now_s, Actions& out);
+  // ad_psgd: the averages since the last update, recorded as used in `record`; for an active
+  // peer the replies' differences, summed, to add (empty when none).
+  std::vector<float> take_averages(IterationRecord& record);
   // The learning rate of iteration k_ (warm-up and schedule).
   double learning_rate() const;
   // The step's direction in place of the gradient `step` (its model values; push-sum's
@@ -283,6 +300,8 @@ class PeerProtocol {
   std::vector<float> padded_gradient_;       // push-sum: the gradient with a 0 for the weight
   std::optional<learning::Sgd> local_step_;  // with momentum or weight decay
   Params gradient_point_;                    // where this iteration's gradient is taken
+  std::unique_ptr<PairwiseAveraging> averaging_;                // policy ad_psgd
+  std::vector<std::pair<PeerId, std::int64_t>> averaged_with_;  // ad_psgd, passive: since update
 };
 
 }  // namespace fastk::consensus

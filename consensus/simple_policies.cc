@@ -1,4 +1,4 @@
-// full, static, half and deadline: the policies that need no estimation.
+// full, static, half, deadline and ad_psgd: the policies that need no estimation.
 #include <algorithm>
 #include <stdexcept>
 
@@ -49,6 +49,14 @@ class DeadlinePolicy final : public BackupPolicy {
   double slack_;
 };
 
+// Waits for no neighbour's model: the protocol's pairwise averages take the place of mixing.
+class AdPsgdPolicy final : public BackupPolicy {
+ public:
+  PolicyKind kind() const override { return PolicyKind::kAdPsgd; }
+  Decision decide(const PolicyInput&) override { return {0, {}}; }
+  bool pairwise_averaging() const override { return true; }
+};
+
 }  // namespace
 
 namespace {
@@ -61,7 +69,7 @@ struct PolicyName {
 constexpr PolicyName kPolicyNames[] = {
     {PolicyKind::kFull, "full"},         {PolicyKind::kStatic, "static"},
     {PolicyKind::kDeadline, "deadline"}, {PolicyKind::kAdaptive, "adaptive"},
-    {PolicyKind::kHalf, "half"},
+    {PolicyKind::kHalf, "half"},         {PolicyKind::kAdPsgd, "ad_psgd"},
 };
 
 }  // namespace
@@ -97,6 +105,8 @@ std::unique_ptr<BackupPolicy> make_policy(const PolicySpec& spec) {
       return std::make_unique<AdaptivePolicy>(spec);
     case PolicyKind::kHalf:
       return std::make_unique<HalfPolicy>();
+    case PolicyKind::kAdPsgd:
+      return std::make_unique<AdPsgdPolicy>();
   }
   throw std::invalid_argument("unknown backup policy");
 }

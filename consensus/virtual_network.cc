@@ -74,6 +74,7 @@ void VirtualNetwork::execute(PeerId peer, Actions& actions) {
         for (PeerId to : params.to) send(peer, to, params.tag, params.params, nullptr);
       },
       [&](SendCoded& coded) { send(peer, coded.to, coded.tag, nullptr, coded.coded); },
+      [&](SendAveraging& a) { send(peer, a.to, a.tag, a.params, nullptr, a.step); },
       [&](StartGradient& grad) { start_gradient(peer, grad); },
       [&](ArmTimer& timer) {
         Event e;
@@ -111,7 +112,7 @@ void VirtualNetwork::start_gradient(PeerId peer, const StartGradient& request) {
 }
 
 void VirtualNetwork::send(PeerId from, PeerId to, std::int64_t tag, const Params& params,
-                          CodedPart coded) {
+                          CodedPart coded, std::optional<AveragingStep> averaging) {
   Event e;
   // A link keeps its order, as a TCP connection does: a message never overtakes the one sent
   // before it, whatever their delays (the protocol's exactness under policy full needs it).
@@ -124,6 +125,7 @@ void VirtualNetwork::send(PeerId from, PeerId to, std::int64_t tag, const Params
   e.tag = tag;
   e.params = params;
   e.coded = std::move(coded);
+  e.averaging = averaging;
   schedule(std::move(e));
   ++messages_;
 }
@@ -206,17 +208,27 @@ void VirtualNetwork::accept_input(const Event& event) {
   const auto peer = static_cast<std::size_t>(event.peer);
   if (removed_[peer]) return;
   if (peers_[peer]->finished()) {
-    // A finished peer still takes the models that reach it, so that with push-sum the mass
-    // of the whole run stays accounted for (tests/unit/consensus/push_sum_test.cc); it acts
-    // on nothing more. A real peer that finished leaves, and such late mass with it.
-    if (event.kind == Kind::kMessage && !event.coded) {
-      Actions ignored;
-      peers_[peer]->on_message(now_s_, event.from, event.tag, event.params, ignored);
-    }
+    after_finish(event);
     return;
   }
   threads_[peer].inputs.push_back(event);
   drain_inputs(event.peer);
+}
+
+// A finished peer still takes the models that reach it, so that with push-sum the mass of the
+// whole run stays accounted for (tests/unit/consensus/push_sum_test.cc); it acts on nothing
+// more. A real peer that finished leaves, and such late mass with it. An ad_psgd request
+// gets its decline, as from a real peer in its goodbye: its active neighbour waits for it.
+void VirtualNetwork::after_finish(const Event& event) {
+  if (event.kind != Kind::kMessage) return;
+  PeerProtocol& peer = *peers_[static_cast<std::size_t>(event.peer)];
+  Actions actions;
+  if (event.averaging) {
+    peer.on_averaging(now_s_, event.from, *event.averaging, event.tag, event.params, actions);
+    execute(event.peer, actions);
+  } else if (!event.coded) {
+    peer.on_message(now_s_, event.from, event.tag, event.params, actions);
+  }
 }
 
 void VirtualNetwork::drain_inputs(PeerId id) {
@@ -224,6 +236,10 @@ void VirtualNetwork::drain_inputs(PeerId id) {
   PeerProtocol& peer = *peers_[static_cast<std::size_t>(id)];
   while (!threads.io_busy && !threads.inputs.empty()) {
     if (removed_[static_cast<std::size_t>(id)] || peer.finished()) {
+      // Inputs that came while the peer did its last update meet a finished peer.
+      if (!removed_[static_cast<std::size_t>(id)]) {
+        for (const Event& input : threads.inputs) after_finish(input);
+      }
       threads.inputs.clear();
       return;
     }
@@ -247,7 +263,9 @@ void VirtualNetwork::drain_inputs(PeerId id) {
 void VirtualNetwork::handle_input(PeerProtocol& peer, const Event& input, Actions& actions) {
   switch (input.kind) {
     case Kind::kMessage:
-      if (input.coded) {
+      if (input.averaging) {
+        peer.on_averaging(now_s_, input.from, *input.averaging, input.tag, input.params, actions);
+      } else if (input.coded) {
         peer.on_coded_gradient(now_s_, input.from, input.tag, input.coded, actions);
       } else {
         peer.on_message(now_s_, input.from, input.tag, input.params, actions);
@@ -274,6 +292,11 @@ double VirtualNetwork::io_cost_s(const Event& input, const Actions& actions) con
         cost += costs_.send_s * static_cast<double>(params.to.size());
       },
       [&](const SendCoded&) { cost += costs_.send_s; },
+      // A reply follows a pass over the two models, like one term of an update.
+      [&](const SendAveraging& a) {
+        cost += costs_.send_s;
+        if (a.step == AveragingStep::kReply && a.params) cost += costs_.update_per_term_s;
+      },
       [&](const IterationCompleted& done) {
         cost += costs_.update_s +
                 costs_.update_per_term_s * static_cast<double>(done.record.used.size());

@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <vector>
 
@@ -96,7 +97,8 @@ class VirtualNetwork {
     std::int64_t tag = 0;
     Params params;
     CodedPart coded;
-    std::uint64_t job = 0;  // kJobDone, kPoolCheck
+    std::optional<AveragingStep> averaging;  // an ad_psgd request or reply
+    std::uint64_t job = 0;                   // kJobDone, kPoolCheck
   };
   struct Later {
     bool operator()(const Event& a, const Event& b) const {
@@ -117,11 +119,13 @@ class VirtualNetwork {
     bool io_busy = false;
   };
   void schedule(Event event);
-  void send(PeerId from, PeerId to, std::int64_t tag, const Params& params, CodedPart coded);
+  void send(PeerId from, PeerId to, std::int64_t tag, const Params& params, CodedPart coded,
+            std::optional<AveragingStep> averaging = std::nullopt);
   void execute(PeerId peer, Actions& actions);
   void start_gradient(PeerId peer, const StartGradient& request);
   void dispatch(const Event& event);
   void accept_input(const Event& event);
+  void after_finish(const Event& event);
   void drain_inputs(PeerId peer);
   void handle_input(PeerProtocol& peer, const Event& input, Actions& actions);
   double io_cost_s(const Event& input, const Actions& actions) const;

@@ -31,6 +31,9 @@ class TopologySchedule {
   virtual std::optional<std::vector<PeerId>> spanning_tree_neighbours(PeerId /*peer*/) const {
     return std::nullopt;
   }
+  // The one undirected graph every round uses; nullptr when rounds differ or arcs are
+  // directed.
+  virtual const Graph* fixed_graph() const { return nullptr; }
   // Dense W(k), for analysis and tests.
   Eigen::MatrixXd matrix(std::int64_t k) const;
 };
@@ -43,6 +46,7 @@ class StaticSchedule final : public TopologySchedule {
   int period() const override { return 1; }
   RoundPeers round(PeerId peer, std::int64_t k) const override;
   std::optional<std::vector<PeerId>> spanning_tree_neighbours(PeerId peer) const override;
+  const Graph* fixed_graph() const override { return &graph_; }
 
  private:
   Graph graph_;

@@ -16,6 +16,7 @@
 #include <random>
 #include <set>
 
+#include "consensus/pairwise_averaging.h"
 #include "node/calibration/calibration.h"
 #include "node/cli/commands.h"
 #include "node/cli/config_options.h"
@@ -314,7 +315,11 @@ int run(const RunOptions& o) {
         "--restart-failed: a push-sum peer cannot come back (the weight it held and the mass "
         "sent to it while down would be lost)");
   }
-  const int n = topology::build_topology(config.topology).graph.size();
+  const topology::Topology topology = topology::build_topology(config.topology);
+  const int n = topology.graph.size();
+  if (config.consensus.protocol.policy.kind == consensus::PolicyKind::kAdPsgd) {
+    consensus::PairwiseAveraging::sides_of(*topology.schedule);  // not bipartite: before any peer
+  }
   check_local_endpoints_free(config, n);
   const std::filesystem::path run_dir = std::filesystem::absolute(run_folder(o.config, config));
   const RunFolderLock lock(run_dir);

@@ -5,6 +5,30 @@
 
 namespace fastk::node {
 
+namespace {
+
+// What AD-PSGD cannot run with, named at the key that asks for it (the protocol refuses the
+// same; a graph that is not bipartite is found once it is built: PairwiseAveraging).
+void check_ad_psgd(TableReader& t, const consensus::ProtocolConfig& p,
+                   const topology::TopologySpec& topology) {
+  const auto refuse = [&](const std::string& key, const std::string& why) {
+    t.errors().add(t.path_of(key), why + " (consensus.policy = \"ad_psgd\")");
+  };
+  if (p.push_sum) refuse("push_sum", "has no use: pairwise averages keep the mean themselves");
+  if (p.keep_connected) refuse("keep_connected", "has no use: no peer waits for a neighbour");
+  if (p.max_gap > 0) refuse("max_gap", "has no use: AD-PSGD is asynchronous");
+  if (p.order != consensus::UpdateOrder::kCombineThenAdapt) {
+    refuse("order", "cannot be adapt_then_combine: a peer averages, then steps");
+  }
+  if (topology.directed || topology.kind == topology::TopologyKind::kOnePeerExponential) {
+    refuse("policy",
+           "needs a fixed undirected graph, whose two sides are the active and "
+           "passive peers");
+  }
+}
+
+}  // namespace
+
 void read_consensus_table(TableReader& t, ConsensusConfig& config,
                           const topology::TopologySpec& topology) {
   using consensus::PolicyKind;
@@ -49,6 +73,7 @@ void read_consensus_table(TableReader& t, ConsensusConfig& config,
                    "in-neighbour per round (with m_min = 1, the default, every round waits for "
                    "it anyway)");
   }
+  if (policy.kind == PolicyKind::kAdPsgd) check_ad_psgd(t, p, topology);
   if (t.has("silence_timeout_s")) {
     t.errors().add(t.path_of("silence_timeout_s"),
                    "is gone: a neighbour silent for cluster.peer_timeout_ms stops being awaited "

@@ -8,6 +8,7 @@ consensus::ProtocolConfig protocol_config(const ConsensusConfig& consensus, cons
   consensus::ProtocolConfig protocol = consensus.protocol;
   protocol.iterations = run.iterations;
   protocol.optimizer = optimizer;
+  protocol.seed = run.seed;
   protocol.silence_timeout_s =
       runtime == PeerRuntime::kReal ? static_cast<double>(cluster.peer_timeout_ms) / 1000.0 : 0.0;
   return protocol;

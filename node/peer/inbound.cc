@@ -5,7 +5,8 @@
 namespace fastk::node::peer {
 namespace {
 
-// A received MODEL frame as protocol parameters, read in place (no copy).
+// A received float32 payload (MODEL, AVERAGE_*) as protocol parameters, read in place (no
+// copy).
 class FrameParams final : public consensus::ParamBuffer {
  public:
   explicit FrameParams(transport::ReceivedMessage message) : message_(std::move(message)) {}
@@ -28,7 +29,7 @@ consensus::CodedPart coded_part(wire::CodedPayload payload) {
 }  // namespace
 
 std::optional<Inbound> to_inbound(transport::ReceivedMessage message, SharedModelReader& shared) {
-  Inbound in{static_cast<int>(message.sender()), message.iteration(), nullptr, nullptr, false};
+  Inbound in{static_cast<int>(message.sender()), message.iteration(), nullptr, nullptr, {}, false};
   switch (message.type()) {
     case wire::MessageType::kHello:
     case wire::MessageType::kHelloAck:
@@ -42,6 +43,16 @@ std::optional<Inbound> to_inbound(transport::ReceivedMessage message, SharedMode
       break;
     case wire::MessageType::kCodedGradient:
       in.coded = coded_part(wire::read_coded_payload(message.payload()));
+      break;
+    case wire::MessageType::kAverageRequest:
+    case wire::MessageType::kAverageReply:
+      in.averaging = message.type() == wire::MessageType::kAverageRequest
+                         ? consensus::AveragingStep::kRequest
+                         : consensus::AveragingStep::kReply;
+      // An empty reply declines: no values, no params.
+      if (!message.parameters().empty()) {
+        in.params = std::make_shared<const FrameParams>(std::move(message));
+      }
       break;
     case wire::MessageType::kBye:
       in.bye = true;  // behind the models it sent before (a held-back link keeps its order)

@@ -1,10 +1,12 @@
-// A neighbour's message as protocol input: a model, a coded gradient, or a goodbye. HELLO and
+// A neighbour's message as protocol input: a model, a coded gradient, an ad_psgd request or
+// reply, or a goodbye. HELLO and
 // HELLO_ACK are the rendezvous' business (rendezvous.h), not the protocol's.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 
+#include "consensus/actions.h"
 #include "consensus/coded_message.h"
 #include "consensus/params.h"
 #include "node/peer/shared_model_reader.h"
@@ -15,9 +17,10 @@ namespace fastk::node::peer {
 struct Inbound {
   int from = 0;
   std::int64_t tag = 0;
-  consensus::Params params;    // a model
-  consensus::CodedPart coded;  // or a coded gradient
-  bool bye = false;            // or the neighbour left
+  consensus::Params params;                           // a model
+  consensus::CodedPart coded;                         // or a coded gradient
+  std::optional<consensus::AveragingStep> averaging;  // or (with params) ad_psgd's messages
+  bool bye = false;                                   // or the neighbour left
 };
 
 // The protocol input `message` carries; nullopt for HELLO, HELLO_ACK and a SHARED_MODEL that

@@ -22,6 +22,7 @@ enum class Outbound {
   kControl,        // HELLO, HELLO_ACK, BYE: every one is sent
   kModel,          // MODEL or SHARED_MODEL: a newer one replaces a pending one
   kCodedGradient,  // CODED_GRADIENT: likewise
+  kAveraging,      // AVERAGE_REQUEST, AVERAGE_REPLY: every one is sent (each moves a half)
 };
 
 class OutboundQueue {

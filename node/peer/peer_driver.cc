@@ -213,7 +213,10 @@ void PeerDriver::dispatch(transport::ReceivedMessage message) {
   }
   // Models that arrive during the start-up are kept by the protocol (a neighbour that got
   // the go first sends its x(0) at once); during the goodbye the protocol gets nothing.
-  if (phase_ == Phase::kGoodbye) return;
+  if (phase_ == Phase::kGoodbye) {
+    if (type == wire::MessageType::kAverageRequest) decline_averaging(from, message.iteration());
+    return;
+  }
   auto in = to_inbound(std::move(message), *shared_models_);
   if (!in) return;
   if (auto now = inbox_.admit(std::move(*in), now_s())) hand_to_protocol(*now);
@@ -225,6 +228,9 @@ void PeerDriver::hand_to_protocol(const Inbound& message) {
   consensus::PeerProtocol& protocol = parts_.protocol;
   if (message.bye) {
     protocol.on_neighbour_left(now_s(), message.from, actions);
+  } else if (message.averaging) {
+    protocol.on_averaging(now_s(), message.from, *message.averaging, message.tag, message.params,
+                          actions);
   } else if (message.coded) {
     protocol.on_coded_gradient(now_s(), message.from, message.tag, message.coded, actions);
   } else {
@@ -238,6 +244,7 @@ void PeerDriver::execute(const consensus::Actions& actions) {
   const consensus::ActionHandlers handle{
       [&](const consensus::SendParams& s) { send_model(s); },
       [&](const consensus::SendCoded& s) { send_coded(s); },
+      [&](const consensus::SendAveraging& s) { send_averaging(s); },
       [&](const consensus::StartGradient& g) {
         parts_.compute.recycle(parts_.protocol.release_gradient());  // into the last one's memory
         parts_.compute.submit(g);
@@ -263,6 +270,27 @@ void PeerDriver::send_model(const consensus::SendParams& s) {
 
 void PeerDriver::send_coded(const consensus::SendCoded& s) {
   outbound_.send(s.to, Outbound::kCodedGradient, coded_message(settings_.self, s));
+}
+
+// Over the socket, never shared memory: a reply is made for one peer, and a request's model
+// is the one the gradient is taken at, which must stay as it is.
+void PeerDriver::send_averaging(const consensus::SendAveraging& s) {
+  const auto type = s.step == consensus::AveragingStep::kRequest
+                        ? wire::MessageType::kAverageRequest
+                        : wire::MessageType::kAverageReply;
+  const std::span<const float> values = s.params ? s.params->values() : std::span<const float>{};
+  outbound_.send(s.to, Outbound::kAveraging,
+                 wire::encode_averaging(type, static_cast<wire::PeerId>(settings_.self), s.tag,
+                                        s.params, values));
+}
+
+// The protocol gets nothing in the goodbye; a request then gets the answer of a finished
+// peer (PeerProtocol::on_averaging), so its active neighbour need not wait for the BYE.
+void PeerDriver::decline_averaging(int to, std::int64_t tag) {
+  outbound_.send(
+      to, Outbound::kAveraging,
+      wire::encode_averaging(wire::MessageType::kAverageReply,
+                             static_cast<wire::PeerId>(settings_.self), tag, nullptr, {}));
 }
 
 void PeerDriver::completed(const consensus::IterationRecord& r) {

@@ -15,9 +15,11 @@
 //     A HELLO after a neighbour's models comes from a restarted neighbour: it gets the last
 //     model again (PeerProtocol::on_neighbour_back) and its shared memory is mapped afresh.
 //     Checkpoints are saved after updates, as parts.checkpoints says (checkpoint.h).
+//     ad_psgd's requests and replies go both ways through the protocol like models.
 //  3. End: after the last iteration, when duration_s is up, or on requests.finish or
 //     requests.stop: BYE to every neighbour, then keep answering until each has left too or
 //     was silent for peer_timeout_s, so the final model still reaches peers that are behind.
+//     An ad_psgd request that comes now is declined: the model is final.
 // Snapshots: at every evaluation instant (epoch_s + j * eval_interval_s on the wall clock,
 // the same instants on every peer) the model goes to hooks.on_snapshot.
 #pragma once
@@ -108,6 +110,8 @@ class PeerDriver {
   void execute(const consensus::Actions& actions);
   void send_model(const consensus::SendParams& s);
   void send_coded(const consensus::SendCoded& s);
+  void send_averaging(const consensus::SendAveraging& s);
+  void decline_averaging(int to, std::int64_t tag);
   void completed(const consensus::IterationRecord& r);
   void departed(const consensus::NeighbourGone& gone);
   void checkpoint_if_due();

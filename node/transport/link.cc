@@ -10,7 +10,7 @@ ReceivedMessage::ReceivedMessage(const wire::DecodedMessage& decoded, wire::Shar
       iteration_(decoded.iteration),
       hello_(decoded.hello),
       payload_(std::move(payload)) {
-  if (type_ != wire::MessageType::kModel) return;
+  if (wire::payload_kind_of(type_) != wire::PayloadKind::kFloat32) return;
   const std::span<const std::byte> bytes = payload_.bytes;
   if (reinterpret_cast<std::uintptr_t>(bytes.data()) % alignof(float) != 0) {
     aligned_copy_.resize(bytes.size() / sizeof(float));
@@ -19,7 +19,7 @@ ReceivedMessage::ReceivedMessage(const wire::DecodedMessage& decoded, wire::Shar
 }
 
 std::span<const float> ReceivedMessage::parameters() const {
-  if (type_ != wire::MessageType::kModel) return {};
+  if (wire::payload_kind_of(type_) != wire::PayloadKind::kFloat32) return {};
   if (!aligned_copy_.empty()) return aligned_copy_;
   return {reinterpret_cast<const float*>(payload_.bytes.data()),
           payload_.bytes.size() / sizeof(float)};

@@ -47,8 +47,8 @@ class ReceivedMessage {
   PeerId sender() const { return sender_; }
   std::int64_t iteration() const { return iteration_; }
   const wire::HelloInfo& hello() const { return hello_; }  // HELLO / HELLO_ACK
-  // MODEL: the sender's parameters, read in place when the payload is float-aligned, else
-  // from an aligned copy. Empty for other types.
+  // MODEL, AVERAGE_REQUEST, AVERAGE_REPLY (float32 payloads): the values, read in place when
+  // the payload is float-aligned, else from an aligned copy. Empty for other types.
   std::span<const float> parameters() const;
   std::span<const std::byte> payload() const { return payload_.bytes; }
 
@@ -58,7 +58,7 @@ class ReceivedMessage {
   std::int64_t iteration_;
   wire::HelloInfo hello_;
   wire::SharedBytes payload_;
-  std::vector<float> aligned_copy_;  // MODEL payloads that are not float-aligned
+  std::vector<float> aligned_copy_;  // float32 payloads that are not float-aligned
 };
 
 // What receive() got: a good message, or a rejected one (already counted and logged).

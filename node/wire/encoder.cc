@@ -53,6 +53,17 @@ EncodedMessage encode_model(PeerId sender, std::int64_t iteration,
           true};
 }
 
+EncodedMessage encode_averaging(MessageType type, PeerId sender, std::int64_t iteration,
+                                std::shared_ptr<const void> owner, std::span<const float> values) {
+  if (type != MessageType::kAverageRequest && type != MessageType::kAverageReply) {
+    throw std::invalid_argument("wire: encode_averaging needs kAverageRequest or kAverageReply");
+  }
+  std::span<const std::byte> view = std::as_bytes(values);
+  return {encode_header({type, PayloadKind::kFloat32, sender, iteration}, view),
+          {std::move(owner), view},
+          true};
+}
+
 EncodedMessage encode_bye(PeerId sender, std::int64_t iteration) {
   return {encode_header({MessageType::kBye, PayloadKind::kNone, sender, iteration}, {}), {}, false};
 }

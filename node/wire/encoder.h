@@ -48,5 +48,9 @@ EncodedMessage encode_hello(MessageType type, PeerId sender, std::int64_t iterat
 EncodedMessage encode_model(PeerId sender, std::int64_t iteration,
                             std::shared_ptr<const void> owner, std::span<const float> parameters);
 EncodedMessage encode_bye(PeerId sender, std::int64_t iteration);
+// AVERAGE_REQUEST or AVERAGE_REPLY (`type`), whose float32 payload is kept like a model's;
+// a reply with no values declines.
+EncodedMessage encode_averaging(MessageType type, PeerId sender, std::int64_t iteration,
+                                std::shared_ptr<const void> owner, std::span<const float> values);
 
 }  // namespace fastk::node::wire

@@ -29,12 +29,14 @@ inline constexpr std::size_t kChecksumOffset = 24;      // u32 CRC-32C of bytes 
 inline constexpr std::size_t kHeaderBytes = 28;
 
 enum class MessageType : std::uint8_t {
-  kHello = 1,          // "I am peer s of this run": sent at start-up until answered
-  kHelloAck = 2,       // answer to a HELLO
-  kModel = 3,          // parameters x_s(k) of iteration k
-  kBye = 4,            // the sender is leaving; stop waiting for it
-  kCodedGradient = 5,  // coded neighbourhoods: the gradient sum for the receiver, iteration k
-  kSharedModel = 6,    // x_s(k) is in the sender's shared-memory slot named by the payload
+  kHello = 1,           // "I am peer s of this run": sent at start-up until answered
+  kHelloAck = 2,        // answer to a HELLO
+  kModel = 3,           // parameters x_s(k) of iteration k
+  kBye = 4,             // the sender is leaving; stop waiting for it
+  kCodedGradient = 5,   // coded neighbourhoods: the gradient sum for the receiver, iteration k
+  kSharedModel = 6,     // x_s(k) is in the sender's shared-memory slot named by the payload
+  kAverageRequest = 7,  // ad_psgd: average with x_s(k), the payload (active -> passive peer)
+  kAverageReply = 8,    // ad_psgd: add this half of the difference (empty: declined)
 };
 
 enum class PayloadKind : std::uint8_t {
@@ -80,6 +82,10 @@ constexpr MessageTypeInfo info_of(MessageType type) {
       return {"CODED_GRADIENT", PayloadKind::kCodedGradient};
     case MessageType::kSharedModel:
       return {"SHARED_MODEL", PayloadKind::kModelSlot};
+    case MessageType::kAverageRequest:
+      return {"AVERAGE_REQUEST", PayloadKind::kFloat32};
+    case MessageType::kAverageReply:
+      return {"AVERAGE_REPLY", PayloadKind::kFloat32};
   }
   return {};  // a byte from the network that names no type
 }

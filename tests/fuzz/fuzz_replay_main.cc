@@ -54,6 +54,12 @@ std::vector<Seed> seeds() {
       {"bye", to_frames(encode_bye(1, 600))},
       {"coded_gradient", coded_gradient(1, 4)},
       {"shared_model", to_frames(encode_shared_model(1, 3, {2, 17, 4}, nullptr))},
+      {"average_request",
+       to_frames(encode_averaging(MessageType::kAverageRequest, 1, 9, params, *params))},
+      {"average_reply",
+       to_frames(encode_averaging(MessageType::kAverageReply, 7, 9, params, *params))},
+      {"average_declined",
+       to_frames(encode_averaging(MessageType::kAverageReply, 1, 9, nullptr, {}))},
   };
   Frames truncated = s[2].frames;
   truncated[0].resize(13);

@@ -19,7 +19,7 @@ using namespace node::wire;
 
 constexpr PeerId kAuthenticatedSender = 1;
 
-// `params` keeps a MODEL's floats alive: the encoded message only views them.
+// `params` keeps a float32 payload alive: the encoded message only views it.
 EncodedMessage reencode(const DecodedMessage& m, std::vector<float>& params) {
   if (m.type == MessageType::kCodedGradient) {
     const CodedPayload c = read_coded_payload(m.payload);
@@ -29,10 +29,13 @@ EncodedMessage reencode(const DecodedMessage& m, std::vector<float>& params) {
     return encode_shared_model(m.sender, m.iteration, read_model_slot(m.payload), nullptr);
   }
   if (m.type == MessageType::kBye) return encode_bye(m.sender, m.iteration);
-  if (m.type != MessageType::kModel) return encode_hello(m.type, m.sender, m.iteration, m.hello);
+  if (payload_kind_of(m.type) != PayloadKind::kFloat32) {
+    return encode_hello(m.type, m.sender, m.iteration, m.hello);
+  }
   params.resize(m.payload.size() / sizeof(float));
   if (!params.empty()) std::memcpy(params.data(), m.payload.data(), params.size() * sizeof(float));
-  return encode_model(m.sender, m.iteration, nullptr, params);
+  if (m.type == MessageType::kModel) return encode_model(m.sender, m.iteration, nullptr, params);
+  return encode_averaging(m.type, m.sender, m.iteration, nullptr, params);
 }
 
 // Every accepted message must be one the encoder produces, byte for byte.

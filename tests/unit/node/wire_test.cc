@@ -140,6 +140,32 @@ TEST(Wire, HelloAckAndByeRoundTrip) {
       ok(decode_frames(to_frames(encode_model(1, 0, none, *none)), kPeers)).payload.empty());
 }
 
+// ad_psgd's request and reply carry float32 values like a model, uncopied; a reply without
+// values (declined) has an empty payload frame.
+TEST(Wire, AveragingRequestAndReplyRoundTrip) {
+  auto values = std::make_shared<std::vector<float>>(std::vector<float>{0.5f, -0.0f, 7e-39f});
+  for (MessageType type : {MessageType::kAverageRequest, MessageType::kAverageReply}) {
+    EncodedMessage m = encode_averaging(type, 1, 17, values, *values);
+    EXPECT_EQ(m.payload.bytes.data(), reinterpret_cast<const std::byte*>(values->data()));
+    const Frames frames = to_frames(m);  // the decoded message views them
+    const DecodedMessage d = ok(decode_frames(frames, kPeers));
+    EXPECT_EQ(d.type, type);
+    EXPECT_EQ(d.iteration, 17);
+    ASSERT_EQ(d.payload.size(), values->size() * sizeof(float));
+    EXPECT_EQ(std::memcmp(d.payload.data(), values->data(), d.payload.size()), 0);
+  }
+  const Frames declined =
+      to_frames(encode_averaging(MessageType::kAverageReply, 7, 3, nullptr, {}));
+  ASSERT_EQ(declined.size(), 2u);
+  EXPECT_TRUE(ok(decode_frames(declined, kPeers)).payload.empty());
+  Frames odd = declined;
+  odd[1].resize(3);  // not a whole float
+  store_le<std::uint32_t>(&odd[0][kPayloadBytesOffset], 3);
+  reseal(odd);
+  EXPECT_EQ(cause_of(odd), WireError::kBadPayloadLength);
+  EXPECT_THROW(encode_averaging(MessageType::kModel, 1, 0, nullptr, {}), std::invalid_argument);
+}
+
 TEST(Wire, EncoderRefusesMisuse) {
   EXPECT_THROW(encode_bye(1, -1), std::invalid_argument);
   EXPECT_THROW(encode_hello(MessageType::kModel, 1, 0, kRun), std::invalid_argument);
@@ -184,7 +210,7 @@ TEST(Wire, TheMessageTypeTableNamesExactlyTheTypesOfVersionOne) {
   std::set<std::string_view> names;
   for (int raw = 0; raw < 256; ++raw) {
     const auto type = static_cast<MessageType>(raw);
-    const bool known = raw >= 1 && raw <= 6;
+    const bool known = raw >= 1 && raw <= 8;
     EXPECT_EQ(known_type(static_cast<std::uint8_t>(raw)), known) << raw;
     EXPECT_EQ(to_string(type) != "unknown", known) << raw;
     if (known) {
@@ -192,6 +218,8 @@ TEST(Wire, TheMessageTypeTableNamesExactlyTheTypesOfVersionOne) {
     }
   }
   EXPECT_EQ(payload_kind_of(MessageType::kSharedModel), PayloadKind::kModelSlot);
+  EXPECT_EQ(payload_kind_of(MessageType::kAverageRequest), PayloadKind::kFloat32);
+  EXPECT_EQ(payload_kind_of(MessageType::kAverageReply), PayloadKind::kFloat32);
   EXPECT_EQ(payload_kind_of(MessageType::kBye), PayloadKind::kNone);
 }
 
@@ -203,7 +231,7 @@ TEST(WireRejects, MagicVersionTypeAndKind) {
   version[0][kVersionOffset] = std::byte{2};
   version[0].resize(40);  // a later version may have another header size: version wins
   EXPECT_EQ(cause_of(version), WireError::kUnsupportedVersion);
-  for (int type : {0, 7, 255}) {  // 5 is CODED_GRADIENT, 6 SHARED_MODEL
+  for (int type : {0, 9, 255}) {  // 5 to 8 are CODED_GRADIENT to AVERAGE_REPLY
     Frames f = model_frames();
     f[0][kTypeOffset] = static_cast<std::byte>(type);
     EXPECT_EQ(cause_of(f), WireError::kUnknownMessageType) << type;
