@@ -665,8 +665,10 @@ void PeerProtocol::answer_request(PeerId from, std::int64_t tag, const Params& t
     out.push_back(SendAveraging{from, AveragingStep::kReply, tag, nullptr});
     return;
   }
+  // Both from the buffer source: the real runtime's shared memory, which a reply to a peer
+  // on this machine then travels in, like a model.
   std::shared_ptr<MutableParamBuffer> next = recycled_buffer();
-  auto reply = std::make_shared<VectorParams>(std::vector<float>(parameters_));
+  std::shared_ptr<MutableParamBuffer> reply = recycled_buffer();
   PairwiseAveraging::answer(x_->values(), theirs->values(), next->mutable_values(),
                             reply->mutable_values());
   x_ = std::move(next);

@@ -26,6 +26,12 @@ consensus::CodedPart coded_part(wire::CodedPayload payload) {
   return coded;
 }
 
+consensus::AveragingStep averaging_step(wire::MessageType type) {
+  const bool request = type == wire::MessageType::kAverageRequest ||
+                       type == wire::MessageType::kSharedAverageRequest;
+  return request ? consensus::AveragingStep::kRequest : consensus::AveragingStep::kReply;
+}
+
 }  // namespace
 
 std::optional<Inbound> to_inbound(transport::ReceivedMessage message, SharedModelReader& shared) {
@@ -46,13 +52,17 @@ std::optional<Inbound> to_inbound(transport::ReceivedMessage message, SharedMode
       break;
     case wire::MessageType::kAverageRequest:
     case wire::MessageType::kAverageReply:
-      in.averaging = message.type() == wire::MessageType::kAverageRequest
-                         ? consensus::AveragingStep::kRequest
-                         : consensus::AveragingStep::kReply;
+      in.averaging = averaging_step(message.type());
       // An empty reply declines: no values, no params.
       if (!message.parameters().empty()) {
         in.params = std::make_shared<const FrameParams>(std::move(message));
       }
+      break;
+    case wire::MessageType::kSharedAverageRequest:
+    case wire::MessageType::kSharedAverageReply:
+      in.averaging = averaging_step(message.type());
+      in.params = shared.take(in.from, message.payload());
+      if (!in.params) return std::nullopt;
       break;
     case wire::MessageType::kBye:
       in.bye = true;  // behind the models it sent before (a held-back link keeps its order)

@@ -214,7 +214,10 @@ void PeerDriver::dispatch(transport::ReceivedMessage message) {
   // Models that arrive during the start-up are kept by the protocol (a neighbour that got
   // the go first sends its x(0) at once); during the goodbye the protocol gets nothing.
   if (phase_ == Phase::kGoodbye) {
-    if (type == wire::MessageType::kAverageRequest) decline_averaging(from, message.iteration());
+    if (type == wire::MessageType::kAverageRequest ||
+        type == wire::MessageType::kSharedAverageRequest) {
+      decline_averaging(from, message.iteration());
+    }
     return;
   }
   auto in = to_inbound(std::move(message), *shared_models_);
@@ -272,16 +275,26 @@ void PeerDriver::send_coded(const consensus::SendCoded& s) {
   outbound_.send(s.to, Outbound::kCodedGradient, coded_message(settings_.self, s));
 }
 
-// Over the socket, never shared memory: a reply is made for one peer, and a request's model
-// is the one the gradient is taken at, which must stay as it is.
+// Like a model: in a shared-memory slot when the values are in one (the protocol writes
+// requests' models and replies into slots it gets from the buffer source), else over the
+// socket. A decline carries no values.
 void PeerDriver::send_averaging(const consensus::SendAveraging& s) {
-  const auto type = s.step == consensus::AveragingStep::kRequest
-                        ? wire::MessageType::kAverageRequest
-                        : wire::MessageType::kAverageReply;
+  const bool request = s.step == consensus::AveragingStep::kRequest;
+  const auto self = static_cast<wire::PeerId>(settings_.self);
+  const auto slot =
+      parts_.own_slots && s.params ? parts_.own_slots->publish(*s.params) : std::nullopt;
+  if (slot) {
+    report_.shared_model_sent(1, s.params->values().size_bytes());
+    const auto type =
+        request ? wire::MessageType::kSharedAverageRequest : wire::MessageType::kSharedAverageReply;
+    outbound_.send(s.to, Outbound::kAveraging,
+                   wire::encode_shared_model(self, s.tag, *slot, s.params, type));
+    return;
+  }
+  const auto type = request ? wire::MessageType::kAverageRequest : wire::MessageType::kAverageReply;
   const std::span<const float> values = s.params ? s.params->values() : std::span<const float>{};
   outbound_.send(s.to, Outbound::kAveraging,
-                 wire::encode_averaging(type, static_cast<wire::PeerId>(settings_.self), s.tag,
-                                        s.params, values));
+                 wire::encode_averaging(type, self, s.tag, s.params, values));
 }
 
 // The protocol gets nothing in the goodbye; a request then gets the answer of a finished

@@ -37,6 +37,8 @@ enum class MessageType : std::uint8_t {
   kSharedModel = 6,     // x_s(k) is in the sender's shared-memory slot named by the payload
   kAverageRequest = 7,  // ad_psgd: average with x_s(k), the payload (active -> passive peer)
   kAverageReply = 8,    // ad_psgd: add this half of the difference (empty: declined)
+  kSharedAverageRequest = 9,  // AVERAGE_REQUEST whose values are in a shared-memory slot
+  kSharedAverageReply = 10,   // AVERAGE_REPLY likewise
 };
 
 enum class PayloadKind : std::uint8_t {
@@ -86,6 +88,10 @@ constexpr MessageTypeInfo info_of(MessageType type) {
       return {"AVERAGE_REQUEST", PayloadKind::kFloat32};
     case MessageType::kAverageReply:
       return {"AVERAGE_REPLY", PayloadKind::kFloat32};
+    case MessageType::kSharedAverageRequest:
+      return {"SHARED_AVERAGE_REQUEST", PayloadKind::kModelSlot};
+    case MessageType::kSharedAverageReply:
+      return {"SHARED_AVERAGE_REPLY", PayloadKind::kModelSlot};
   }
   return {};  // a byte from the network that names no type
 }

@@ -1,6 +1,8 @@
 #include "node/wire/model_slot_payload.h"
 
 #include <array>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "node/wire/byte_order.h"
@@ -18,7 +20,11 @@ ModelSlotRef read_model_slot(std::span<const std::byte> payload) {
 }
 
 EncodedMessage encode_shared_model(PeerId sender, std::int64_t iteration, const ModelSlotRef& ref,
-                                   std::shared_ptr<const void> keep_alive) {
+                                   std::shared_ptr<const void> keep_alive, MessageType type) {
+  if (payload_kind_of(type) != PayloadKind::kModelSlot) {
+    throw std::invalid_argument("wire: encode_shared_model needs a shared type, not " +
+                                std::string(to_string(type)));
+  }
   struct Owned {
     std::array<std::byte, kModelSlotBytes> bytes{};
     std::shared_ptr<const void> keep_alive;
@@ -31,10 +37,9 @@ EncodedMessage encode_shared_model(PeerId sender, std::int64_t iteration, const 
   store_le<std::uint64_t>(p + 8, ref.generation);
   store_le<std::uint64_t>(p + 16, ref.floats);
   std::span<const std::byte> view(owned->bytes);
-  return {
-      encode_header({MessageType::kSharedModel, PayloadKind::kModelSlot, sender, iteration}, view),
-      {std::move(owned), view},
-      true};
+  return {encode_header({type, PayloadKind::kModelSlot, sender, iteration}, view),
+          {std::move(owned), view},
+          true};
 }
 
 }  // namespace fastk::node::wire

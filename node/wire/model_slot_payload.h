@@ -28,7 +28,10 @@ ModelSlotRef read_model_slot(std::span<const std::byte> payload);
 // `keep_alive` (may be null) is held while the message waits in the runtime's queue of
 // refused sends, so the slot is not rewritten before it is handed to ZeroMQ. (ZeroMQ copies
 // the 24 bytes; a slot rewritten after that is seen by the reader as lapped.)
+// `type`: SHARED_MODEL, SHARED_AVERAGE_REQUEST or SHARED_AVERAGE_REPLY (any other throws
+// std::invalid_argument).
 EncodedMessage encode_shared_model(PeerId sender, std::int64_t iteration, const ModelSlotRef& ref,
-                                   std::shared_ptr<const void> keep_alive);
+                                   std::shared_ptr<const void> keep_alive,
+                                   MessageType type = MessageType::kSharedModel);
 
 }  // namespace fastk::node::wire

@@ -58,6 +58,11 @@ std::vector<Seed> seeds() {
        to_frames(encode_averaging(MessageType::kAverageRequest, 1, 9, params, *params))},
       {"average_reply",
        to_frames(encode_averaging(MessageType::kAverageReply, 7, 9, params, *params))},
+      {"shared_average_request",
+       to_frames(
+           encode_shared_model(7, 9, {3, 5, 4}, nullptr, MessageType::kSharedAverageRequest))},
+      {"shared_average_reply",
+       to_frames(encode_shared_model(1, 9, {0, 2, 4}, nullptr, MessageType::kSharedAverageReply))},
       {"average_declined",
        to_frames(encode_averaging(MessageType::kAverageReply, 1, 9, nullptr, {}))},
   };

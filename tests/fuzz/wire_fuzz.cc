@@ -25,8 +25,8 @@ EncodedMessage reencode(const DecodedMessage& m, std::vector<float>& params) {
     const CodedPayload c = read_coded_payload(m.payload);
     return encode_coded_gradient(m.sender, m.iteration, c.covers, c.role, c.compute_s, c.gradient);
   }
-  if (m.type == MessageType::kSharedModel) {
-    return encode_shared_model(m.sender, m.iteration, read_model_slot(m.payload), nullptr);
+  if (payload_kind_of(m.type) == PayloadKind::kModelSlot) {
+    return encode_shared_model(m.sender, m.iteration, read_model_slot(m.payload), nullptr, m.type);
   }
   if (m.type == MessageType::kBye) return encode_bye(m.sender, m.iteration);
   if (payload_kind_of(m.type) != PayloadKind::kFloat32) {

@@ -210,7 +210,7 @@ TEST(Wire, TheMessageTypeTableNamesExactlyTheTypesOfVersionOne) {
   std::set<std::string_view> names;
   for (int raw = 0; raw < 256; ++raw) {
     const auto type = static_cast<MessageType>(raw);
-    const bool known = raw >= 1 && raw <= 8;
+    const bool known = raw >= 1 && raw <= 10;
     EXPECT_EQ(known_type(static_cast<std::uint8_t>(raw)), known) << raw;
     EXPECT_EQ(to_string(type) != "unknown", known) << raw;
     if (known) {
@@ -220,6 +220,8 @@ TEST(Wire, TheMessageTypeTableNamesExactlyTheTypesOfVersionOne) {
   EXPECT_EQ(payload_kind_of(MessageType::kSharedModel), PayloadKind::kModelSlot);
   EXPECT_EQ(payload_kind_of(MessageType::kAverageRequest), PayloadKind::kFloat32);
   EXPECT_EQ(payload_kind_of(MessageType::kAverageReply), PayloadKind::kFloat32);
+  EXPECT_EQ(payload_kind_of(MessageType::kSharedAverageRequest), PayloadKind::kModelSlot);
+  EXPECT_EQ(payload_kind_of(MessageType::kSharedAverageReply), PayloadKind::kModelSlot);
   EXPECT_EQ(payload_kind_of(MessageType::kBye), PayloadKind::kNone);
 }
 
@@ -231,7 +233,7 @@ TEST(WireRejects, MagicVersionTypeAndKind) {
   version[0][kVersionOffset] = std::byte{2};
   version[0].resize(40);  // a later version may have another header size: version wins
   EXPECT_EQ(cause_of(version), WireError::kUnsupportedVersion);
-  for (int type : {0, 9, 255}) {  // 5 to 8 are CODED_GRADIENT to AVERAGE_REPLY
+  for (int type : {0, 11, 255}) {  // 5 to 10 are CODED_GRADIENT to SHARED_AVERAGE_REPLY
     Frames f = model_frames();
     f[0][kTypeOffset] = static_cast<std::byte>(type);
     EXPECT_EQ(cause_of(f), WireError::kUnknownMessageType) << type;
@@ -443,6 +445,18 @@ TEST(WireSharedModel, RoundTripKeepsSlotGenerationAndFloatCount) {
   const ModelSlotRef extreme{0xFFFFFFFFu, 0xFFFFFFFFFFFFFFFFu, 0xFFFFFFFFFFFFFFFFu};
   const Frames big = to_frames(encode_shared_model(1, 0, extreme, nullptr));
   EXPECT_EQ(read_model_slot(ok(decode_frames(big, kPeers)).payload), extreme);
+}
+
+// ad_psgd's request and reply travel in shared memory like models, under their own types.
+TEST(WireSharedModel, AveragingTypesCarryTheSameReference) {
+  for (MessageType type : {MessageType::kSharedAverageRequest, MessageType::kSharedAverageReply}) {
+    const Frames f = to_frames(encode_shared_model(1, 4, kSlotRef, nullptr, type));
+    const DecodedMessage d = ok(decode_frames(f, kPeers));
+    EXPECT_EQ(d.type, type);
+    EXPECT_EQ(read_model_slot(d.payload), kSlotRef);
+  }
+  EXPECT_THROW(encode_shared_model(1, 4, kSlotRef, nullptr, MessageType::kModel),
+               std::invalid_argument);
 }
 
 TEST(WireSharedModel, KeepAliveIsHeldByTheEncodedMessage) {
