@@ -652,14 +652,14 @@ void PeerProtocol::on_averaging(double now_s, PeerId from, AveragingStep step, s
   heard_from(slot, now_s);
   slot.tag = std::max(slot.tag, tag);
   if (params) slot.bytes_since_update += static_cast<std::int64_t>(parameters_ * sizeof(float));
-  if (request) answer_request(from, tag, params, out);
+  if (request) answer_request(slot, from, tag, params, out);
   reevaluate(now_s, out);
 }
 
 // A passive peer averages at once, whatever it is doing: the gradient it is computing was
 // taken at the model before, as in AD-PSGD. Before its start, while joining and once
 // finished its model is not in play, and it declines.
-void PeerProtocol::answer_request(PeerId from, std::int64_t tag, const Params& theirs,
+void PeerProtocol::answer_request(Slot& slot, PeerId from, std::int64_t tag, const Params& theirs,
                                   Actions& out) {
   if (phase_ != Phase::kRunning && phase_ != Phase::kGapBlocked) {
     out.push_back(SendAveraging{from, AveragingStep::kReply, tag, nullptr});
@@ -673,6 +673,7 @@ void PeerProtocol::answer_request(PeerId from, std::int64_t tag, const Params& t
                             reply->mutable_values());
   x_ = std::move(next);
   averaged_with_.emplace_back(from, tag);
+  slot.last_reply = reply;
   out.push_back(SendAveraging{from, AveragingStep::kReply, tag, std::move(reply)});
 }
 

@@ -196,6 +196,10 @@ class PeerProtocol {
     // Push-sum: every model received and not yet added, oldest first (tags increase).
     std::deque<std::pair<std::int64_t, Params>> masses;
     std::int64_t bytes_since_update = 0;  // payload taken since the last update
+    // ad_psgd, passive: the last reply to this (active) neighbour, held until its next request,
+    // which it sends only after reading the reply: a runtime that shares the buffer (shared
+    // memory) must not rewrite it before then, or half an average would be lost.
+    Params last_reply;
   };
 
   int slot_of(PeerId peer) const;  // -1 if not a neighbour
@@ -227,7 +231,8 @@ class PeerProtocol {
   void check_pairwise_averaging() const;
   // ad_psgd: the iteration's request (active peers) and gradient.
   void begin_averaging(double now_s, Actions& out);
-  void answer_request(PeerId from, std::int64_t tag, const Params& theirs, Actions& out);
+  void answer_request(Slot& slot, PeerId from, std::int64_t tag, const Params& theirs,
+                      Actions& out);
   void try_update_averaging(double now_s, Actions& out);
   // ad_psgd: the averages since the last update, recorded as used in `record`; for an active
   // peer the replies' differences, summed, to add (empty when none).

