@@ -23,8 +23,16 @@ TEST(AdPsgdRun, ActivePeersAverageWithASlowPassivePeerWithoutWaitingForItsGradie
     EXPECT_EQ(peer.value("iterations", 0), e.iterations) << "peer " << i;
     EXPECT_EQ(peer.value("dropped_messages", -1), 0) << "peer " << i;
     EXPECT_TRUE(peer["rejected_frames"].empty()) << "peer " << i;
-    // Active (even) peers wait for a reply, passive (odd) ones for nothing.
-    EXPECT_NEAR(peer.value("mean_awaited", -1.0), i % 2 == 0 ? 1.0 : 0.0, 1e-9) << "peer " << i;
+    // Passive (odd) peers wait for nothing. Active (even) ones wait for a reply, except once
+    // both their neighbours have finished and left (passive peers never wait, so they may
+    // finish first): then there is nobody to ask.
+    const double awaited = peer.value("mean_awaited", -1.0);
+    if (i % 2 == 1) {
+      EXPECT_EQ(awaited, 0.0) << "peer " << i;
+    } else {
+      EXPECT_GT(awaited, 0.5) << "peer " << i;
+      EXPECT_LE(awaited, 1.0) << "peer " << i;
+    }
   }
   // Peer 3's neighbours 2 and 4 averaged with it in most iterations yet took well under half
   // its time: they waited for its replies, never for its gradients.
