@@ -310,6 +310,13 @@ int run(const RunOptions& o) {
         "--restart-failed: a peer of a coded run ([coding]) cannot come back (its neighbours "
         "decode without it)");
   }
+  const bool checkpoints = config.run.checkpoint_every > 0 || config.run.checkpoint_every_s > 0;
+  if (o.restart_failed > 0 && !checkpoints &&
+      config.consensus.protocol.policy.kind == consensus::PolicyKind::kAdPsgd) {
+    throw std::invalid_argument(
+        "--restart-failed: an ad_psgd peer without a checkpoint cannot come back (nobody sends "
+        "it models to start from): set run.checkpoint_every or run.checkpoint_every_s");
+  }
   if (o.restart_failed > 0 && config.consensus.protocol.push_sum) {
     throw std::invalid_argument(
         "--restart-failed: a push-sum peer cannot come back (the weight it held and the mass "

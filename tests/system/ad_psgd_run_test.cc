@@ -2,7 +2,10 @@
 // with one passive peer 2000x slow (a few ms per gradient). Its active neighbours average with it
 // all the same (its event loop answers while its compute thread sleeps) and finish long before it;
 // every request and reply crosses the wire intact, and the mean model learns.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <filesystem>
 
 #include "tests/system/system_support.h"
 
@@ -43,6 +46,26 @@ TEST(AdPsgdRun, ActivePeersAverageWithASlowPassivePeerWithoutWaitingForItsGradie
     EXPECT_LT(peer.value("elapsed_s", 1e9), 0.5 * slow_s) << "peer " << i;
   }
   EXPECT_GT(summary.value("final_test_accuracy", 0.0), 0.5);
+}
+
+// What ad_psgd cannot run is refused before any peer starts, naming the reason: a ring of 7
+// (an odd cycle), and --restart-failed without checkpoints (a peer could not come back).
+TEST(AdPsgdRun, WhatItCannotRunIsRefusedBeforeAnyPeerStarts) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys_ad_psgd");
+  const auto refused = [&](TinyExperiment e, std::vector<std::string> args,
+                           const std::string& why) {
+    const auto config = write_config(dir, e);
+    args.insert(args.begin(), {"run", config.string(), "--no-plots"});
+    FastkProcess launcher(args);
+    const auto status = launcher.wait(Seconds(60));
+    ASSERT_TRUE(status.has_value()) << launcher.output();
+    EXPECT_NE(status->code, 0);
+    EXPECT_THAT(launcher.output(), ::testing::HasSubstr(why));
+    EXPECT_FALSE(std::filesystem::exists(run_dir(dir) / "peers"));
+  };
+  refused(tiny_experiment(7, 50, "ad_psgd"), {}, "needs a bipartite graph");
+  refused(tiny_experiment(8, 50, "ad_psgd"), {"--restart-failed", "1"},
+          "an ad_psgd peer without a checkpoint cannot come back");
 }
 
 }  // namespace
