@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <stdexcept>
 #include <utility>
 
@@ -237,6 +238,20 @@ std::int64_t add_outcome(const consensus::VirtualNetwork& net, const metrics::Ru
   return dropped;
 }
 
+// A config made for real peers (eval_interval_s = 0.1 of wall time) run uncalibrated evaluates
+// the mean model many times per abstract gradient: correct, but it can take hours.
+void warn_of_dense_evaluations(const SimulationInputs& in, double interval_s) {
+  const double per_gradient = in.stragglers.compute_s / interval_s;
+  if (in.calibration || per_gradient < 2) return;
+  std::cerr << "fastk sim: warning: run.eval_interval_s = " << interval_s
+            << " virtual seconds while a gradient takes stragglers.compute_s = "
+            << in.stragglers.compute_s << " (no calibration): " << per_gradient
+            << " evaluations of the mean model per gradient make this simulation slow; give "
+               "--calibration (virtual seconds are then this machine's) or raise "
+               "run.eval_interval_s"
+            << std::endl;
+}
+
 }  // namespace
 
 SimulationResult simulate(const SimulationInputs& in, const std::filesystem::path& folder,
@@ -244,6 +259,7 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
   training::check_optimizer(in.optimizer);
   // Virtual seconds are real ones on a calibrated machine, abstract units otherwise.
   const double interval_s = in.run.evaluation_interval_s(in.calibration ? 1.0 : 10.0);
+  warn_of_dense_evaluations(in, interval_s);
   const topology::Topology topo = topology::build_topology(in.topology);
   const int n = topo.graph.size();
 
