@@ -97,7 +97,8 @@ struct IterationRecord {
   std::vector<std::int64_t> used_tags;
   std::vector<double> used_weights;  // w_ij for j in S
   double self_weight = 1.0;          // w_ii
-  double start_s = 0;                // t(k): iteration began (model sent in CTA)
+  int terms_mixed = 0;  // vectors the mix read besides the own model (what the update costs)
+  double start_s = 0;   // t(k): iteration began (model sent in CTA)
   double gradient_done_s = 0;
   double update_s = 0;  // mixing step applied
   EstimatorValues estimates;

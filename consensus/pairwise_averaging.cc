@@ -52,15 +52,25 @@ std::optional<PeerId> PairwiseAveraging::choose(std::int64_t k,
   return available[static_cast<std::size_t>(h % available.size())];
 }
 
-void PairwiseAveraging::requested(PeerId partner, std::int64_t tag) {
-  if (open_.size() == kMaxOpen) open_.erase(open_.begin());
-  open_.emplace_back(partner, tag);
+void PairwiseAveraging::requested(PeerId partner, std::int64_t tag, Params model) {
+  open_.push_back({partner, tag, std::move(model)});
   awaited_ = partner;
   awaited_tag_ = tag;
 }
 
+bool PairwiseAveraging::open_with(PeerId partner) const {
+  return std::any_of(open_.begin(), open_.end(),
+                     [&](const Open& o) { return o.partner == partner; });
+}
+
+void PairwiseAveraging::forget(PeerId partner) {
+  std::erase_if(open_, [&](const Open& o) { return o.partner == partner; });
+  if (awaited_ == partner) awaited_.reset();
+}
+
 bool PairwiseAveraging::take_reply(PeerId from, std::int64_t tag, std::span<const float> reply) {
-  const auto it = std::find(open_.begin(), open_.end(), std::make_pair(from, tag));
+  const auto it = std::find_if(open_.begin(), open_.end(),
+                               [&](const Open& o) { return o.partner == from && o.tag == tag; });
   if (it == open_.end()) return false;
   if (!reply.empty() && reply.size() != parameters_) return false;
   open_.erase(it);

@@ -38,8 +38,15 @@ class PairwiseAveraging {
   // Active: the partner of iteration k, drawn uniformly from `available` by a hash of
   // (seed, peer, k), so a resumed peer and both runtimes draw alike; nullopt when empty.
   std::optional<PeerId> choose(std::int64_t k, const std::vector<PeerId>& available) const;
-  // Active: the request of iteration `tag` went to `partner`; its reply is awaited.
-  void requested(PeerId partner, std::int64_t tag);
+  // Active: the request of iteration `tag` with `model` went to `partner`; its reply is
+  // awaited. The model is held until the reply comes, so a runtime that shares the buffer
+  // (shared memory) cannot rewrite it before the partner has read it.
+  void requested(PeerId partner, std::int64_t tag, Params model);
+  // Active: a request to `partner` is open (the partner is not asked again until it answers,
+  // so at most one per neighbour is open).
+  bool open_with(PeerId partner) const;
+  // Active: `partner` came back (restarted): its open request will never be answered.
+  void forget(PeerId partner);
   // Active: the partner whose reply the current iteration waits for.
   std::optional<PeerId> awaited() const { return awaited_; }
   // Active: stop waiting (the partner is gone). Its reply, should it still come, is added
@@ -66,10 +73,14 @@ class PairwiseAveraging {
   std::size_t parameters_;
   std::optional<PeerId> awaited_;
   std::int64_t awaited_tag_ = -1;
-  // Requests sent and not answered, oldest first; a few at most (one per iteration, kept
-  // past give_up until the reply comes or kMaxOpen newer ones pushed it out).
-  static constexpr std::size_t kMaxOpen = 16;
-  std::vector<std::pair<PeerId, std::int64_t>> open_;
+  // Requests sent and not answered (kept past give_up until the reply comes), at most one
+  // per neighbour.
+  struct Open {
+    PeerId partner = 0;
+    std::int64_t tag = 0;
+    Params model;
+  };
+  std::vector<Open> open_;
   std::vector<float> difference_;
   std::vector<std::pair<PeerId, std::int64_t>> answered_;
 };

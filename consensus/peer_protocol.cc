@@ -345,6 +345,7 @@ void PeerProtocol::try_join(double now_s, Actions& out) {
 }
 
 void PeerProtocol::on_neighbour_back(double now_s, PeerId peer, Actions& out) {
+  if (averaging_) averaging_->forget(peer);  // it restarted: an open request is lost with it
   const int s = slot_of(peer);
   if (s >= 0) heard_from(slots_[static_cast<std::size_t>(s)], now_s);
   if (last_sent_ && std::binary_search(receivers_.begin(), receivers_.end(), peer)) {
@@ -466,12 +467,15 @@ void PeerProtocol::begin_averaging(double now_s, Actions& out) {
   if (averaging_->active()) {
     std::vector<PeerId> available;
     for (std::size_t r = 0; r < round_slots_.size(); ++r) {
-      if (!slots_[static_cast<std::size_t>(round_slots_[r])].departed) {
-        available.push_back(round_.receive_from[r]);
+      // One open request per partner: a silent one is not asked again until it answers.
+      const PeerId j = round_.receive_from[r];
+      if (!slots_[static_cast<std::size_t>(round_slots_[r])].departed &&
+          !averaging_->open_with(j)) {
+        available.push_back(j);
       }
     }
     if (const auto partner = averaging_->choose(k_, available)) {
-      averaging_->requested(*partner, k_);
+      averaging_->requested(*partner, k_, x_);
       slots_[static_cast<std::size_t>(slot_of(*partner))].last_heard_s = now_s;
       out.push_back(SendAveraging{*partner, AveragingStep::kRequest, k_, x_});
       decision_.awaited = 1;
@@ -649,11 +653,40 @@ void PeerProtocol::on_averaging(double now_s, PeerId from, AveragingStep step, s
     return;
   }
   Slot& slot = slots_[static_cast<std::size_t>(slot_of(from))];
-  heard_from(slot, now_s);
+  // A reply or decline after the neighbour's BYE is the last word of a peer that left: it must
+  // not bring it back to be asked again (a restart does, through on_neighbour_back).
+  if (slot.departed) {
+    slot.last_heard_s = now_s;
+  } else {
+    heard_from(slot, now_s);
+  }
   slot.tag = std::max(slot.tag, tag);
   if (params) slot.bytes_since_update += static_cast<std::int64_t>(parameters_ * sizeof(float));
   if (request) answer_request(slot, from, tag, params, out);
+  if (phase_ == Phase::kFinished || phase_ == Phase::kStopped) {
+    settle_averages();  // no update will come to add it
+    return;
+  }
   reevaluate(now_s, out);
+}
+
+void PeerProtocol::stop() {
+  if (phase_ == Phase::kRunning || phase_ == Phase::kGapBlocked || phase_ == Phase::kJoining) {
+    phase_ = Phase::kStopped;
+  }
+  settle_averages();
+}
+
+// The replies' halves taken and not yet added, added without a step: the partners have
+// applied theirs, and the sum of the models must hold at the end too.
+void PeerProtocol::settle_averages() {
+  if (!averaging_) return;
+  averaging_->take_answered();
+  const std::vector<float> difference = averaging_->take_difference();
+  if (difference.empty()) return;
+  std::shared_ptr<MutableParamBuffer> next = recycled_buffer();
+  mix_and_step(next->mutable_values(), 1.0f, x_->values(), {{1.0f, difference}}, 0.0f, {});
+  x_ = std::move(next);
 }
 
 // A passive peer averages at once, whatever it is doing: the gradient it is computing was
@@ -661,7 +694,7 @@ void PeerProtocol::on_averaging(double now_s, PeerId from, AveragingStep step, s
 // finished its model is not in play, and it declines.
 void PeerProtocol::answer_request(Slot& slot, PeerId from, std::int64_t tag, const Params& theirs,
                                   Actions& out) {
-  if (phase_ != Phase::kRunning && phase_ != Phase::kGapBlocked) {
+  if (phase_ != Phase::kRunning && phase_ != Phase::kGapBlocked) {  // not started, stopped
     out.push_back(SendAveraging{from, AveragingStep::kReply, tag, nullptr});
     return;
   }
@@ -941,6 +974,7 @@ void PeerProtocol::update(double now_s, const std::vector<int>& used, int requir
     record.used.push_back(round_.receive_from[static_cast<std::size_t>(used[u])]);
     record.used_tags.push_back(params == slot.params ? slot.tag : slot.oldest_fresh_tag);
   }
+  record.terms_mixed = static_cast<int>(terms.size());
   if (coded_) decode_neighbourhood(record);
   std::span<const float> step;  // ATC: the models mixed already stepped
   if (config_.order == UpdateOrder::kCombineThenAdapt) {

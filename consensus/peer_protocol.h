@@ -128,6 +128,11 @@ class PeerProtocol {
                     Actions& out);
   void on_timer(double now_s, Actions& out);
   void on_neighbour_left(double now_s, PeerId peer, Actions& out);
+  // The run ends before the last iteration (time budget, target, signal): from now on the
+  // protocol takes no step and asks for nothing. ad_psgd: it declines requests, and the
+  // replies that still come (and those taken and not yet added) are added to the model, since
+  // their senders applied their halves.
+  void stop();
 
   PeerId id() const { return self_; }
   std::int64_t iteration() const { return k_; }
@@ -143,6 +148,7 @@ class PeerProtocol {
   double pending_push_sum_weight() const;
   bool finished() const { return phase_ == Phase::kFinished; }
   bool push_sum() const { return config_.push_sum; }
+  bool pairwise_averaging() const { return averaging_ != nullptr; }
   // How many of this peer's models a runtime must hold for a neighbour that cannot take them
   // yet, oldest first, before a newer one replaces the oldest; 0: every one (push-sum: each
   // is mass that must arrive once). A policy that mixes each neighbour's iteration-k model
@@ -177,7 +183,8 @@ class PeerProtocol {
   void set_buffer_source(BufferSource source) { buffer_source_ = std::move(source); }
 
  private:
-  enum class Phase { kNotStarted, kJoining, kRunning, kGapBlocked, kFinished };
+  // kStopped: stop() ended the run before its last iteration.
+  enum class Phase { kNotStarted, kJoining, kRunning, kGapBlocked, kFinished, kStopped };
   struct Slot {
     std::int64_t tag = -1;  // newest tag received
     Params params;
@@ -229,6 +236,7 @@ class PeerProtocol {
   void record_neighbours(IterationRecord& record);
   void check_push_sum() const;
   void check_pairwise_averaging() const;
+  void settle_averages();
   // ad_psgd: the iteration's request (active peers) and gradient.
   void begin_averaging(double now_s, Actions& out);
   void answer_request(Slot& slot, PeerId from, std::int64_t tag, const Params& theirs,

@@ -87,7 +87,10 @@ void VirtualNetwork::execute(PeerId peer, Actions& actions) {
         if (on_record) on_record(done.record);
       },
       [](NeighbourGone&) {},  // remove_peer told the neighbours; nothing to schedule
-      [&](Finished&) { ++finished_; },
+      [&](Finished&) {
+        ++finished_;
+        say_goodbye(peer);
+      },
   };
   for (auto& action : actions) std::visit(handle, action);
 }
@@ -112,7 +115,7 @@ void VirtualNetwork::start_gradient(PeerId peer, const StartGradient& request) {
 }
 
 void VirtualNetwork::send(PeerId from, PeerId to, std::int64_t tag, const Params& params,
-                          CodedPart coded, std::optional<AveragingStep> averaging) {
+                          CodedPart coded, std::optional<AveragingStep> averaging, bool bye) {
   Event e;
   // A link keeps its order, as a TCP connection does: a message never overtakes the one sent
   // before it, whatever their delays (the protocol's exactness under policy full needs it).
@@ -126,8 +129,20 @@ void VirtualNetwork::send(PeerId from, PeerId to, std::int64_t tag, const Params
   e.params = params;
   e.coded = std::move(coded);
   e.averaging = averaging;
+  e.bye = bye;
   schedule(std::move(e));
   ++messages_;
+}
+
+// A real peer that finished says BYE, and an ad_psgd neighbour then stops asking it to
+// average (it would only decline). The other policies mix a finished neighbour's last model
+// whether or not it said BYE (that model is fresh for every iteration left), so only
+// pairwise-averaging runs are sent one, behind the peer's last messages on each link.
+void VirtualNetwork::say_goodbye(PeerId peer) {
+  const PeerProtocol& protocol = *peers_[static_cast<std::size_t>(peer)];
+  if (!protocol.pairwise_averaging()) return;
+  for (PeerId j : protocol.contacts())
+    send(peer, j, protocol.iteration(), nullptr, nullptr, {}, true);
 }
 
 void VirtualNetwork::run_job(Job job, double work_s) {
@@ -220,7 +235,7 @@ void VirtualNetwork::accept_input(const Event& event) {
 // more. A real peer that finished leaves, and such late mass with it. An ad_psgd request
 // gets its decline, as from a real peer in its goodbye: its active neighbour waits for it.
 void VirtualNetwork::after_finish(const Event& event) {
-  if (event.kind != Kind::kMessage) return;
+  if (event.kind != Kind::kMessage || event.bye) return;
   PeerProtocol& peer = *peers_[static_cast<std::size_t>(event.peer)];
   Actions actions;
   if (event.averaging) {
@@ -263,7 +278,9 @@ void VirtualNetwork::drain_inputs(PeerId id) {
 void VirtualNetwork::handle_input(PeerProtocol& peer, const Event& input, Actions& actions) {
   switch (input.kind) {
     case Kind::kMessage:
-      if (input.averaging) {
+      if (input.bye) {
+        peer.on_neighbour_left(now_s_, input.from, actions);
+      } else if (input.averaging) {
         peer.on_averaging(now_s_, input.from, *input.averaging, input.tag, input.params, actions);
       } else if (input.coded) {
         peer.on_coded_gradient(now_s_, input.from, input.tag, input.coded, actions);
@@ -299,7 +316,7 @@ double VirtualNetwork::io_cost_s(const Event& input, const Actions& actions) con
       },
       [&](const IterationCompleted& done) {
         cost += costs_.update_s +
-                costs_.update_per_term_s * static_cast<double>(done.record.used.size());
+                costs_.update_per_term_s * static_cast<double>(done.record.terms_mixed);
       },
       // Starting a gradient and arming a timer are hand-offs, not I/O work.
       [](const StartGradient&) {},
@@ -330,6 +347,27 @@ void VirtualNetwork::run() {
     now_s_ = event.at_s;
     ++events_;
     dispatch(event);
+  }
+}
+
+void VirtualNetwork::stop() {
+  for (std::size_t i = 0; i < peers_.size(); ++i) {
+    if (!removed_[i] && !peers_[i]->finished()) peers_[i]->stop();
+  }
+  const auto deliver_reply = [&](const Event& e) {
+    if (e.kind != Kind::kMessage || e.averaging != AveragingStep::kReply) return;
+    if (removed_[static_cast<std::size_t>(e.peer)]) return;
+    Actions ignored;  // a stopped or finished peer answers nothing
+    peers_[static_cast<std::size_t>(e.peer)]->on_averaging(now_s_, e.from, AveragingStep::kReply,
+                                                           e.tag, e.params, ignored);
+  };
+  for (PeerThreads& threads : threads_) {
+    for (const Event& input : threads.inputs) deliver_reply(input);
+    threads.inputs.clear();
+  }
+  while (!queue_.empty()) {
+    deliver_reply(queue_.top());
+    queue_.pop();
   }
 }
 

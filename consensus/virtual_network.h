@@ -73,6 +73,10 @@ class VirtualNetwork {
   void run();
   // Marks `peer` as gone: its pending work is discarded and its neighbours are told.
   void remove_peer(PeerId peer, double now_s);
+  // Ends the run where it is (a stop rule before every peer finished): the peers that have not
+  // finished stop (PeerProtocol::stop), and the ad_psgd replies still in flight or waiting for
+  // an I/O thread reach them, as they reach a real peer in its goodbye. Nothing else happens.
+  void stop();
 
   double now_s() const { return now_s_; }
   bool all_finished() const { return finished_ == static_cast<int>(peers_.size()); }
@@ -98,6 +102,7 @@ class VirtualNetwork {
     Params params;
     CodedPart coded;
     std::optional<AveragingStep> averaging;  // an ad_psgd request or reply
+    bool bye = false;                        // the sender finished (ad_psgd runs)
     std::uint64_t job = 0;                   // kJobDone, kPoolCheck
   };
   struct Later {
@@ -120,7 +125,8 @@ class VirtualNetwork {
   };
   void schedule(Event event);
   void send(PeerId from, PeerId to, std::int64_t tag, const Params& params, CodedPart coded,
-            std::optional<AveragingStep> averaging = std::nullopt);
+            std::optional<AveragingStep> averaging = std::nullopt, bool bye = false);
+  void say_goodbye(PeerId peer);
   void execute(PeerId peer, Actions& actions);
   void start_gradient(PeerId peer, const StartGradient& request);
   void dispatch(const Event& event);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 #include <iterator>
+#include <limits>
 
 #include "node/launch/progress.h"
 #include "node/launch/wall_clock.h"
@@ -165,6 +166,11 @@ void PeerDriver::iterate() {
 void PeerDriver::end_of_iterating() {
   phase_ = Phase::kGoodbye;
   const bool done = parts_.protocol.finished();
+  if (!done) parts_.protocol.stop();
+  // Messages held back by injected link delays come now or never.
+  while (auto held = inbox_.release(std::numeric_limits<double>::infinity())) {
+    averaging_in_goodbye(*held);
+  }
   report_.ended(!parts_.requests.stop || done, done                     ? "iterations"
                                                : out_of_time()          ? "duration"
                                                : parts_.requests.finish ? "target"
@@ -214,10 +220,7 @@ void PeerDriver::dispatch(transport::ReceivedMessage message) {
   // Models that arrive during the start-up are kept by the protocol (a neighbour that got
   // the go first sends its x(0) at once); during the goodbye the protocol gets nothing.
   if (phase_ == Phase::kGoodbye) {
-    if (type == wire::MessageType::kAverageRequest ||
-        type == wire::MessageType::kSharedAverageRequest) {
-      decline_averaging(from, message.iteration());
-    }
+    if (auto in = to_inbound(std::move(message), *shared_models_)) averaging_in_goodbye(*in);
     return;
   }
   auto in = to_inbound(std::move(message), *shared_models_);
@@ -297,13 +300,17 @@ void PeerDriver::send_averaging(const consensus::SendAveraging& s) {
                  wire::encode_averaging(type, self, s.tag, s.params, values));
 }
 
-// The protocol gets nothing in the goodbye; a request then gets the answer of a finished
-// peer (PeerProtocol::on_averaging), so its active neighbour need not wait for the BYE.
-void PeerDriver::decline_averaging(int to, std::int64_t tag) {
-  outbound_.send(
-      to, Outbound::kAveraging,
-      wire::encode_averaging(wire::MessageType::kAverageReply,
-                             static_cast<wire::PeerId>(settings_.self), tag, nullptr, {}));
+// In the goodbye the protocol (finished or stopped) takes only ad_psgd's messages: it declines
+// requests, so an active neighbour need not wait for the BYE, and adds late replies, whose
+// senders applied their halves. It asks for nothing else then: only its replies are sent.
+void PeerDriver::averaging_in_goodbye(const Inbound& message) {
+  if (!message.averaging) return;
+  consensus::Actions actions;
+  parts_.protocol.on_averaging(now_s(), message.from, *message.averaging, message.tag,
+                               message.params, actions);
+  for (const auto& action : actions) {
+    if (const auto* reply = std::get_if<consensus::SendAveraging>(&action)) send_averaging(*reply);
+  }
 }
 
 void PeerDriver::completed(const consensus::IterationRecord& r) {

@@ -19,7 +19,7 @@
 //  3. End: after the last iteration, when duration_s is up, or on requests.finish or
 //     requests.stop: BYE to every neighbour, then keep answering until each has left too or
 //     was silent for peer_timeout_s, so the final model still reaches peers that are behind.
-//     An ad_psgd request that comes now is declined: the model is final.
+//     The protocol still takes ad_psgd's messages: requests are declined, late replies added.
 // Snapshots: at every evaluation instant (epoch_s + j * eval_interval_s on the wall clock,
 // the same instants on every peer) the model goes to hooks.on_snapshot.
 #pragma once
@@ -111,7 +111,7 @@ class PeerDriver {
   void send_model(const consensus::SendParams& s);
   void send_coded(const consensus::SendCoded& s);
   void send_averaging(const consensus::SendAveraging& s);
-  void decline_averaging(int to, std::int64_t tag);
+  void averaging_in_goodbye(const Inbound& message);
   void completed(const consensus::IterationRecord& r);
   void departed(const consensus::NeighbourGone& gone);
   void checkpoint_if_due();

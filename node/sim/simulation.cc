@@ -299,6 +299,7 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
     if (on_evaluation) on_evaluation(e, out.totals());
   };
   const auto [end, last_evaluation_s] = run_to_stop_rule(net, in, interval_s, report, out);
+  net.stop();  // peers still iterating stop, and take the ad_psgd replies in flight
   result.end = end;
   result.finished = end != "stuck";
   if (end != "iterations") result.end_time_s = last_evaluation_s;

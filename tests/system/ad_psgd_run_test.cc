@@ -27,13 +27,13 @@ TEST(AdPsgdRun, ActivePeersAverageWithASlowPassivePeerWithoutWaitingForItsGradie
     EXPECT_EQ(peer.value("dropped_messages", -1), 0) << "peer " << i;
     EXPECT_TRUE(peer["rejected_frames"].empty()) << "peer " << i;
     // Passive (odd) peers wait for nothing. Active (even) ones wait for a reply, except once
-    // both their neighbours have finished and left (passive peers never wait, so they may
-    // finish first): then there is nobody to ask.
+    // both their neighbours have finished and said BYE (passive peers never wait, so they
+    // often finish first): then there is nobody to ask.
     const double awaited = peer.value("mean_awaited", -1.0);
     if (i % 2 == 1) {
       EXPECT_EQ(awaited, 0.0) << "peer " << i;
     } else {
-      EXPECT_GT(awaited, 0.5) << "peer " << i;
+      EXPECT_GT(awaited, 0.1) << "peer " << i;
       EXPECT_LE(awaited, 1.0) << "peer " << i;
     }
   }

@@ -208,6 +208,110 @@ TEST(AdPsgd, APartnerThatLeavesIsNotWaitedForAndItsLateReplyStillCounts) {
   EXPECT_EQ(done[0].record.used, std::vector<PeerId>{partner});
   EXPECT_EQ(peer->model()->values()[0], 2.0f);
   EXPECT_EQ(peer->drops().total(), 0);
+  // Its late reply did not bring back the peer that said BYE: iteration 2 asks the other.
+  const auto next = actions_of<SendAveraging>(out);
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0].to, requests[0].to);
+}
+
+// A partner silent past the timeout is given up on, and not asked again while its request is
+// open; when its reply finally comes, its half is added and it may be drawn again.
+TEST(AdPsgd, ASilentPartnerIsNotAskedAgainUntilItAnswers) {
+  const auto topo = make_topology(TopologyKind::kRing, 4);
+  ProtocolConfig config = ad_psgd(20, 0.5);
+  config.silence_timeout_s = 1.0;
+  PeerProtocol peer(0, topo.schedule, config, make_params({1.0f, 1.0f}));
+  Actions out;
+  peer.start(0, out);
+  const PeerId silent = actions_of<SendAveraging>(out).at(0).to;
+  const PeerId other = silent == 1 ? 3 : 1;
+  const std::vector<float> zero{0.0f, 0.0f};
+  out.clear();
+  peer.on_gradient_done(0.5, zero, {}, out);
+  peer.on_timer(1.5, out);  // silent for 1.5 s: given up
+  ASSERT_EQ(actions_of<IterationCompleted>(out).size(), 1u);
+  double t = 1.5;
+  for (std::int64_t k = 1; k <= 4; ++k) {  // only the other is asked meanwhile
+    const auto requests = actions_of<SendAveraging>(out);
+    ASSERT_EQ(requests.size(), 1u) << k;
+    EXPECT_EQ(requests[0].to, other) << k;
+    out.clear();
+    peer.on_gradient_done(t += 0.1, zero, {}, out);
+    peer.on_averaging(t, other, AveragingStep::kReply, k, nullptr, out);
+  }
+  peer.on_averaging(t, silent, AveragingStep::kReply, 0, make_params({1.0f, 1.0f}), out);
+  EXPECT_EQ(peer.drops().total(), 0);
+  bool asked_again = false;
+  for (std::int64_t k = 5; k < 20 && !asked_again; ++k) {
+    const auto requests = actions_of<SendAveraging>(out);
+    ASSERT_EQ(requests.size(), 1u) << k;
+    asked_again = requests[0].to == silent;
+    out.clear();
+    peer.on_gradient_done(t += 0.1, zero, {}, out);
+    peer.on_averaging(t, requests[0].to, AveragingStep::kReply, k, nullptr, out);
+  }
+  EXPECT_TRUE(asked_again);
+}
+
+// A run that ends early (time budget, target, signal) stops every peer; the halves already
+// applied by passive peers still reach their active partners, so the sum holds at the end too.
+TEST(AdPsgd, StoppingMidRunKeepsTheSumOfTheModels) {
+  constexpr double kLr = 0.125;
+  const auto topo = make_topology(TopologyKind::kRing, 8);
+  std::vector<std::unique_ptr<PeerProtocol>> peers;
+  for (int i = 0; i < 8; ++i) {
+    peers.push_back(std::make_unique<PeerProtocol>(
+        i, topo.schedule, ad_psgd(1000, kLr),
+        make_params({static_cast<float>(i), static_cast<float>(2 * i)})));
+  }
+  testing::SlowPeerDelays delays(5);
+  ConstantGradients gradients;
+  VirtualNetwork net(std::move(peers), delays, gradients);
+  std::vector<double> expected{28.0, 56.0};
+  net.on_record = [&](const IterationRecord& r) {
+    for (int c = 0; c < 2; ++c) {
+      expected[static_cast<std::size_t>(c)] -=
+          kLr * ConstantGradients::of(r.peer)[static_cast<std::size_t>(c)];
+    }
+  };
+  net.start();
+  for (double t : {37.3, 41.05}) {  // mid-iteration for everyone, replies in flight
+    net.run_until(t);
+  }
+  ASSERT_FALSE(net.all_finished());
+  net.stop();
+  std::vector<double> sum{0.0, 0.0};
+  for (int i = 0; i < 8; ++i) {
+    for (int c = 0; c < 2; ++c) {
+      sum[static_cast<std::size_t>(c)] +=
+          net.peer(i).model()->values()[static_cast<std::size_t>(c)];
+    }
+  }
+  for (int c = 0; c < 2; ++c) {
+    EXPECT_NEAR(sum[static_cast<std::size_t>(c)], expected[static_cast<std::size_t>(c)], 1e-2) << c;
+  }
+}
+
+// A stopped active peer adds the half it took before its update and the one that comes after;
+// a stopped passive peer declines.
+TEST(AdPsgd, AStoppedPeerAddsLateHalvesAndDeclinesRequests) {
+  auto active = ring4_peer(0, 5);
+  Actions out;
+  active->start(0, out);
+  const PeerId partner = actions_of<SendAveraging>(out).at(0).to;
+  active->on_averaging(0.1, partner, AveragingStep::kReply, 0, make_params({0.5f, 0.5f}), out);
+  active->stop();  // before its gradient was done: no step, but the half is added
+  EXPECT_EQ(active->model()->values()[0], 1.5f);
+  EXPECT_FALSE(active->finished());
+  auto passive = ring4_peer(1, 5);
+  out.clear();
+  passive->start(0, out);
+  passive->stop();
+  passive->on_averaging(0.2, 0, AveragingStep::kRequest, 0, make_params({3.0f, 3.0f}), out);
+  const auto replies = actions_of<SendAveraging>(out);
+  ASSERT_EQ(replies.size(), 1u);
+  EXPECT_FALSE(replies[0].params);
+  EXPECT_EQ(passive->model()->values()[0], 1.0f);
 }
 
 TEST(AdPsgd, RefusesAGraphWithAnOddCycleNamingTwoNeighboursOnOneSide) {
