@@ -24,7 +24,7 @@ struct MachineCosts {
   double receive_s = 0;          // I/O thread, per message received
   double send_s = 0;             // I/O thread, per message sent (per destination)
   double update_s = 0;           // I/O thread, per update: mixing and the step...
-  double update_per_term_s = 0;  // ... plus this per neighbour model mixed
+  double update_per_term_s = 0;  // ... plus this per vector mixed (IterationRecord::terms_mixed)
   double latency_s = 0;          // added to every link delay: the machine's own
   // cpu_group[peer]: the group of cores the peer is bound to; group_cores[g]: its cores
   // (0: unlimited). Empty: every peer on one unlimited group.

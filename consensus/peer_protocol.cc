@@ -974,7 +974,8 @@ void PeerProtocol::update(double now_s, const std::vector<int>& used, int requir
     record.used.push_back(round_.receive_from[static_cast<std::size_t>(used[u])]);
     record.used_tags.push_back(params == slot.params ? slot.tag : slot.oldest_fresh_tag);
   }
-  record.terms_mixed = static_cast<int>(terms.size());
+  // Push-sum is charged per neighbour whose masses it adds (as it always was), not per mass.
+  record.terms_mixed = static_cast<int>(config_.push_sum ? record.used.size() : terms.size());
   if (coded_) decode_neighbourhood(record);
   std::span<const float> step;  // ATC: the models mixed already stepped
   if (config_.order == UpdateOrder::kCombineThenAdapt) {

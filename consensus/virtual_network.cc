@@ -120,7 +120,9 @@ void VirtualNetwork::send(PeerId from, PeerId to, std::int64_t tag, const Params
   // A link keeps its order, as a TCP connection does: a message never overtakes the one sent
   // before it, whatever their delays (the protocol's exactness under policy full needs it).
   double& last_s = link_last_arrival_s_[{from, to}];
-  e.at_s = std::max(now_s_ + (costs_.latency_s + delays_.link_delay_s(from, to, tag)), last_s);
+  // A real peer holds no injected delay before a BYE (only behind the sender's earlier messages).
+  const double delay_s = bye ? 0.0 : delays_.link_delay_s(from, to, tag);
+  e.at_s = std::max(now_s_ + (costs_.latency_s + delay_s), last_s);
   last_s = e.at_s;
   e.kind = Kind::kMessage;
   e.peer = to;
@@ -361,6 +363,25 @@ void VirtualNetwork::stop() {
     peers_[static_cast<std::size_t>(e.peer)]->on_averaging(now_s_, e.from, AveragingStep::kReply,
                                                            e.tag, e.params, ignored);
   };
+  // The I/O work still going on: its updates happened in the protocol (their records are
+  // reported), and its replies were averaged by their passive peers already (delivered).
+  for (const auto& [id, job] : jobs_) {
+    for (const Action& action : job.actions) {
+      if (const auto* done = std::get_if<IterationCompleted>(&action); done && on_record) {
+        on_record(done->record);
+      }
+      const auto* a = std::get_if<SendAveraging>(&action);
+      if (!a || a->step != AveragingStep::kReply) continue;
+      Event e;
+      e.kind = Kind::kMessage;
+      e.peer = a->to;
+      e.from = job.peer;
+      e.tag = a->tag;
+      e.params = a->params;
+      e.averaging = a->step;
+      deliver_reply(e);
+    }
+  }
   for (PeerThreads& threads : threads_) {
     for (const Event& input : threads.inputs) deliver_reply(input);
     threads.inputs.clear();

@@ -75,7 +75,8 @@ class VirtualNetwork {
   void remove_peer(PeerId peer, double now_s);
   // Ends the run where it is (a stop rule before every peer finished): the peers that have not
   // finished stop (PeerProtocol::stop), and the ad_psgd replies still in flight or waiting for
-  // an I/O thread reach them, as they reach a real peer in its goodbye. Nothing else happens.
+  // an I/O thread reach them, as they reach a real peer in its goodbye. Updates whose I/O work
+  // was under way are reported (on_record). Nothing else happens.
   void stop();
 
   double now_s() const { return now_s_; }

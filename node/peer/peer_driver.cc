@@ -220,6 +220,11 @@ void PeerDriver::dispatch(transport::ReceivedMessage message) {
   // Models that arrive during the start-up are kept by the protocol (a neighbour that got
   // the go first sends its x(0) at once); during the goodbye the protocol gets nothing.
   if (phase_ == Phase::kGoodbye) {
+    const bool averaging = type == wire::MessageType::kAverageRequest ||
+                           type == wire::MessageType::kAverageReply ||
+                           type == wire::MessageType::kSharedAverageRequest ||
+                           type == wire::MessageType::kSharedAverageReply;
+    if (!averaging) return;  // nothing else is read: models, coded gradients, shared slots
     if (auto in = to_inbound(std::move(message), *shared_models_)) averaging_in_goodbye(*in);
     return;
   }

@@ -254,8 +254,9 @@ TEST(AdPsgd, ASilentPartnerIsNotAskedAgainUntilItAnswers) {
 }
 
 // A run that ends early (time budget, target, signal) stops every peer; the halves already
-// applied by passive peers still reach their active partners, so the sum holds at the end too.
-TEST(AdPsgd, StoppingMidRunKeepsTheSumOfTheModels) {
+// applied by passive peers still reach their active partners, so the sum holds at the end too:
+// without machine costs, and with them, when a reply may still be in its peer's I/O work.
+void expect_sum_kept_when_stopped(const MachineCosts& costs) {
   constexpr double kLr = 0.125;
   const auto topo = make_topology(TopologyKind::kRing, 8);
   std::vector<std::unique_ptr<PeerProtocol>> peers;
@@ -266,7 +267,7 @@ TEST(AdPsgd, StoppingMidRunKeepsTheSumOfTheModels) {
   }
   testing::SlowPeerDelays delays(5);
   ConstantGradients gradients;
-  VirtualNetwork net(std::move(peers), delays, gradients);
+  VirtualNetwork net(std::move(peers), delays, gradients, costs);
   std::vector<double> expected{28.0, 56.0};
   net.on_record = [&](const IterationRecord& r) {
     for (int c = 0; c < 2; ++c) {
@@ -275,8 +276,10 @@ TEST(AdPsgd, StoppingMidRunKeepsTheSumOfTheModels) {
     }
   };
   net.start();
-  for (double t : {37.3, 41.05}) {  // mid-iteration for everyone, replies in flight
+  int stopped_with_replies_pending = 0;
+  for (double t = 20.013; t < 60; t += 3.7) {  // mid-iteration for everyone
     net.run_until(t);
+    stopped_with_replies_pending += net.next_event_s() >= 0;
   }
   ASSERT_FALSE(net.all_finished());
   net.stop();
@@ -290,6 +293,17 @@ TEST(AdPsgd, StoppingMidRunKeepsTheSumOfTheModels) {
   for (int c = 0; c < 2; ++c) {
     EXPECT_NEAR(sum[static_cast<std::size_t>(c)], expected[static_cast<std::size_t>(c)], 1e-2) << c;
   }
+  EXPECT_GT(stopped_with_replies_pending, 0);
+}
+
+TEST(AdPsgd, StoppingMidRunKeepsTheSumOfTheModels) { expect_sum_kept_when_stopped({}); }
+
+TEST(AdPsgd, StoppingMidRunKeepsTheSumWhileRepliesAreInTheirIoWork) {
+  MachineCosts costs;
+  costs.receive_s = 0.05;
+  costs.send_s = 0.05;
+  costs.update_per_term_s = 0.4;  // answering a request takes as long as 0.5 s of I/O work
+  expect_sum_kept_when_stopped(costs);
 }
 
 // A stopped active peer adds the half it took before its update and the one that comes after;
