@@ -4,20 +4,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "learning/random.h"
 #include "topology/two_sides.h"
 
 namespace fastk::consensus {
-namespace {
-
-// SplitMix64's finaliser: consecutive inputs give unrelated outputs.
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-}  // namespace
 
 PairwiseAveraging::PairwiseAveraging(PeerId self, const topology::TopologySchedule& schedule,
                                      std::uint64_t seed, std::size_t parameters)
@@ -47,8 +37,9 @@ std::vector<bool> PairwiseAveraging::sides_of(const topology::TopologySchedule& 
 std::optional<PeerId> PairwiseAveraging::choose(std::int64_t k,
                                                 const std::vector<PeerId>& available) const {
   if (available.empty()) return std::nullopt;
-  const std::uint64_t h =
-      mix(seed_ ^ mix(static_cast<std::uint64_t>(self_) ^ mix(static_cast<std::uint64_t>(k))));
+  using learning::mix64;
+  const std::uint64_t h = mix64(
+      seed_ ^ mix64(static_cast<std::uint64_t>(self_) ^ mix64(static_cast<std::uint64_t>(k))));
   return available[static_cast<std::size_t>(h % available.size())];
 }
 

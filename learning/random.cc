@@ -7,16 +7,23 @@
 namespace fastk::learning {
 namespace {
 
+// The SplitMix64 generator's step: the output for x, and x moves on.
 std::uint64_t splitmix64(std::uint64_t& x) {
-  std::uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
+  const std::uint64_t out = mix64(x);
+  x += 0x9e3779b97f4a7c15ULL;
+  return out;
 }
 
 std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 }  // namespace
+
+std::uint64_t mix64(std::uint64_t x) {
+  std::uint64_t z = x + 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
 
 Rng::Rng(std::uint64_t seed) {
   for (auto& s : s_) s = splitmix64(seed);

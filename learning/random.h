@@ -9,6 +9,11 @@
 
 namespace fastk::learning {
 
+// SplitMix64's output for state x: x + 0x9e3779b97f4a7c15, then its finaliser. Consecutive or
+// otherwise related inputs give unrelated outputs, so a hash of (seed, peer, iteration) built
+// from it is a portable, stateless draw (straggler delays, ad_psgd partners, sampling seeds).
+std::uint64_t mix64(std::uint64_t x);
+
 // Everything an Rng's future draws depend on (a checkpoint saves it).
 struct RngState {
   std::uint64_t s[4] = {};

@@ -5,15 +5,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "learning/random.h"
+
 namespace fastk::node::stragglers {
 namespace {
-
-std::uint64_t splitmix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 // Streams keep the draws of different straggler parts independent.
 enum Stream : std::uint64_t { kDistribution = 1, kTransient, kMarkov, kWindow, kLink };
@@ -89,10 +84,10 @@ DelayModel::DelayModel(DelaySpec spec, int peers)
 
 double DelayModel::uniform(std::uint64_t stream, std::uint64_t a, std::uint64_t b,
                            std::uint64_t c) const {
-  std::uint64_t h = splitmix(spec_.seed ^ splitmix(stream));
-  h = splitmix(h ^ a);
-  h = splitmix(h ^ b);
-  h = splitmix(h ^ c);
+  std::uint64_t h = learning::mix64(spec_.seed ^ learning::mix64(stream));
+  h = learning::mix64(h ^ a);
+  h = learning::mix64(h ^ b);
+  h = learning::mix64(h ^ c);
   return static_cast<double>(h >> 11) * 0x1.0p-53;  // [0, 1)
 }
 

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "learning/random.h"
 #include "node/training/peer_samples.h"
 
 namespace fastk::node::training {
@@ -22,10 +23,7 @@ void check_optimizer(const learning::OptimizerSpec& o) {
 }
 
 std::uint64_t peer_seed(std::uint64_t seed, int peer) {
-  std::uint64_t x = seed + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(peer + 1);
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
+  return learning::mix64(seed + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(peer));
 }
 
 learning::Partition partition_training_set(std::span<const std::int32_t> labels, int classes,

@@ -123,6 +123,14 @@ TEST(Partition, ReportFormatsSamplesAndHistogram) {
             "peer 0: 2 samples | 0:1 1:1\npeer 1: 2 samples | 0:1 1:1\n");
 }
 
+// mix64 is SplitMix64's output function: the published first outputs of the generator seeded
+// with 0 (0xe220a8397b1dcdaf, 0x6e789e6aa1b965f4), which every stateless draw of the project
+// (straggler delays, ad_psgd partners, sampling seeds) relies on staying the same.
+TEST(Random, Mix64IsSplitMix64sOutput) {
+  EXPECT_EQ(mix64(0), 0xe220a8397b1dcdafULL);
+  EXPECT_EQ(mix64(0x9e3779b97f4a7c15ULL), 0x6e789e6aa1b965f4ULL);
+}
+
 TEST(Random, BelowIsUniformEnoughAndGammaHasItsMean) {
   Rng rng(5);
   std::vector<int> counts(3);
