@@ -1,6 +1,6 @@
 // A neighbour's message as protocol input: a model, a coded gradient, an ad_psgd request or
-// reply, or a goodbye. HELLO and
-// HELLO_ACK are the rendezvous' business (rendezvous.h), not the protocol's.
+// reply, or a goodbye. HELLO and HELLO_ACK are the rendezvous' business (rendezvous.h), not
+// the protocol's.
 #pragma once
 
 #include <cstdint>

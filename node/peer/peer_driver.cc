@@ -218,7 +218,7 @@ void PeerDriver::dispatch(transport::ReceivedMessage message) {
     execute(actions);
   }
   // Models that arrive during the start-up are kept by the protocol (a neighbour that got
-  // the go first sends its x(0) at once); during the goodbye the protocol gets nothing.
+  // the go first sends its x(0) at once); during the goodbye it gets only ad_psgd's messages.
   if (phase_ == Phase::kGoodbye) {
     const bool averaging = type == wire::MessageType::kAverageRequest ||
                            type == wire::MessageType::kAverageReply ||
