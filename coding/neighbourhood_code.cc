@@ -9,10 +9,29 @@ namespace fastk::coding {
 Scheme parse_scheme(const std::string& name) {
   if (name == "none") return Scheme::kNone;
   if (name == "frc") return Scheme::kFrc;
-  throw std::invalid_argument("unknown coding scheme \"" + name + "\"; expected none or frc");
+  if (name == "mds") return Scheme::kMds;
+  throw std::invalid_argument("unknown coding scheme \"" + name + "\"; expected none, frc or mds");
 }
 
-std::string to_string(Scheme scheme) { return scheme == Scheme::kFrc ? "frc" : "none"; }
+std::string to_string(Scheme scheme) {
+  switch (scheme) {
+    case Scheme::kFrc:
+      return "frc";
+    case Scheme::kMds:
+      return "mds";
+    case Scheme::kNone:
+      break;
+  }
+  return "none";
+}
+
+int block_size(const NeighbourhoodCodeSpec& spec) {
+  return spec.stragglers + (spec.scheme == Scheme::kMds ? spec.sub_blocks : 1);
+}
+
+int members_needed(const NeighbourhoodCodeSpec& spec, int members) {
+  return spec.scheme == Scheme::kMds ? std::min(spec.sub_blocks, members) : 1;
+}
 
 std::vector<Block> neighbourhood_blocks(int owner, std::vector<int> neighbours, int stragglers) {
   if (stragglers < 0) throw std::invalid_argument("coding: stragglers must be >= 0");

@@ -17,15 +17,20 @@
 
 namespace fastk::coding {
 
-enum class Scheme { kNone, kFrc };
-// "none", "frc"; throws std::invalid_argument otherwise.
+// frc: each member of a block sends the block's plain sum (any one member covers it).
+// mds: the communication-efficient code (docs/coding.md §4.2, §7.6): each member of a block
+// of s+m sends one 1/m-length combination of the sum's m sub-vectors (grouped_mds_code.h),
+// and any m members cover it.
+enum class Scheme { kNone, kFrc, kMds };
+// "none", "frc", "mds"; throws std::invalid_argument otherwise.
 Scheme parse_scheme(const std::string& name);
 std::string to_string(Scheme scheme);
 
 // The [coding] table of an experiment config.
 struct NeighbourhoodCodeSpec {
   Scheme scheme = Scheme::kNone;
-  int stragglers = 1;          // s: late members tolerated in each block (block size s+1)
+  int stragglers = 1;          // s: late members tolerated in each block
+  int sub_blocks = 2;          // m (mds only): messages are 1/m of a gradient; blocks of s+m
   double deadline_s = 0;       // after the own gradient: step with the covered blocks; 0 = none
   bool rescale = true;         // dropped blocks: average over covered partitions (unbiased)
   bool split_batch = true;     // spread one mini-batch over the computed partitions
@@ -33,6 +38,12 @@ struct NeighbourhoodCodeSpec {
 };
 
 using Block = std::vector<int>;  // partition ids (= home peers), sorted
+
+// Members per block of a neighbourhood: s+1 for frc, s+m for mds (the last may be smaller).
+int block_size(const NeighbourhoodCodeSpec& spec);
+// Members of a block of `members` that cover it: 1 for frc; for mds m, or all of a smaller
+// block, whose code then cuts the sum into that many sub-vectors.
+int members_needed(const NeighbourhoodCodeSpec& spec, int members);
 
 // Blocks of N[owner]: {owner}, then `neighbours` (any order) sorted, in chunks of s+1.
 // Throws std::invalid_argument if stragglers < 0 or the owner is among its neighbours.

@@ -32,16 +32,39 @@ CodedNeighbourhood::CodedNeighbourhood(PeerId self, const coding::NeighbourhoodC
   }
   if (spec_.stragglers < 0) throw std::invalid_argument("coding.stragglers must be >= 0");
   if (spec_.deadline_s < 0) throw std::invalid_argument("coding.deadline_s must be >= 0");
-  blocks_ = coding::neighbourhood_blocks(self_, neighbours_, spec_.stragglers);
+  const bool mds = spec_.scheme == coding::Scheme::kMds;
+  if (mds && spec_.sub_blocks < 1) throw std::invalid_argument("coding.sub_blocks must be >= 1");
+  if (mds && spec_.dynamic_roles) {
+    throw std::invalid_argument(
+        "coding.dynamic_roles needs coding.scheme = \"frc\": an mds share is tied to the "
+        "sender's place in its block");
+  }
+  const int late = coding::block_size(spec_) - 1;
+  blocks_ = coding::neighbourhood_blocks(self_, neighbours_, late);
   columns_ = neighbours_;
   columns_.insert(std::lower_bound(columns_.begin(), columns_.end(), self_), self_);
   for (PeerId q : neighbours_) {
     their_blocks_.push_back(
-        coding::neighbourhood_blocks(q, schedule.round(q, 0).receive_from, spec_.stragglers));
+        coding::neighbourhood_blocks(q, schedule.round(q, 0).receive_from, late));
     cover_for_.push_back(coding::block_of(their_blocks_.back(), self_));
     role_for_.push_back(coding::block_of(blocks_, q));
   }
   estimators_.resize(neighbours_.size());
+  if (!mds) return;
+  // One code per block size: every peer builds the same one from the same seed, so an
+  // encoder and its decoder agree without exchanging the generator.
+  auto add_code = [&](std::size_t members) {
+    if (mds_codes_.count(members) > 0) return;
+    const int d = static_cast<int>(members);
+    const int m = coding::members_needed(spec_, d);
+    mds_codes_.emplace(members, coding::GroupedMdsCode(d, d - m, m));
+  };
+  for (std::size_t b = 1; b < blocks_.size(); ++b) add_code(blocks_[b].size());
+  for (const auto& block : cover_for_) add_code(block.size());
+}
+
+const coding::GroupedMdsCode& CodedNeighbourhood::mds_code(std::size_t members) const {
+  return mds_codes_.at(members);
 }
 
 int CodedNeighbourhood::neighbour_index(PeerId peer) const {
@@ -54,6 +77,19 @@ int CodedNeighbourhood::block_index(std::span<const PeerId> covers) const {
     if (same_block(covers, blocks_[b])) return static_cast<int>(b);
   }
   return -1;
+}
+
+int CodedNeighbourhood::needed(int block) const {
+  return coding::members_needed(spec_,
+                                static_cast<int>(blocks_[static_cast<std::size_t>(block)].size()));
+}
+
+std::size_t CodedNeighbourhood::message_size(std::span<const PeerId> covers,
+                                             std::size_t parameters) const {
+  const int b = block_index(covers);
+  if (spec_.scheme != coding::Scheme::kMds || b < 0) return parameters;
+  const auto m = static_cast<std::size_t>(needed(b));
+  return (parameters + m - 1) / m;
 }
 
 std::vector<PeerId> CodedNeighbourhood::begin_iteration() {
@@ -76,29 +112,55 @@ void CodedNeighbourhood::encode(std::int64_t tag, const Params& params, std::spa
                                 std::span<const float> gradients, double compute_s,
                                 Actions& out) const {
   if (!to.empty()) out.push_back(SendParams{{to.begin(), to.end()}, tag, params});
-  const std::size_t p = gradients.size() / partitions.size();
   for (PeerId q : to) {
     const auto i = static_cast<std::size_t>(neighbour_index(q));
-    std::vector<float> sum(p, 0.0f);
-    for (PeerId r : covering_[i]) {
-      const auto at = std::find(partitions.begin(), partitions.end(), r) - partitions.begin();
-      const float* g = gradients.data() + static_cast<std::size_t>(at) * p;
-      for (std::size_t v = 0; v < p; ++v) sum[v] += g[v];
-    }
     auto coded = std::make_shared<CodedGradient>();
     coded->covers = covering_[i];
     if (spec_.dynamic_roles) coded->role = role_for_[i];
     coded->compute_s = compute_s;
-    coded->gradient = make_params(std::move(sum));
+    coded->gradient = make_params(block_message(i, partitions, gradients));
     out.push_back(SendCoded{q, tag, std::move(coded)});
   }
+}
+
+std::vector<float> CodedNeighbourhood::block_message(std::size_t i,
+                                                     std::span<const PeerId> partitions,
+                                                     std::span<const float> gradients) const {
+  const std::size_t p = gradients.size() / partitions.size();
+  auto gradient_of = [&](PeerId r) {
+    const auto at = std::find(partitions.begin(), partitions.end(), r) - partitions.begin();
+    return gradients.subspan(static_cast<std::size_t>(at) * p, p);
+  };
+  const coding::Block& block = covering_[i];
+  if (spec_.scheme != coding::Scheme::kMds) {
+    std::vector<float> sum(p, 0.0f);
+    for (PeerId r : block) {
+      const auto g = gradient_of(r);
+      for (std::size_t v = 0; v < p; ++v) sum[v] += g[v];
+    }
+    return sum;
+  }
+  std::vector<Eigen::VectorXf> partials;
+  for (PeerId r : block) {
+    const auto g = gradient_of(r);
+    partials.emplace_back(
+        Eigen::Map<const Eigen::VectorXf>(g.data(), static_cast<Eigen::Index>(p)));
+  }
+  const auto position = std::find(block.begin(), block.end(), self_) - block.begin();
+  const Eigen::VectorXf share = mds_code(block.size()).encode(static_cast<int>(position), partials);
+  return {share.data(), share.data() + share.size()};
 }
 
 bool CodedNeighbourhood::valid(PeerId from, const CodedGradient& coded,
                                std::size_t parameters) const {
   const int i = neighbour_index(from);
-  if (i < 0 || !coded.gradient || coded.gradient->values().size() != parameters) return false;
-  if (block_index(coded.covers) < 0) return false;
+  if (i < 0 || !coded.gradient || block_index(coded.covers) < 0) return false;
+  if (coded.gradient->values().size() != message_size(coded.covers, parameters)) return false;
+  // An mds share is decoded by its sender's place in the block.
+  if (spec_.scheme == coding::Scheme::kMds &&
+      !std::binary_search(coded.covers.begin(), coded.covers.end(), from)) {
+    return false;
+  }
   if (coded.role.empty()) return true;
   if (!spec_.dynamic_roles) return false;
   // A role must be a block of the sender's neighbourhood other than its own {sender}.
@@ -135,6 +197,13 @@ double CodedNeighbourhood::typical_compute_s() const {
 
 CodedNeighbourhood::Decoded CodedNeighbourhood::decode(
     std::span<const float> own, std::span<const CodedGradient* const> arrived,
+    std::span<const PeerId> senders, std::span<float> gradient) const {
+  return spec_.scheme == coding::Scheme::kMds ? decode_mds(own, arrived, senders, gradient)
+                                              : decode_frc(own, arrived, gradient);
+}
+
+CodedNeighbourhood::Decoded CodedNeighbourhood::decode_frc(
+    std::span<const float> own, std::span<const CodedGradient* const> arrived,
     std::span<float> gradient) const {
   // One row per combined vector, one column per partition of N[self]: B_S of docs/coding.md §1.2.
   Eigen::MatrixXd b_s = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(arrived.size() + 1),
@@ -167,6 +236,50 @@ CodedNeighbourhood::Decoded CodedNeighbourhood::decode(
   for (std::size_t a = 0; a < arrived.size(); ++a) {
     add(decoding.coefficients[a + 1], arrived[a]->gradient->values());
   }
+  return result;
+}
+
+// Each block on its own: the shares of its members that arrived, decoded by the block's code
+// into the block's sum (docs/coding.md §7.6). A block with fewer than m shares is dropped.
+CodedNeighbourhood::Decoded CodedNeighbourhood::decode_mds(
+    std::span<const float> own, std::span<const CodedGradient* const> arrived,
+    std::span<const PeerId> senders, std::span<float> gradient) const {
+  Decoded result;
+  result.decodable = true;
+  result.members = 1;
+  result.partitions = 1;
+  const auto length = static_cast<Eigen::Index>(gradient.size());
+  Eigen::VectorXf sum = Eigen::Map<const Eigen::VectorXf>(own.data(), length);
+  for (std::size_t b = 1; b < blocks_.size(); ++b) {
+    const coding::Block& block = blocks_[b];
+    std::vector<int> positions;
+    std::vector<Eigen::VectorXf> shares;
+    for (std::size_t a = 0; a < arrived.size(); ++a) {
+      if (!same_block(arrived[a]->covers, block)) continue;
+      positions.push_back(
+          static_cast<int>(std::find(block.begin(), block.end(), senders[a]) - block.begin()));
+      const auto& values = arrived[a]->gradient->values();
+      shares.emplace_back(Eigen::Map<const Eigen::VectorXf>(
+          values.data(), static_cast<Eigen::Index>(values.size())));
+    }
+    const coding::GroupedMdsCode& code = mds_code(block.size());
+    const coding::SubBlockDecoding decoding =
+        static_cast<int>(positions.size()) >= code.sub_blocks() ? code.decode(positions)
+                                                                : coding::SubBlockDecoding{};
+    if (!decoding.decodable) {
+      result.decodable = false;
+      continue;
+    }
+    for (const auto& sub : decoding.sub_blocks) {
+      result.residual = std::max(result.residual, sub.residual);
+    }
+    sum += code.combine(decoding, shares, static_cast<int>(length));
+    result.members += static_cast<int>(positions.size());
+    result.partitions += static_cast<double>(block.size());
+  }
+  const double divisor = spec_.rescale ? result.partitions : static_cast<double>(columns_.size());
+  const auto scale = static_cast<float>(1.0 / divisor);
+  for (Eigen::Index v = 0; v < length; ++v) gradient[static_cast<std::size_t>(v)] = scale * sum(v);
   return result;
 }
 

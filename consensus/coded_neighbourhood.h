@@ -1,18 +1,21 @@
-// One peer's side of fractional repetition coding in its closed neighbourhood
-// (coding/neighbourhood_code.h; docs/coding.md §7). As an encoder it knows which block of each
-// neighbour's neighbourhood it covers and turns its per-partition gradients into one sum
-// per neighbour; as a decoder it combines its own gradient with the coded gradients that
-// arrived, through coding's least-squares decoder, never trusting a sum that does not
-// decode. With dynamic roles it also predicts which neighbours will straggle (a two-state
+// One peer's side of gradient coding in its closed neighbourhood (coding/neighbourhood_code.h;
+// docs/coding.md §7): fractional repetition (frc) or the communication-efficient grouped MDS
+// code (mds). As an encoder it knows which block of each neighbour's neighbourhood it covers
+// and turns its per-partition gradients into one message per neighbour (the block's sum, or
+// under mds its coded 1/m share); as a decoder it combines its own gradient with the coded
+// gradients that arrived, through coding's least-squares decoder, never trusting a sum that does
+// not decode. With dynamic roles it also predicts which neighbours will straggle (a two-state
 // Markov estimate per neighbour, docs/coding.md §6.2) and re-assigns its neighbours to blocks so
 // that predicted stragglers are spread (GC-DC greedy, docs/coding.md §6.4 and §7.5).
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <span>
 #include <vector>
 
+#include "coding/grouped_mds_code.h"
 #include "coding/markov_estimator.h"
 #include "coding/neighbourhood_code.h"
 #include "consensus/actions.h"
@@ -32,6 +35,11 @@ class CodedNeighbourhood {
   const std::vector<coding::Block>& blocks() const { return blocks_; }
   // Index (>= 1) of the block equal to `covers`, or -1.
   int block_index(std::span<const PeerId> covers) const;
+  // Coded parts of block b (>= 1) that cover it (coding::members_needed).
+  int needed(int block) const;
+  // Floats in a coded part covering `covers` for a model of `parameters`: all of them under
+  // frc, ceil(parameters / m) under mds.
+  std::size_t message_size(std::span<const PeerId> covers, std::size_t parameters) const;
 
   // Partitions to compute this iteration: the own one first, then those covered for
   // neighbours. Fixes the covers encode() uses: a role arriving meanwhile waits for the next.
@@ -58,9 +66,10 @@ class CodedNeighbourhood {
     double partitions = 0;  // sum_j alpha_j: partitions the decoded sum covers
   };
   // gradient = mean partition gradient of the neighbourhood from the own gradient and the
-  // arrived coded gradients (one per used neighbour); uncovered blocks are dropped.
+  // arrived coded gradients (one per used neighbour, sent by `senders`); uncovered blocks
+  // are dropped.
   Decoded decode(std::span<const float> own, std::span<const CodedGradient* const> arrived,
-                 std::span<float> gradient) const;
+                 std::span<const PeerId> senders, std::span<float> gradient) const;
 
   // Dynamic roles: re-assign neighbours to blocks for the next iteration when the predicted
   // stragglers bunch in a block. Predictions come from the compute times neighbours report,
@@ -72,6 +81,15 @@ class CodedNeighbourhood {
 
  private:
   int neighbour_index(PeerId peer) const;
+  // The code of an mds block of `members` (one per size, built up front).
+  const coding::GroupedMdsCode& mds_code(std::size_t members) const;
+  // What self sends neighbour i: the plain sum of its block (frc) or its coded share (mds).
+  std::vector<float> block_message(std::size_t i, std::span<const PeerId> partitions,
+                                   std::span<const float> gradients) const;
+  Decoded decode_frc(std::span<const float> own, std::span<const CodedGradient* const> arrived,
+                     std::span<float> gradient) const;
+  Decoded decode_mds(std::span<const float> own, std::span<const CodedGradient* const> arrived,
+                     std::span<const PeerId> senders, std::span<float> gradient) const;
 
   PeerId self_;
   coding::NeighbourhoodCodeSpec spec_;
@@ -84,6 +102,7 @@ class CodedNeighbourhood {
   std::vector<coding::Block> role_for_;                   // what each neighbour should send
   std::vector<coding::MarkovStragglerEstimator> estimators_;
   std::deque<double> recent_compute_s_;
+  std::map<std::size_t, coding::GroupedMdsCode> mds_codes_;  // by block size (mds only)
 };
 
 }  // namespace fastk::consensus

@@ -26,6 +26,9 @@ struct MachineCosts {
   double update_s = 0;           // I/O thread, per update: mixing and the step...
   double update_per_term_s = 0;  // ... plus this per vector mixed (IterationRecord::terms_mixed)
   double latency_s = 0;          // added to every link delay: the machine's own
+  // Each peer's link rate in bytes per second, in each direction (shaped_links.h); 0: links
+  // take no time per byte. Not measured by a calibration: a setting ([sim] link_rate_mbit).
+  double link_bytes_per_s = 0;
   // cpu_group[peer]: the group of cores the peer is bound to; group_cores[g]: its cores
   // (0: unlimited). Empty: every peer on one unlimited group.
   std::vector<int> cpu_group;

@@ -572,7 +572,9 @@ std::vector<float> PeerProtocol::release_gradient() {
 void PeerProtocol::on_coded_gradient(double now_s, PeerId from, std::int64_t tag, CodedPart coded,
                                      Actions& out) {
   const int s = slot_of(from);
-  std::optional<DropCause> cause = unusable(from, tag, coded ? coded->gradient : nullptr);
+  const std::size_t size =
+      coded && coded_ ? coded_->message_size(coded->covers, parameters_) : parameters_;
+  std::optional<DropCause> cause = unusable(from, tag, coded ? coded->gradient : nullptr, size);
   if (!cause && (!coded_ || !coded_->valid(from, *coded, parameters_))) {
     cause = DropCause::kNotInTheCode;
   }
@@ -594,7 +596,7 @@ void PeerProtocol::on_coded_gradient(double now_s, PeerId from, std::int64_t tag
 
 void PeerProtocol::on_message(double now_s, PeerId from, std::int64_t tag, Params params,
                               Actions& out) {
-  if (const auto cause = unusable(from, tag, params)) {
+  if (const auto cause = unusable(from, tag, params, parameters_)) {
     dropped_.add(*cause);
     return;
   }
@@ -620,11 +622,11 @@ void PeerProtocol::on_message(double now_s, PeerId from, std::int64_t tag, Param
 // Tags at or past the run's length come from no peer of this run: a huge tag would stay
 // "newest" (and fresh) for the rest of the run. A single NaN mixed in would make this
 // model, and through it every model of the run, NaN for good.
-std::optional<DropCause> PeerProtocol::unusable(PeerId from, std::int64_t tag,
-                                                const Params& params) const {
+std::optional<DropCause> PeerProtocol::unusable(PeerId from, std::int64_t tag, const Params& params,
+                                                std::size_t size) const {
   if (slot_of(from) < 0) return DropCause::kNotNeighbour;
   if (tag < 0 || tag >= config_.iterations) return DropCause::kTagOutOfRange;
-  if (!params || params->values().size() != parameters_) return DropCause::kWrongSize;
+  if (!params || params->values().size() != size) return DropCause::kWrongSize;
   if (!all_finite(params->values())) return DropCause::kNonFinite;
   return std::nullopt;
 }
@@ -767,11 +769,14 @@ void PeerProtocol::try_update_coded(double now_s, Actions& out) {
   const auto& blocks = coded_->blocks();
   std::vector<bool> covered(blocks.size(), false);
   covered[0] = true;  // the own gradient
+  std::vector<int> shares(blocks.size(), 0);
   std::vector<int> waiting_for;
   for (int s : round_slots_) {
     const Slot& slot = slots_[static_cast<std::size_t>(s)];
-    if (usable_coded(slot))
-      covered[static_cast<std::size_t>(coded_->block_index(slot.coded->covers))] = true;
+    if (!usable_coded(slot)) continue;
+    const int b = coded_->block_index(slot.coded->covers);
+    covered[static_cast<std::size_t>(b)] =
+        ++shares[static_cast<std::size_t>(b)] >= coded_->needed(b);
   }
   for (int s : round_slots_) {
     const Slot& slot = slots_[static_cast<std::size_t>(s)];
@@ -800,11 +805,14 @@ void PeerProtocol::try_update_coded(double now_s, Actions& out) {
 
 void PeerProtocol::decode_neighbourhood(IterationRecord& record) {
   std::vector<const CodedGradient*> arrived;
-  for (const Slot& slot : slots_) {
-    if (usable_coded(slot)) arrived.push_back(slot.coded.get());
+  std::vector<PeerId> senders;
+  for (std::size_t s = 0; s < slots_.size(); ++s) {
+    if (!usable_coded(slots_[s])) continue;
+    arrived.push_back(slots_[s].coded.get());
+    senders.push_back(neighbours_[s]);
   }
   decoded_.resize(parameters_);
-  const CodedNeighbourhood::Decoded d = coded_->decode(gradient_, arrived, decoded_);
+  const CodedNeighbourhood::Decoded d = coded_->decode(gradient_, arrived, senders, decoded_);
   record.partitions_computed = static_cast<int>(partitions_.size());
   record.decodable = d.decodable;
   record.coded_members = d.members;

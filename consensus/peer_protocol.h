@@ -210,8 +210,9 @@ class PeerProtocol {
   };
 
   int slot_of(PeerId peer) const;  // -1 if not a neighbour
-  // Why a model from `from` with `tag` cannot be used; nullopt when it can.
-  std::optional<DropCause> unusable(PeerId from, std::int64_t tag, const Params& params) const;
+  // Why a vector of `size` floats from `from` with `tag` cannot be used; nullopt when it can.
+  std::optional<DropCause> unusable(PeerId from, std::int64_t tag, const Params& params,
+                                    std::size_t size) const;
   bool gone(const Slot& slot, double now_s) const;
   bool fresh(const Slot& slot) const;
   // What the update mixes from a slot: the newest model, or under policy full the

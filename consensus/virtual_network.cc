@@ -12,8 +12,9 @@ std::vector<double> pool_groups(const MachineCosts& costs) {
 }
 
 void check_costs(const MachineCosts& costs, std::size_t peers) {
-  for (double c : {costs.gradient_cpu_s, costs.gradient_stats_cpu_s, costs.receive_s, costs.send_s,
-                   costs.update_s, costs.update_per_term_s, costs.latency_s}) {
+  for (double c :
+       {costs.gradient_cpu_s, costs.gradient_stats_cpu_s, costs.receive_s, costs.send_s,
+        costs.update_s, costs.update_per_term_s, costs.latency_s, costs.link_bytes_per_s}) {
     if (!(c >= 0)) throw std::invalid_argument("VirtualNetwork: machine costs must be >= 0");
   }
   if (costs.cpu_group.empty()) return;
@@ -29,6 +30,13 @@ void check_costs(const MachineCosts& costs, std::size_t peers) {
   }
 }
 
+// What a message puts on a link: its vectors as float32, plus the header's allowance.
+std::int64_t message_bytes(const Params& params, const CodedPart& coded) {
+  std::size_t floats = params ? params->values().size() : 0;
+  if (coded) floats += coded->gradient ? coded->gradient->values().size() : 0;
+  return static_cast<std::int64_t>(floats * sizeof(float)) + kMessageOverheadBytes;
+}
+
 }  // namespace
 
 VirtualNetwork::VirtualNetwork(std::vector<std::unique_ptr<PeerProtocol>> peers,
@@ -39,7 +47,8 @@ VirtualNetwork::VirtualNetwork(std::vector<std::unique_ptr<PeerProtocol>> peers,
       gradients_(gradients),
       costs_(std::move(costs)),
       pool_(pool_groups(costs_)),
-      threads_(peers_.size()) {
+      threads_(peers_.size()),
+      links_(static_cast<int>(peers_.size()), costs_.link_bytes_per_s) {
   for (std::size_t i = 0; i < peers_.size(); ++i) {
     if (!peers_[i] || peers_[i]->id() != static_cast<PeerId>(i)) {
       throw std::invalid_argument("VirtualNetwork: peer " + std::to_string(i) +
@@ -122,7 +131,9 @@ void VirtualNetwork::send(PeerId from, PeerId to, std::int64_t tag, const Params
   double& last_s = link_last_arrival_s_[{from, to}];
   // A real peer holds no injected delay before a BYE (only behind the sender's earlier messages).
   const double delay_s = bye ? 0.0 : delays_.link_delay_s(from, to, tag);
-  e.at_s = std::max(now_s_ + (costs_.latency_s + delay_s), last_s);
+  e.at_s = std::max(
+      links_.arrival_s(from, to, now_s_, message_bytes(params, coded), costs_.latency_s + delay_s),
+      last_s);
   last_s = e.at_s;
   e.kind = Kind::kMessage;
   e.peer = to;

@@ -27,6 +27,7 @@
 #include "consensus/gradient_stats.h"
 #include "consensus/machine_costs.h"
 #include "consensus/peer_protocol.h"
+#include "consensus/shaped_links.h"
 
 namespace fastk::consensus {
 
@@ -151,6 +152,7 @@ class VirtualNetwork {
   std::vector<PeerThreads> threads_;
   std::map<std::uint64_t, Job> jobs_;                                // in progress, by job id
   std::map<std::pair<PeerId, PeerId>, double> link_last_arrival_s_;  // per (from, to)
+  ShapedLinks links_;
   std::uint64_t next_job_ = 0;
   std::uint64_t pool_check_ = 0;                       // sequence of the live kPoolCheck event
   std::map<CpuPool::JobId, std::uint64_t> pool_jobs_;  // pool job -> job id

@@ -27,6 +27,7 @@ struct TopoOptions {
   bool matrix = false;
   std::string coding;  // scheme; empty: the config's [coding]
   int coding_stragglers = 1;
+  int coding_sub_blocks = 2;
   bool dynamic_roles = false;
   std::string dot;
 };
@@ -68,6 +69,7 @@ std::pair<topology::TopologySpec, coding::NeighbourhoodCodeSpec> topo_specs(CLI:
   if ((given("--rows") || given("--cols")) && !given("--peers")) spec.peers = 0;
   if (given("--coding")) code.scheme = coding::parse_scheme(o.coding);
   if (given("--coding-stragglers")) code.stragglers = o.coding_stragglers;
+  if (given("--coding-sub-blocks")) code.sub_blocks = o.coding_sub_blocks;
   if (given("--dynamic-roles")) code.dynamic_roles = o.dynamic_roles;
   return {spec, code};
 }
@@ -143,11 +145,15 @@ void add_topo_command(CLI::App& app) {
   cmd->add_option("--eps", o.eps, "Disagreement factor for the rounds estimate (default 1e-3)")
       ->check(CLI::Range(1e-300, 0.999999));
   cmd->add_option("--coding", o.coding,
-                  "Also report where a coded run puts its data: none or frc (default: the "
-                  "config's [coding] scheme)");
+                  "Also report where a coded run puts its data: none, frc or mds (default: "
+                  "the config's [coding] scheme)");
   cmd->add_option("--coding-stragglers", o.coding_stragglers,
-                  "frc: late members tolerated per block (default 1)")
+                  "frc, mds: late members tolerated per block (default 1)")
       ->check(CLI::Range(0, 1000));
+  cmd->add_option("--coding-sub-blocks", o.coding_sub_blocks,
+                  "mds: messages are 1/m of a gradient, blocks have stragglers + m members "
+                  "(default 2)")
+      ->check(CLI::Range(1, 64));
   cmd->add_flag("--dynamic-roles", o.dynamic_roles,
                 "frc: place data for dynamic roles (every neighbour stores all of N(p))");
   cmd->add_flag("--json", o.json, "Machine-readable report on stdout");

@@ -10,6 +10,7 @@ void read_coding_table(TableReader& t, ConsensusConfig& config,
   coding::NeighbourhoodCodeSpec& spec = config.protocol.coding;
   t.read_choice<coding::Scheme>("scheme", spec.scheme, coding::parse_scheme);
   t.read("stragglers", spec.stragglers, 0, 1'000);
+  t.read("sub_blocks", spec.sub_blocks, 1, 64);
   t.read("deadline_s", spec.deadline_s, 0.0);
   t.read("rescale", spec.rescale);
   t.read("split_batch", spec.split_batch);
@@ -22,6 +23,15 @@ void read_coding_table(TableReader& t, ConsensusConfig& config,
                      "coding.scheme = \"frc\" or remove them");
     }
     return;
+  }
+  if (spec.scheme == coding::Scheme::kMds && spec.dynamic_roles) {
+    t.errors().add("coding.dynamic_roles",
+                   "dynamic roles need coding.scheme = \"frc\": an mds share is tied to its "
+                   "sender's place in the block");
+  }
+  if (spec.scheme != coding::Scheme::kMds && t.has("sub_blocks")) {
+    t.errors().add("coding.sub_blocks",
+                   "only coding.scheme = \"mds\" cuts messages into sub-blocks");
   }
   if (config.protocol.push_sum) {
     t.errors().add("coding.scheme",
@@ -57,6 +67,7 @@ nlohmann::ordered_json coding_table_json(const ConsensusConfig& config) {
   const coding::NeighbourhoodCodeSpec& c = config.protocol.coding;
   return {{"scheme", coding::to_string(c.scheme)},
           {"stragglers", c.stragglers},
+          {"sub_blocks", c.sub_blocks},
           {"deadline_s", c.deadline_s},
           {"rescale", c.rescale},
           {"split_batch", c.split_batch},

@@ -12,6 +12,8 @@ struct SimSettings {
   int threads = 1;            // gradient worker threads (results do not depend on it)
   bool per_peer_eval = true;  // also evaluate every peer's own model at each evaluation
   std::string calibration;    // a `fastk calibrate` file: simulate this machine; empty: none
+  double link_rate_mbit =
+      0;  // each peer's link, each direction (consensus/shaped_links.h); 0: free
 };
 
 }  // namespace fastk::node

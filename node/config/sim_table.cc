@@ -7,6 +7,7 @@ void read_sim_table(TableReader& t, SimSettings& settings, const std::filesystem
   t.read("threads", settings.threads, 1, 256);
   t.read("per_peer_eval", settings.per_peer_eval);
   t.read("calibration", settings.calibration);
+  t.read("link_rate_mbit", settings.link_rate_mbit, 0.0, 1e6);
   if (!settings.calibration.empty()) {
     settings.calibration = resolve_path(settings.calibration, base_dir);
   }
@@ -23,7 +24,9 @@ void read_sim_table(TableReader& t, SimSettings& settings, const std::filesystem
 
 nlohmann::ordered_json sim_table_json(const SimSettings& s) {
   // threads is left out: it changes only the speed, never an output byte.
-  return {{"per_peer_eval", s.per_peer_eval}, {"calibration", s.calibration}};
+  return {{"per_peer_eval", s.per_peer_eval},
+          {"calibration", s.calibration},
+          {"link_rate_mbit", s.link_rate_mbit}};
 }
 
 }  // namespace fastk::node

@@ -27,8 +27,12 @@ double mean_size(const std::vector<std::vector<int>>& lists) {
 void write_placement_text(std::ostream& out, const coding::Placement& placement,
                           const coding::NeighbourhoodCodeSpec& spec) {
   const int n = static_cast<int>(placement.blocks.size());
-  out << "coding: " << to_string(spec.scheme) << ", one late member tolerated per block of "
-      << spec.stragglers + 1 << (spec.dynamic_roles ? ", dynamic roles" : ", static roles") << "\n";
+  const int size = coding::block_size(spec);
+  out << "coding: " << to_string(spec.scheme) << ", any " << coding::members_needed(spec, size)
+      << " member(s) of a block of " << size << " cover it";
+  if (spec.scheme == coding::Scheme::kMds)
+    out << ", each sending 1/" << spec.sub_blocks << " of a gradient";
+  out << (spec.dynamic_roles ? ", dynamic roles" : ", static roles") << "\n";
   out << std::fixed << std::setprecision(2) << "  stored partitions per peer: max "
       << placement.max_stored() << ", mean " << mean_size(placement.stored)
       << " (uncoded: 1)\n  computed per iteration: max " << placement.max_computed() << ", mean "
@@ -48,6 +52,7 @@ nlohmann::ordered_json placement_json(const coding::Placement& placement,
   nlohmann::ordered_json j;
   j["scheme"] = to_string(spec.scheme);
   j["stragglers"] = spec.stragglers;
+  if (spec.scheme == coding::Scheme::kMds) j["sub_blocks"] = spec.sub_blocks;
   j["dynamic_roles"] = spec.dynamic_roles;
   j["split_batch"] = spec.split_batch;
   j["max_stored"] = placement.max_stored();

@@ -54,12 +54,17 @@ metrics::Evaluation evaluate(const consensus::VirtualNetwork& net, learning::Mod
   return e;
 }
 
-// The machine: with a calibration, its costs and the measured base gradient time.
+// The machine: with a calibration, its costs and the measured base gradient time; and the
+// links' rate, a setting of its own.
 consensus::MachineCosts machine(const SimulationInputs& in, stragglers::DelaySpec& delays) {
-  if (!in.calibration) return {};
-  const auto& policy = in.consensus.protocol.policy;
-  delays.compute_s = in.calibration->gradient_s;  // what slowdowns multiply
-  return calibration::machine_costs(*in.calibration, in.topology, in.cluster, policy, in.optimizer);
+  consensus::MachineCosts costs;
+  if (in.calibration) {
+    delays.compute_s = in.calibration->gradient_s;  // what slowdowns multiply
+    costs = calibration::machine_costs(*in.calibration, in.topology, in.cluster,
+                                       in.consensus.protocol.policy, in.optimizer);
+  }
+  costs.link_bytes_per_s = in.sim.link_rate_mbit * 1e6 / 8;
+  return costs;
 }
 
 // Runs `net` from 0, evaluating every interval_s of virtual time, until the first stop rule

@@ -47,7 +47,8 @@ coding::Placement coded_placement(const topology::Graph& graph,
     const auto neighbours = graph.neighbors(i);
     adjacency.emplace_back(neighbours.begin(), neighbours.end());
   }
-  return coding::place_frc(adjacency, spec.stragglers, spec.dynamic_roles);
+  // mds places data as FRC with blocks of s+m: every member holds its block's partitions.
+  return coding::place_frc(adjacency, coding::block_size(spec) - 1, spec.dynamic_roles);
 }
 
 PeerTrainer::PeerTrainer(const learning::DataSpec& data, const learning::ModelSpec& model,

@@ -2,6 +2,8 @@
 // and one persistently slow peer completes and reaches the accuracy of the uncoded run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -15,12 +17,34 @@ struct CodedRun {
   int rows = 0;
   int decodable = 0;
   double coded_members = 0;
+  double bytes = 0;  // neighbours.csv: payload bytes received, summed over every row
 };
 
+// Sums one numeric column of a CSV file.
+double column_sum(const std::filesystem::path& file, const std::string& name) {
+  std::ifstream csv(file);
+  std::string line;
+  std::getline(csv, line);
+  std::vector<std::string> header;
+  for (std::stringstream s(line); std::getline(s, line, ',');) header.push_back(line);
+  const auto at =
+      static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  EXPECT_LT(at, header.size()) << name << " in " << file;
+  double sum = 0;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> cells;
+    for (std::stringstream s(line); std::getline(s, line, ',');) cells.push_back(line);
+    sum += std::stod(cells.at(at));
+  }
+  return sum;
+}
+
 // iterations.csv columns by name.
-CodedRun run_with(const std::string& coding, int seed_port_peers) {
+CodedRun run_with(const std::string& coding, int seed_port_peers,
+                  const std::string& topology = "ring") {
   const auto dir = testutil::fresh_test_dir("fastk_sys_coded");
   TinyExperiment e = tiny_experiment(seed_port_peers, 150);
+  e.topology = topology;
   // Peer 1 is 20x slower at every gradient (a real sleep after each computation).
   e.extra = "[stragglers]\nslow_peers = [1]\nslow_factors = [20.0]\n" + coding;
   const auto config = write_config(dir, e);
@@ -30,6 +54,7 @@ CodedRun run_with(const std::string& coding, int seed_port_peers) {
   EXPECT_TRUE(status && status->ok()) << launcher.output();
   CodedRun out;
   out.summary = read_json(run_dir(dir) / "summary.json");
+  out.bytes = column_sum(run_dir(dir) / "neighbours.csv", "bytes");
   std::ifstream csv(run_dir(dir) / "iterations.csv");
   std::string line;
   std::getline(csv, line);
@@ -70,6 +95,34 @@ TEST(CodedRun, FrcWithASlowPeerFinishesAndMatchesTheUncodedAccuracy) {
   EXPECT_GT(uncoded_accuracy, 0.8);
   EXPECT_GE(coded_accuracy, uncoded_accuracy - 0.02)
       << "coded " << coded_accuracy << " vs uncoded " << uncoded_accuracy;
+}
+
+// The communication-efficient scheme on 8 real peers of a hypercube (3 neighbours, one block
+// of 3): frc with s = 2 sends each neighbour its model and a whole gradient sum, mds with
+// s = 1, m = 2 its model and a half-length share, and any 2 shares cover the block. With
+// peer 1 twenty times slower both finish every iteration decoded, mds receives 3/4 of frc's
+// bytes, and both reach the uncoded accuracy class.
+TEST(CodedRun, MdsSharesAreHalfAGradientOnTheWire) {
+  const CodedRun frc = run_with("[coding]\nscheme = \"frc\"\nstragglers = 2\n", 8, "hypercube");
+  const CodedRun mds =
+      run_with("[coding]\nscheme = \"mds\"\nstragglers = 1\nsub_blocks = 2\n", 8, "hypercube");
+  for (const CodedRun* run : {&frc, &mds}) {
+    ASSERT_TRUE(run->summary.value("ok", false));
+    ASSERT_GT(run->rows, 0);
+    EXPECT_EQ(run->decodable, run->rows);
+    EXPECT_GT(run->summary.value("final_test_accuracy", 0.0), 0.8);
+    for (const auto& peer : run->summary["per_peer"]) {
+      EXPECT_TRUE(peer["rejected_frames"].empty()) << peer.dump();
+      EXPECT_EQ(peer.value("dropped_messages", 0), 0) << peer.dump();
+    }
+  }
+  // Own gradient plus at least the 2 shares that cover the block.
+  EXPECT_GE(mds.coded_members / mds.rows, 3.0);
+  // Per row: a model and a gradient (frc) against a model and half a gradient (mds), up to
+  // the halves' rounding and rows that count a late message twice or not at all.
+  EXPECT_NEAR((mds.bytes / mds.rows) / (frc.bytes / frc.rows), 0.75, 0.05)
+      << "mds " << mds.bytes << " bytes over " << mds.rows << " rows, frc " << frc.bytes << " over "
+      << frc.rows;
 }
 
 }  // namespace

@@ -53,7 +53,7 @@ TEST(CodingTable, UnknownSchemeNamesTheChoices) {
   const std::string e = error_of("[coding]\nscheme = \"crc\"\n");
   EXPECT_THAT(e, HasSubstr("coding.scheme"));
   EXPECT_THAT(e, HasSubstr("crc"));
-  EXPECT_THAT(e, HasSubstr("none or frc"));
+  EXPECT_THAT(e, HasSubstr("none, frc or mds"));
 }
 
 TEST(CodingTable, OutOfRangeValuesAreErrors) {

@@ -1,0 +1,205 @@
+// The communication-efficient scheme ([coding] scheme = "mds", docs/coding.md §7.6): shares of
+// 1/m of a gradient, any m members of a block cover it, the decoded gradient is the
+// neighbourhood's mean when members agree, and with links of a limited rate
+// (consensus/shaped_links.h) its shorter messages make iterations shorter than FRC's.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "consensus/peer_protocol.h"
+#include "consensus/shaped_links.h"
+#include "tests/unit/consensus/toy_runtime.h"
+
+namespace fastk::consensus {
+namespace {
+
+using testing::LambdaDelays;
+using testing::LeastSquares;
+using topology::TopologyKind;
+
+constexpr int kDim = 5;
+
+std::vector<float> initial_model(int dim = kDim) {
+  std::vector<float> x(static_cast<std::size_t>(dim));
+  for (int c = 0; c < dim; ++c)
+    x[static_cast<std::size_t>(c)] = 0.1f * static_cast<float>(c % 7) - 0.3f;
+  return x;
+}
+
+ProtocolConfig mds_config(std::int64_t iterations, int stragglers, int sub_blocks) {
+  ProtocolConfig config;
+  config.iterations = iterations;
+  config.optimizer.lr = 0.1;
+  config.coding.scheme = coding::Scheme::kMds;
+  config.coding.stragglers = stragglers;
+  config.coding.sub_blocks = sub_blocks;
+  return config;
+}
+
+// Equal speeds, identical models: every share is evaluated at x(0), so one step must equal
+// x(0) - lr * (mean of N[p]'s partition gradients), whatever the blocks look like: blocks of 4
+// on the torus (any 2 of 4), of 3 plus a block of 1 (s = 1, m = 2 on degree 4), and the ring's
+// single block of 2 with s = 0.
+TEST(MdsCodedProtocol, DecodedGradientIsTheNeighbourhoodMean) {
+  struct Case {
+    TopologyKind kind;
+    int peers, stragglers, sub_blocks;
+  };
+  for (const Case& c : {Case{TopologyKind::kTorus, 16, 2, 2}, Case{TopologyKind::kTorus, 16, 1, 2},
+                        Case{TopologyKind::kRing, 8, 0, 2}, Case{TopologyKind::kTorus, 16, 1, 3}}) {
+    const auto topo = testing::make_topology(c.kind, c.peers);
+    LambdaDelays delays;
+    LeastSquares model(kDim, 200, 2, c.peers);
+    VirtualNetwork net(testing::make_peers(topo.schedule, mds_config(1, c.stragglers, c.sub_blocks),
+                                           initial_model()),
+                       delays, model);
+    std::vector<IterationRecord> records;
+    net.on_record = [&](const IterationRecord& r) { records.push_back(r); };
+    net.start();
+    net.run();
+    ASSERT_TRUE(net.all_finished());
+    ASSERT_EQ(records.size(), static_cast<std::size_t>(c.peers));
+    const std::vector<float> x0 = initial_model();
+    for (PeerId p = 0; p < c.peers; ++p) {
+      std::vector<double> sum(kDim, 0.0);
+      std::vector<PeerId> members = {p};
+      for (PeerId q : topo.graph.neighbors(p)) members.push_back(q);
+      for (PeerId r : members) {
+        const auto g = model.gradient(x0, model.batch_rows(r, 0));
+        for (int v = 0; v < kDim; ++v)
+          sum[static_cast<std::size_t>(v)] += g[static_cast<std::size_t>(v)];
+      }
+      const auto x1 = net.peer(p).model()->values();
+      for (int v = 0; v < kDim; ++v) {
+        const auto i = static_cast<std::size_t>(v);
+        EXPECT_NEAR(x1[i], x0[i] - 0.1 * sum[i] / static_cast<double>(members.size()), 1e-5)
+            << to_string(c.kind) << " s=" << c.stragglers << " m=" << c.sub_blocks << " peer " << p;
+      }
+    }
+    for (const auto& r : records) {
+      EXPECT_TRUE(r.decodable) << r.peer;
+      EXPECT_LT(r.decode_residual, 1e-8);
+    }
+  }
+}
+
+// Peer 0 of a 4x4 torus (neighbours 1, 3, 4, 12), s = 2, m = 2: it is in the one block of
+// each neighbour's neighbourhood and sends each a share of ceil(5/2) = 3 floats, next to its
+// model; neighbours need 2 of their block's 4 shares.
+TEST(MdsCodedProtocol, SharesAreOneMthOfAGradient) {
+  const auto topo = testing::make_topology(TopologyKind::kTorus, 16);
+  PeerProtocol peer(0, topo.schedule, mds_config(2, 2, 2), make_params(initial_model()));
+  Actions out;
+  peer.start(0, out);
+  std::vector<PeerId> partitions;
+  for (const Action& a : out) {
+    if (const auto* s = std::get_if<StartGradient>(&a)) partitions = s->partitions;
+  }
+  ASSERT_FALSE(partitions.empty());
+  EXPECT_EQ(partitions.front(), 0);
+  out.clear();
+  std::vector<float> gradients(partitions.size() * kDim, 1.0f);
+  peer.on_gradient_done(1.0, gradients, {}, out);
+  std::map<PeerId, std::size_t> share_size;
+  for (const Action& a : out) {
+    if (const auto* s = std::get_if<SendCoded>(&a)) {
+      share_size[s->to] = s->coded->gradient->values().size();
+      EXPECT_EQ(s->coded->covers.size(), 4u) << "the block of " << s->to;
+      EXPECT_TRUE(std::binary_search(s->coded->covers.begin(), s->coded->covers.end(), 0));
+    }
+  }
+  EXPECT_EQ(share_size, (std::map<PeerId, std::size_t>{{1, 3}, {3, 3}, {4, 3}, {12, 3}}));
+}
+
+// A share of the wrong length, or one whose sender is not in the block it names, is dropped:
+// under mds a share is decoded by its sender's place in the block.
+TEST(MdsCodedProtocol, MalformedSharesAreDropped) {
+  const auto topo = testing::make_topology(TopologyKind::kTorus, 16);
+  PeerProtocol peer(5, topo.schedule, mds_config(2, 2, 2), make_params(initial_model()));
+  Actions out;
+  peer.start(0, out);
+  auto share = [](std::vector<PeerId> covers, std::size_t floats) {
+    auto c = std::make_shared<CodedGradient>();
+    c->covers = std::move(covers);
+    c->gradient = make_params(std::vector<float>(floats, 0.5f));
+    return CodedPart(c);
+  };
+  const std::vector<PeerId> block = {1, 4, 6, 9};
+  peer.on_coded_gradient(0.5, 1, 0, share(block, kDim), out);   // a whole gradient
+  peer.on_coded_gradient(0.5, 1, 0, share({1, 4, 6}, 3), out);  // not a block
+  EXPECT_EQ(peer.dropped_messages(), 2);
+  peer.on_coded_gradient(0.5, 1, 0, share(block, 3), out);  // fine
+  EXPECT_EQ(peer.dropped_messages(), 2);
+}
+
+// Peers 1 and 4, both in peer 5's one block {1, 4, 6, 9}, are 20 times slower: 6 and 9
+// cover it, so peer 5 never waits for them.
+TEST(MdsCodedProtocol, AnyTwoSlowMembersOfABlockAreNotAwaited) {
+  const auto topo = testing::make_topology(TopologyKind::kTorus, 16);
+  LambdaDelays delays;
+  delays.compute = [](PeerId i, std::int64_t) { return i == 1 || i == 4 ? 20.0 : 1.0; };
+  LeastSquares model(kDim, 200, 2, 16);
+  VirtualNetwork net(testing::make_peers(topo.schedule, mds_config(10, 2, 2), initial_model()),
+                     delays, model);
+  int checked = 0;
+  net.on_record = [&](const IterationRecord& r) {
+    if (r.peer != 5) return;
+    ++checked;
+    EXPECT_TRUE(r.decodable) << "k=" << r.iteration;
+    EXPECT_LT(r.wait_s(), 1.0) << "k=" << r.iteration;
+  };
+  net.start();
+  net.run();
+  EXPECT_TRUE(net.all_finished());
+  EXPECT_EQ(checked, 10);
+}
+
+// Mean time per iteration of a 16-peer torus run under the given code, on links of `rate`
+// bytes/s (0: free), with a model of `dim` floats.
+double mean_iteration_s(coding::Scheme scheme, int stragglers, double rate, int dim) {
+  const auto topo = testing::make_topology(TopologyKind::kTorus, 16);
+  ProtocolConfig config = mds_config(8, stragglers, 2);
+  config.coding.scheme = scheme;
+  LambdaDelays delays;
+  delays.link = [](PeerId, PeerId, std::int64_t) { return 0.0; };
+  LeastSquares model(dim, 200, 2, 16);
+  MachineCosts costs;
+  costs.link_bytes_per_s = rate;
+  VirtualNetwork net(testing::make_peers(topo.schedule, config, initial_model(dim)), delays, model,
+                     costs);
+  net.start();
+  net.run();
+  EXPECT_TRUE(net.all_finished());
+  return net.now_s() / 8.0;
+}
+
+// Links the bottleneck: 4 neighbours x (model + share) per iteration. FRC s = 1 sends a
+// model and a whole gradient to each (8 vectors), mds s = 2, m = 2 a model and half a gradient
+// (6): iterations take about 3/4 as long. With free links both take the compute time.
+TEST(MdsCodedProtocol, ShorterSharesShortenIterationsOnSlowLinks) {
+  const int dim = 2000;            // 8 kB vectors: the 64-byte header allowance hardly counts
+  const double rate = 8000.0 * 4;  // a vector per 0.25 s; compute takes 1 s
+  const double frc = mean_iteration_s(coding::Scheme::kFrc, 1, rate, dim);
+  const double mds = mean_iteration_s(coding::Scheme::kMds, 2, rate, dim);
+  EXPECT_GT(frc, 1.5) << "8 vectors at 0.25 s each bound FRC's iteration";
+  EXPECT_NEAR(mds / frc, 0.75, 0.08) << "frc " << frc << " s, mds " << mds << " s";
+  EXPECT_NEAR(mean_iteration_s(coding::Scheme::kFrc, 1, 0, dim), 1.0, 1e-9);
+  EXPECT_NEAR(mean_iteration_s(coding::Scheme::kMds, 2, 0, dim), 1.0, 1e-9);
+}
+
+// The link model on its own: a sender's messages queue on its uplink, a receiver's on its
+// downlink, and the two are pipelined.
+TEST(ShapedLinks, MessagesQueueOnBothEndsOfAPeersLink) {
+  ShapedLinks links(3, 1000.0);                                 // 1000 bytes/s
+  EXPECT_DOUBLE_EQ(links.arrival_s(0, 1, 0.0, 500, 0.1), 0.6);  // 0.5 s out, 0.1 s delay
+  EXPECT_DOUBLE_EQ(links.arrival_s(0, 2, 0.0, 500, 0.1), 1.1);  // behind it on 0's uplink
+  EXPECT_DOUBLE_EQ(links.arrival_s(2, 1, 0.2, 500, 0.0), 1.1);  // 2's uplink is free until
+                                                                // 0.7, 1's downlink till 0.6
+  ShapedLinks free_links(3, 0.0);
+  EXPECT_DOUBLE_EQ(free_links.arrival_s(0, 1, 2.0, 1 << 30, 0.25), 2.25);
+  EXPECT_THROW(ShapedLinks(2, -1.0), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace fastk::consensus
