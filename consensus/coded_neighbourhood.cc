@@ -1,11 +1,13 @@
 #include "consensus/coded_neighbourhood.h"
 
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
 #include "coding/cluster_assignment.h"
 #include "coding/decoding.h"
+#include "coding/subsets.h"
 #include "third_party/eigen.h"
 
 namespace fastk::consensus {
@@ -14,6 +16,8 @@ namespace {
 constexpr std::size_t kComputeHistory = 64;
 // A reported gradient time this many times the usual one counts as straggling.
 constexpr double kStragglerRatio = 2.0;
+// Blocks whose m-subsets are more than this are refused (a block of 16 with m = 4: 1820).
+constexpr std::int64_t kMaxMdsSubsets = 5000;
 
 bool same_block(std::span<const PeerId> a, const coding::Block& b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end());
@@ -57,6 +61,14 @@ CodedNeighbourhood::CodedNeighbourhood(PeerId self, const coding::NeighbourhoodC
     if (mds_codes_.count(members) > 0) return;
     const int d = static_cast<int>(members);
     const int m = coding::members_needed(spec_, d);
+    // Choosing the generator conditions every m-subset of the block, for 10 seeds.
+    if (coding::binomial(d, m) > kMaxMdsSubsets) {
+      throw std::invalid_argument(
+          "coding.scheme = \"mds\": a block of " + std::to_string(d) + " members with sub_blocks " +
+          std::to_string(m) + " has " + std::to_string(coding::binomial(d, m)) +
+          " ways to pick its covering members, too many to choose a code from (at most " +
+          std::to_string(kMaxMdsSubsets) + "): lower coding.stragglers or coding.sub_blocks");
+    }
     mds_codes_.emplace(members, coding::GroupedMdsCode(d, d - m, m));
   };
   for (std::size_t b = 1; b < blocks_.size(); ++b) add_code(blocks_[b].size());
@@ -195,16 +207,48 @@ double CodedNeighbourhood::typical_compute_s() const {
   return sorted[sorted.size() / 2];
 }
 
-CodedNeighbourhood::Decoded CodedNeighbourhood::decode(
-    std::span<const float> own, std::span<const CodedGradient* const> arrived,
-    std::span<const PeerId> senders, std::span<float> gradient) const {
-  return spec_.scheme == coding::Scheme::kMds ? decode_mds(own, arrived, senders, gradient)
-                                              : decode_frc(own, arrived, gradient);
+std::vector<const CodedNeighbourhood::Share*> CodedNeighbourhood::decoding_shares(
+    std::size_t block, std::span<const Share> shares) const {
+  const int enough = needed(static_cast<int>(block));
+  std::vector<const Share*> all;
+  std::map<std::int64_t, std::vector<const Share*>, std::greater<>> by_tag;  // newest first
+  for (const Share& share : shares) {
+    if (!same_block(share.coded->covers, blocks_[block])) continue;
+    all.push_back(&share);
+    by_tag[share.tag].push_back(&share);
+  }
+  for (auto& [tag, those] : by_tag) {
+    if (static_cast<int>(those.size()) >= enough) return those;
+  }
+  // Members at different iterations (some ahead): their shares still decode the block, with
+  // the error of the gradients' change between those iterations; dropping the block would
+  // lose it whole, and waiting would not help (a member ahead never sends an older share).
+  return static_cast<int>(all.size()) >= enough ? all : std::vector<const Share*>{};
 }
 
-CodedNeighbourhood::Decoded CodedNeighbourhood::decode_frc(
-    std::span<const float> own, std::span<const CodedGradient* const> arrived,
-    std::span<float> gradient) const {
+std::vector<bool> CodedNeighbourhood::covered(std::span<const Share> shares) const {
+  std::vector<int> count(blocks_.size(), 0);
+  for (const Share& share : shares)
+    ++count[static_cast<std::size_t>(block_index(share.coded->covers))];
+  std::vector<bool> result(blocks_.size(), true);  // block 0: the own gradient
+  for (std::size_t b = 1; b < blocks_.size(); ++b) {
+    result[b] = count[b] >= needed(static_cast<int>(b));
+  }
+  return result;
+}
+
+CodedNeighbourhood::Decoded CodedNeighbourhood::decode(std::span<const float> own,
+                                                       std::span<const Share> shares,
+                                                       std::span<float> gradient) const {
+  return spec_.scheme == coding::Scheme::kMds ? decode_mds(own, shares, gradient)
+                                              : decode_frc(own, shares, gradient);
+}
+
+CodedNeighbourhood::Decoded CodedNeighbourhood::decode_frc(std::span<const float> own,
+                                                           std::span<const Share> shares,
+                                                           std::span<float> gradient) const {
+  std::vector<const CodedGradient*> arrived;
+  for (const Share& share : shares) arrived.push_back(share.coded);
   // One row per combined vector, one column per partition of N[self]: B_S of docs/coding.md §1.2.
   Eigen::MatrixXd b_s = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(arrived.size() + 1),
                                               static_cast<Eigen::Index>(columns_.size()));
@@ -239,11 +283,12 @@ CodedNeighbourhood::Decoded CodedNeighbourhood::decode_frc(
   return result;
 }
 
-// Each block on its own: the shares of its members that arrived, decoded by the block's code
-// into the block's sum (docs/coding.md §7.6). A block with fewer than m shares is dropped.
-CodedNeighbourhood::Decoded CodedNeighbourhood::decode_mds(
-    std::span<const float> own, std::span<const CodedGradient* const> arrived,
-    std::span<const PeerId> senders, std::span<float> gradient) const {
+// Each block on its own: the shares of one iteration that decode it (decoding_shares), combined
+// by the block's code into the block's sum (docs/coding.md §7.6). A block without enough of
+// them is dropped, and counts as residual 1 (its partitions' weight is 0, as for frc).
+CodedNeighbourhood::Decoded CodedNeighbourhood::decode_mds(std::span<const float> own,
+                                                           std::span<const Share> shares,
+                                                           std::span<float> gradient) const {
   Decoded result;
   result.decodable = true;
   result.members = 1;
@@ -252,29 +297,33 @@ CodedNeighbourhood::Decoded CodedNeighbourhood::decode_mds(
   Eigen::VectorXf sum = Eigen::Map<const Eigen::VectorXf>(own.data(), length);
   for (std::size_t b = 1; b < blocks_.size(); ++b) {
     const coding::Block& block = blocks_[b];
+    const std::vector<const Share*> used = decoding_shares(b, shares);
+    if (used.empty()) {
+      result.decodable = false;
+      result.residual = 1.0;
+      continue;
+    }
     std::vector<int> positions;
-    std::vector<Eigen::VectorXf> shares;
-    for (std::size_t a = 0; a < arrived.size(); ++a) {
-      if (!same_block(arrived[a]->covers, block)) continue;
+    std::vector<Eigen::VectorXf> values;
+    for (const Share* share : used) {
       positions.push_back(
-          static_cast<int>(std::find(block.begin(), block.end(), senders[a]) - block.begin()));
-      const auto& values = arrived[a]->gradient->values();
-      shares.emplace_back(Eigen::Map<const Eigen::VectorXf>(
-          values.data(), static_cast<Eigen::Index>(values.size())));
+          static_cast<int>(std::find(block.begin(), block.end(), share->from) - block.begin()));
+      const auto& v = share->coded->gradient->values();
+      values.emplace_back(
+          Eigen::Map<const Eigen::VectorXf>(v.data(), static_cast<Eigen::Index>(v.size())));
     }
     const coding::GroupedMdsCode& code = mds_code(block.size());
-    const coding::SubBlockDecoding decoding =
-        static_cast<int>(positions.size()) >= code.sub_blocks() ? code.decode(positions)
-                                                                : coding::SubBlockDecoding{};
-    if (!decoding.decodable) {
+    const coding::SubBlockDecoding decoding = code.decode(positions);
+    if (!decoding.decodable) {  // any m_B shares decode an MDS block: only round-off can fail
       result.decodable = false;
+      result.residual = 1.0;
       continue;
     }
     for (const auto& sub : decoding.sub_blocks) {
       result.residual = std::max(result.residual, sub.residual);
     }
-    sum += code.combine(decoding, shares, static_cast<int>(length));
-    result.members += static_cast<int>(positions.size());
+    sum += code.combine(decoding, values, static_cast<int>(length));
+    result.members += static_cast<int>(used.size());
     result.partitions += static_cast<double>(block.size());
   }
   const double divisor = spec_.rescale ? result.partitions : static_cast<double>(columns_.size());

@@ -59,6 +59,16 @@ class CodedNeighbourhood {
   void learn(PeerId from, const CodedGradient& coded);
   void observe_own_compute(double compute_s);
 
+  // A usable coded part from a neighbour, and the iteration it was computed for.
+  struct Share {
+    PeerId from = 0;
+    std::int64_t tag = 0;
+    const CodedGradient* coded = nullptr;
+  };
+  // Which blocks `shares` cover (block 0, the own gradient, always): any needed(b) shares of
+  // the block (one under frc).
+  std::vector<bool> covered(std::span<const Share> shares) const;
+
   struct Decoded {
     bool decodable = false;
     int members = 0;        // rows combined, own included
@@ -66,10 +76,11 @@ class CodedNeighbourhood {
     double partitions = 0;  // sum_j alpha_j: partitions the decoded sum covers
   };
   // gradient = mean partition gradient of the neighbourhood from the own gradient and the
-  // arrived coded gradients (one per used neighbour, sent by `senders`); uncovered blocks
-  // are dropped.
-  Decoded decode(std::span<const float> own, std::span<const CodedGradient* const> arrived,
-                 std::span<const PeerId> senders, std::span<float> gradient) const;
+  // shares (one per neighbour); uncovered blocks are dropped. An mds block is decoded from the
+  // shares of the newest iteration that has enough of them, if any does: its decoder's
+  // coefficients cancel, so gradients of different iterations amplify their difference.
+  Decoded decode(std::span<const float> own, std::span<const Share> shares,
+                 std::span<float> gradient) const;
 
   // Dynamic roles: re-assign neighbours to blocks for the next iteration when the predicted
   // stragglers bunch in a block. Predictions come from the compute times neighbours report,
@@ -86,10 +97,12 @@ class CodedNeighbourhood {
   // What self sends neighbour i: the plain sum of its block (frc) or its coded share (mds).
   std::vector<float> block_message(std::size_t i, std::span<const PeerId> partitions,
                                    std::span<const float> gradients) const;
-  Decoded decode_frc(std::span<const float> own, std::span<const CodedGradient* const> arrived,
+  // mds: the shares of block b that decode it (see decode), or none when too few arrived.
+  std::vector<const Share*> decoding_shares(std::size_t block, std::span<const Share> shares) const;
+  Decoded decode_frc(std::span<const float> own, std::span<const Share> shares,
                      std::span<float> gradient) const;
-  Decoded decode_mds(std::span<const float> own, std::span<const CodedGradient* const> arrived,
-                     std::span<const PeerId> senders, std::span<float> gradient) const;
+  Decoded decode_mds(std::span<const float> own, std::span<const Share> shares,
+                     std::span<float> gradient) const;
 
   PeerId self_;
   coding::NeighbourhoodCodeSpec spec_;

@@ -572,11 +572,18 @@ std::vector<float> PeerProtocol::release_gradient() {
 void PeerProtocol::on_coded_gradient(double now_s, PeerId from, std::int64_t tag, CodedPart coded,
                                      Actions& out) {
   const int s = slot_of(from);
-  const std::size_t size =
-      coded && coded_ ? coded_->message_size(coded->covers, parameters_) : parameters_;
-  std::optional<DropCause> cause = unusable(from, tag, coded ? coded->gradient : nullptr, size);
-  if (!cause && (!coded_ || !coded_->valid(from, *coded, parameters_))) {
+  // A part that names no block of this neighbourhood has no length to check against.
+  const bool names_a_block = coded && coded_ && coded_->block_index(coded->covers) >= 0;
+  std::optional<DropCause> cause;
+  if (coded && s >= 0 && !names_a_block) {
     cause = DropCause::kNotInTheCode;
+  } else {
+    const std::size_t size =
+        names_a_block ? coded_->message_size(coded->covers, parameters_) : parameters_;
+    cause = unusable(from, tag, coded ? coded->gradient : nullptr, size);
+    if (!cause && (!coded_ || !coded_->valid(from, *coded, parameters_))) {
+      cause = DropCause::kNotInTheCode;
+    }
   }
   if (cause) {
     dropped_.add(*cause);
@@ -763,30 +770,42 @@ bool PeerProtocol::usable_coded(const Slot& slot) const {
   return slot.coded && slot.coded_tag >= k_ - config_.staleness;
 }
 
-void PeerProtocol::try_update_coded(double now_s, Actions& out) {
-  // Step once every block of the neighbourhood is covered by a fresh coded gradient, or the
-  // deadline passed, or nobody who could cover a missing block is left.
-  const auto& blocks = coded_->blocks();
-  std::vector<bool> covered(blocks.size(), false);
-  covered[0] = true;  // the own gradient
-  std::vector<int> shares(blocks.size(), 0);
-  std::vector<int> waiting_for;
-  for (int s : round_slots_) {
-    const Slot& slot = slots_[static_cast<std::size_t>(s)];
-    if (!usable_coded(slot)) continue;
-    const int b = coded_->block_index(slot.coded->covers);
-    covered[static_cast<std::size_t>(b)] =
-        ++shares[static_cast<std::size_t>(b)] >= coded_->needed(b);
+std::vector<CodedNeighbourhood::Share> PeerProtocol::usable_shares() const {
+  std::vector<CodedNeighbourhood::Share> shares;
+  for (std::size_t s = 0; s < slots_.size(); ++s) {
+    const Slot& slot = slots_[s];
+    if (usable_coded(slot)) shares.push_back({neighbours_[s], slot.coded_tag, slot.coded.get()});
   }
+  return shares;
+}
+
+void PeerProtocol::try_update_coded(double now_s, Actions& out) {
+  // Step once every block of the neighbourhood is covered, or the deadline passed, or nobody
+  // is left who could still cover a missing block.
+  const auto& blocks = coded_->blocks();
+  const auto shares = usable_shares();
+  const std::vector<bool> covered = coded_->covered(shares);
+  // Per block: shares in hand, and members still to hear from.
+  std::vector<int> have(blocks.size(), 0), pending(blocks.size(), 0);
+  for (const auto& share : shares) {
+    ++have[static_cast<std::size_t>(coded_->block_index(share.coded->covers))];
+  }
+  std::vector<std::pair<int, std::size_t>> candidates;  // (slot, its block)
   for (int s : round_slots_) {
     const Slot& slot = slots_[static_cast<std::size_t>(s)];
     if (usable_coded(slot) || gone(slot, now_s)) continue;
     const PeerId j = neighbours_[static_cast<std::size_t>(s)];
-    const int own_block = coded_->block_index(coding::block_of(blocks, j));
-    // With dynamic roles anyone may cover any block; otherwise only the block's members.
-    if (config_.coding.dynamic_roles || !covered[static_cast<std::size_t>(own_block)]) {
-      waiting_for.push_back(s);
-    }
+    const auto b = static_cast<std::size_t>(coded_->block_index(coding::block_of(blocks, j)));
+    candidates.emplace_back(s, b);
+    ++pending[b];
+  }
+  std::vector<int> waiting_for;
+  for (const auto& [s, b] : candidates) {
+    // With dynamic roles anyone may cover any block; otherwise only the block's members, and
+    // only while enough of them are left to cover it.
+    const bool can_cover =
+        !covered[b] && have[b] + pending[b] >= coded_->needed(static_cast<int>(b));
+    if (config_.coding.dynamic_roles || can_cover) waiting_for.push_back(s);
   }
   const bool decodable = std::all_of(covered.begin(), covered.end(), [](bool c) { return c; });
   const bool past_deadline = relax_at_ && now_s >= *relax_at_;
@@ -804,15 +823,8 @@ void PeerProtocol::try_update_coded(double now_s, Actions& out) {
 }
 
 void PeerProtocol::decode_neighbourhood(IterationRecord& record) {
-  std::vector<const CodedGradient*> arrived;
-  std::vector<PeerId> senders;
-  for (std::size_t s = 0; s < slots_.size(); ++s) {
-    if (!usable_coded(slots_[s])) continue;
-    arrived.push_back(slots_[s].coded.get());
-    senders.push_back(neighbours_[s]);
-  }
   decoded_.resize(parameters_);
-  const CodedNeighbourhood::Decoded d = coded_->decode(gradient_, arrived, senders, decoded_);
+  const CodedNeighbourhood::Decoded d = coded_->decode(gradient_, usable_shares(), decoded_);
   record.partitions_computed = static_cast<int>(partitions_.size());
   record.decodable = d.decodable;
   record.coded_members = d.members;

@@ -229,6 +229,8 @@ class PeerProtocol {
   void try_update(double now_s, Actions& out);
   void try_update_coded(double now_s, Actions& out);
   bool usable_coded(const Slot& slot) const;
+  // The usable coded parts, with their senders and iterations.
+  std::vector<CodedNeighbourhood::Share> usable_shares() const;
   // The coded step's gradient (decoded from the usable coded gradients) into decoded_.
   void decode_neighbourhood(IterationRecord& record);
   void update(double now_s, const std::vector<int>& used, int required, Actions& out);

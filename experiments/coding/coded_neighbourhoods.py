@@ -16,9 +16,22 @@ per-row durations would flatter them), the iterations skipped, the virtual time 
 whole run, the final accuracy of the mean model, and accuracy against virtual time
 (accuracy_vs_time.png).
 
+With --figure links it compares codes when links, not compute, are the bottleneck: every
+peer's link is limited to each of --rates Mbit/s in each direction (sim.link_rate_mbit;
+0 = unlimited), and the variants are
+  uncoded   as above: a model per neighbour
+  frc1      as static above: a model and a whole gradient sum per neighbour
+  frc3      frc with stragglers = 3: one block of 4 neighbours, any 1 covers it
+  mds       coding.scheme = "mds", stragglers = 2, sub_blocks = 2: the same block of 4 and the
+            same computation as frc3, but half-length shares, any 2 of which cover it
+and the plot (iteration_vs_rate.png) shows the mean time per iteration against the rate,
+with the range over seeds.
+
 Usage: experiments/coding/coded_neighbourhoods.py [--fastk build/fastk] [--seeds 3]
-                                                  [--out runs/coding]
-Not part of CI: it runs 3 x seeds simulations (about 10 s each on 2 cores).
+                                                  [--out runs/coding] [--figure roles|links]
+                                                  [--rates 0,1,0.5,0.25,0.125]
+Not part of CI: it runs 3 x seeds simulations (4 x rates x seeds with --figure links),
+about 1 s each on 2 cores.
 """
 import argparse
 import csv
@@ -63,6 +76,7 @@ markov_factor = 10
 [sim]
 threads = 2
 per_peer_eval = false
+link_rate_mbit = {rate}
 """
 
 VARIANTS = {
@@ -70,13 +84,19 @@ VARIANTS = {
     "static": 'scheme = "frc"\nstragglers = 1',
     "dynamic": 'scheme = "frc"\nstragglers = 1\ndynamic_roles = true',
 }
+LINK_VARIANTS = {
+    "uncoded": 'scheme = "none"',
+    "frc1": 'scheme = "frc"\nstragglers = 1',
+    "frc3": 'scheme = "frc"\nstragglers = 3',
+    "mds": 'scheme = "mds"\nstragglers = 2\nsub_blocks = 2',
+}
 
 
-def run(fastk, out, name, seed, coding, args):
+def run(fastk, out, name, seed, coding, args, rate=0.0):
     config = out / f"{name}.toml"
     config.write_text(BASE.format(name=name, seed=seed, iterations=args.iterations,
                                   out=out.resolve(), coding=coding, p_ns=args.p_ns,
-                                  p_sn=args.p_sn))
+                                  p_sn=args.p_sn, rate=rate))
     subprocess.run([fastk, "sim", "--no-plots", str(config)], check=True, stdout=subprocess.DEVNULL)
     folder = out / name
     with open(folder / "iterations.csv") as f:
@@ -115,6 +135,62 @@ def plot(results, path):
     fig.savefig(path, dpi=120)
 
 
+def links_figure(args, out):
+    rates = [float(r) for r in args.rates.split(",")]
+    results = {}  # (variant, rate) -> runs
+    for seed in range(1, args.seeds + 1):
+        for rate in rates:
+            for variant, coding in LINK_VARIANTS.items():
+                r = run(args.fastk, out, f"{variant}_{rate:g}_s{seed}", seed, coding, args, rate)
+                results.setdefault((variant, rate), []).append(r)
+                print(f"seed {seed} {rate:6g} Mbit/s {variant:8s} iteration "
+                      f"{r['iteration_s']:.3f} s  accuracy {r['accuracy']:.4f}", flush=True)
+    print(f"\nMarkov stragglers p_NS={args.p_ns} p_SN={args.p_sn} x10, {args.iterations} "
+          f"iterations, time per iteration (virtual s), mean (min-max) of {args.seeds} seeds:")
+    print("| link (Mbit/s) | " + " | ".join(LINK_VARIANTS) + " |")
+    print("|---" * (len(LINK_VARIANTS) + 1) + "|")
+    for rate in rates:
+        cells = []
+        for variant in LINK_VARIANTS:
+            times = [r["iteration_s"] for r in results[(variant, rate)]]
+            cells.append(f"{statistics.mean(times):.2f} ({min(times):.2f}-{max(times):.2f})")
+        print(f"| {rate:g} | " + " | ".join(cells) + " |")
+    print("final accuracy, mean over seeds and rates:")
+    for variant in LINK_VARIANTS:
+        accuracies = [r["accuracy"] for rate in rates for r in results[(variant, rate)]]
+        print(f"  {variant:8s} {statistics.mean(accuracies):.4f}")
+    if not args.no_plot:
+        plot_links(results, rates, out / "iteration_vs_rate.png")
+        print(f"plot: {out / 'iteration_vs_rate.png'}")
+
+
+def plot_links(results, rates, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    limited = sorted(r for r in rates if r > 0)
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    for variant in LINK_VARIANTS:
+        means, low, high = [], [], []
+        for rate in limited:
+            times = [r["iteration_s"] for r in results[(variant, rate)]]
+            means.append(statistics.mean(times))
+            low.append(means[-1] - min(times))
+            high.append(max(times) - means[-1])
+        line = ax.errorbar(limited, means, yerr=[low, high], marker="o", capsize=3, label=variant)
+        if 0.0 in rates:
+            free = statistics.mean(r["iteration_s"] for r in results[(variant, 0.0)])
+            ax.axhline(free, color=line[0].get_color(), linestyle=":", linewidth=1)
+    ax.set_xscale("log")
+    ax.set_xlabel("link rate per peer and direction (Mbit/s); dotted: unlimited")
+    ax.set_ylabel("time per iteration (virtual s)")
+    ax.set_title("4x4 torus, logistic regression, Markov stragglers x10")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -125,9 +201,15 @@ def main():
     parser.add_argument("--p-sn", type=float, default=0.3, help="P(bad -> good) per iteration")
     parser.add_argument("--out", default="runs/coding")
     parser.add_argument("--no-plot", action="store_true")
+    parser.add_argument("--figure", choices=["roles", "links"], default="roles")
+    parser.add_argument("--rates", default="0,1,0.5,0.25,0.125",
+                        help="--figure links: link rates in Mbit/s (0 = unlimited)")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    if args.figure == "links":
+        links_figure(args, out)
+        return
     results = {v: [] for v in VARIANTS}
     for seed in range(1, args.seeds + 1):
         for variant, coding in VARIANTS.items():

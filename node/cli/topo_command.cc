@@ -71,6 +71,14 @@ std::pair<topology::TopologySpec, coding::NeighbourhoodCodeSpec> topo_specs(CLI:
   if (given("--coding-stragglers")) code.stragglers = o.coding_stragglers;
   if (given("--coding-sub-blocks")) code.sub_blocks = o.coding_sub_blocks;
   if (given("--dynamic-roles")) code.dynamic_roles = o.dynamic_roles;
+  if (code.scheme == coding::Scheme::kMds && code.dynamic_roles) {
+    throw std::invalid_argument(
+        "--dynamic-roles needs --coding frc: an mds share is tied to its "
+        "sender's place in the block");
+  }
+  if (given("--coding-sub-blocks") && code.scheme != coding::Scheme::kMds) {
+    throw std::invalid_argument("--coding-sub-blocks applies to --coding mds only");
+  }
   return {spec, code};
 }
 
@@ -153,7 +161,7 @@ void add_topo_command(CLI::App& app) {
   cmd->add_option("--coding-sub-blocks", o.coding_sub_blocks,
                   "mds: messages are 1/m of a gradient, blocks have stragglers + m members "
                   "(default 2)")
-      ->check(CLI::Range(1, 64));
+      ->check(CLI::Range(1, 16));
   cmd->add_flag("--dynamic-roles", o.dynamic_roles,
                 "frc: place data for dynamic roles (every neighbour stores all of N(p))");
   cmd->add_flag("--json", o.json, "Machine-readable report on stdout");

@@ -10,12 +10,16 @@ void read_coding_table(TableReader& t, ConsensusConfig& config,
   coding::NeighbourhoodCodeSpec& spec = config.protocol.coding;
   t.read_choice<coding::Scheme>("scheme", spec.scheme, coding::parse_scheme);
   t.read("stragglers", spec.stragglers, 0, 1'000);
-  t.read("sub_blocks", spec.sub_blocks, 1, 64);
+  t.read("sub_blocks", spec.sub_blocks, 1, 16);
   t.read("deadline_s", spec.deadline_s, 0.0);
   t.read("rescale", spec.rescale);
   t.read("split_batch", spec.split_batch);
   t.read("dynamic_roles", spec.dynamic_roles);
   t.finish();
+  if (spec.scheme != coding::Scheme::kMds && t.has("sub_blocks")) {
+    t.errors().add("coding.sub_blocks",
+                   "only coding.scheme = \"mds\" cuts messages into sub-blocks");
+  }
   if (spec.scheme == coding::Scheme::kNone) {
     if (spec.dynamic_roles || spec.deadline_s > 0) {
       t.errors().add("coding.scheme",
@@ -28,10 +32,6 @@ void read_coding_table(TableReader& t, ConsensusConfig& config,
     t.errors().add("coding.dynamic_roles",
                    "dynamic roles need coding.scheme = \"frc\": an mds share is tied to its "
                    "sender's place in the block");
-  }
-  if (spec.scheme != coding::Scheme::kMds && t.has("sub_blocks")) {
-    t.errors().add("coding.sub_blocks",
-                   "only coding.scheme = \"mds\" cuts messages into sub-blocks");
   }
   if (config.protocol.push_sum) {
     t.errors().add("coding.scheme",

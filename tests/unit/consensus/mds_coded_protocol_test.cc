@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
+#include "coding/grouped_mds_code.h"
 #include "consensus/peer_protocol.h"
 #include "consensus/shaped_links.h"
 #include "tests/unit/consensus/toy_runtime.h"
@@ -112,25 +114,133 @@ TEST(MdsCodedProtocol, SharesAreOneMthOfAGradient) {
   EXPECT_EQ(share_size, (std::map<PeerId, std::size_t>{{1, 3}, {3, 3}, {4, 3}, {12, 3}}));
 }
 
-// A share of the wrong length, or one whose sender is not in the block it names, is dropped:
-// under mds a share is decoded by its sender's place in the block.
-TEST(MdsCodedProtocol, MalformedSharesAreDropped) {
+CodedPart share(std::vector<PeerId> covers, std::size_t floats) {
+  auto c = std::make_shared<CodedGradient>();
+  c->covers = std::move(covers);
+  c->gradient = make_params(std::vector<float>(floats, 0.5f));
+  return c;
+}
+
+// Peer 5 of a 4x4 torus with s = 0, m = 2 has blocks {1, 4} and {6, 9}; shares are 3 floats.
+// A whole gradient, a set of ids that is no block, and a share from 6 naming the block it is
+// not in are dropped, each for its cause; under mds a share is decoded by its sender's place.
+TEST(MdsCodedProtocol, MalformedSharesAreDroppedByCause) {
   const auto topo = testing::make_topology(TopologyKind::kTorus, 16);
-  PeerProtocol peer(5, topo.schedule, mds_config(2, 2, 2), make_params(initial_model()));
+  PeerProtocol peer(5, topo.schedule, mds_config(2, 0, 2), make_params(initial_model()));
   Actions out;
   peer.start(0, out);
-  auto share = [](std::vector<PeerId> covers, std::size_t floats) {
+  peer.on_coded_gradient(0.5, 1, 0, share({1, 4}, kDim), out);
+  EXPECT_EQ(peer.drops().count(DropCause::kWrongSize), 1);
+  peer.on_coded_gradient(0.5, 1, 0, share({1, 4, 6}, 3), out);
+  peer.on_coded_gradient(0.5, 6, 0, share({1, 4}, 3), out);
+  EXPECT_EQ(peer.drops().count(DropCause::kNotInTheCode), 2);
+  peer.on_coded_gradient(0.5, 1, 0, share({1, 4}, 3), out);
+  peer.on_coded_gradient(0.5, 6, 0, share({6, 9}, 3), out);
+  EXPECT_EQ(peer.dropped_messages(), 3) << "the two fitting shares are kept";
+}
+
+// Peer 0 of a hypercube of 8 has one block {1, 2, 4}; with s = 1, m = 2 two shares cover it.
+// 1 and 2 leave before their first share, and 4 is 20x slow: one member cannot cover the
+// block, so peer 0 does not wait for it and steps with its own gradient, the block dropped.
+TEST(MdsCodedProtocol, TooFewMembersLeftToCoverABlockAreNotAwaited) {
+  topology::TopologySpec spec;
+  spec.kind = TopologyKind::kHypercube;
+  spec.peers = 8;
+  const auto topo = topology::build_topology(spec);
+  LambdaDelays delays;
+  delays.compute = [](PeerId i, std::int64_t) { return i == 4 ? 20.0 : 1.0; };
+  LeastSquares model(kDim, 200, 2, 8);
+  VirtualNetwork net(testing::make_peers(topo.schedule, mds_config(3, 1, 2), initial_model()),
+                     delays, model);
+  std::vector<IterationRecord> records;
+  net.on_record = [&](const IterationRecord& r) {
+    if (r.peer == 0) records.push_back(r);
+  };
+  net.start();
+  net.run_until(0.5);
+  net.remove_peer(1, 0.5);
+  net.remove_peer(2, 0.5);
+  net.run();
+  ASSERT_FALSE(records.empty());
+  EXPECT_FALSE(records[0].decodable);
+  EXPECT_LT(records[0].update_s, 2.0) << "waited for peer 4's share, which cannot cover {1,2,4}";
+  EXPECT_EQ(records[0].coded_members, 1);
+  EXPECT_DOUBLE_EQ(records[0].decode_residual, 1.0);
+}
+
+// Peer 5 of the torus (block {1, 4, 6, 9}, s = 2, m = 2) with 1, 4 and 6 slow: at the
+// deadline it has one share, not enough, and steps with its own gradient alone, rescaled by
+// the one partition it covers: x(1) = x(0) - lr g_5.
+TEST(MdsCodedProtocol, AtTheDeadlineAnUncoveredBlockIsDroppedAndTheMeanRescaled) {
+  const auto topo = testing::make_topology(TopologyKind::kTorus, 16);
+  ProtocolConfig config = mds_config(1, 2, 2);
+  config.coding.deadline_s = 0.5;
+  LambdaDelays delays;
+  delays.compute = [](PeerId i, std::int64_t) { return i == 1 || i == 4 || i == 6 ? 20.0 : 1.0; };
+  LeastSquares model(kDim, 200, 2, 16);
+  VirtualNetwork net(testing::make_peers(topo.schedule, config, initial_model()), delays, model);
+  std::optional<IterationRecord> first;
+  net.on_record = [&](const IterationRecord& r) {
+    if (r.peer == 5 && !first) first = r;
+  };
+  net.start();
+  net.run();
+  ASSERT_TRUE(first.has_value());
+  EXPECT_FALSE(first->decodable);
+  EXPECT_NEAR(first->update_s, 1.5, 1e-9) << "own gradient at 1.0, deadline 0.5 later";
+  const std::vector<float> x0 = initial_model();
+  const auto g = model.gradient(x0, model.batch_rows(5, 0));
+  // Every model is still x(0), so mixing 9's leaves it; the step is the own gradient's.
+  const auto x1 = net.peer(5).model()->values();
+  for (int v = 0; v < kDim; ++v) {
+    const auto i = static_cast<std::size_t>(v);
+    EXPECT_NEAR(x1[i], x0[i] - 0.1 * g[i], 1e-5) << v;
+  }
+}
+
+// Peer 5's block {1, 4, 6, 9} (s = 2, m = 2): shares from 1 and 4 for iteration 0 and one
+// from 6 for iteration 1 (6 is ahead). The block is decoded from the two of iteration 0 alone:
+// mixing in 6's share, whatever it holds, would not give the block's sum.
+TEST(MdsCodedProtocol, ABlockIsDecodedFromSharesOfOneIteration) {
+  const auto topo = testing::make_topology(TopologyKind::kTorus, 16);
+  PeerProtocol peer(5, topo.schedule, mds_config(3, 2, 2), make_params(initial_model()));
+  Actions out;
+  peer.start(0, out);
+  std::size_t partitions = 0;
+  for (const Action& a : out) {
+    if (const auto* start = std::get_if<StartGradient>(&a)) partitions = start->partitions.size();
+  }
+  ASSERT_GT(partitions, 0u);
+  const coding::GroupedMdsCode code(4, 2, 2);  // what every peer builds for a block of 4
+  const Eigen::VectorXf block_sum = Eigen::VectorXf::LinSpaced(kDim, 1.0f, 2.0f);
+  const std::vector<Eigen::VectorXf> partials = {block_sum, Eigen::VectorXf::Zero(kDim),
+                                                 Eigen::VectorXf::Zero(kDim),
+                                                 Eigen::VectorXf::Zero(kDim)};
+  auto share_of = [&](int position) {
+    const Eigen::VectorXf y = code.encode(position, partials);
     auto c = std::make_shared<CodedGradient>();
-    c->covers = std::move(covers);
-    c->gradient = make_params(std::vector<float>(floats, 0.5f));
+    c->covers = {1, 4, 6, 9};
+    c->gradient = make_params(std::vector<float>(y.data(), y.data() + y.size()));
     return CodedPart(c);
   };
-  const std::vector<PeerId> block = {1, 4, 6, 9};
-  peer.on_coded_gradient(0.5, 1, 0, share(block, kDim), out);   // a whole gradient
-  peer.on_coded_gradient(0.5, 1, 0, share({1, 4, 6}, 3), out);  // not a block
-  EXPECT_EQ(peer.dropped_messages(), 2);
-  peer.on_coded_gradient(0.5, 1, 0, share(block, 3), out);  // fine
-  EXPECT_EQ(peer.dropped_messages(), 2);
+  peer.on_coded_gradient(0.1, 1, 0, share_of(0), out);
+  peer.on_coded_gradient(0.1, 4, 0, share_of(1), out);
+  auto ahead = std::make_shared<CodedGradient>();
+  ahead->covers = {1, 4, 6, 9};
+  ahead->gradient = make_params(std::vector<float>(3, 100.0f));
+  peer.on_coded_gradient(0.1, 6, 1, ahead, out);
+  ASSERT_EQ(peer.dropped_messages(), 0);
+  std::vector<float> gradients(partitions * kDim, 0.0f);
+  for (int v = 0; v < kDim; ++v) gradients[static_cast<std::size_t>(v)] = 0.5f;  // own: g_5
+  out.clear();
+  peer.on_gradient_done(1.0, gradients, {}, out);
+  ASSERT_EQ(peer.iteration(), 1) << "covered by the two shares of iteration 0";
+  const std::vector<float> x0 = initial_model();
+  const auto x1 = peer.model()->values();
+  for (int v = 0; v < kDim; ++v) {
+    const auto i = static_cast<std::size_t>(v);
+    EXPECT_NEAR(x1[i], x0[i] - 0.1 * (0.5 + block_sum(v)) / 5.0, 1e-5) << v;
+  }
 }
 
 // Peers 1 and 4, both in peer 5's one block {1, 4, 6, 9}, are 20 times slower: 6 and 9
@@ -188,17 +298,29 @@ TEST(MdsCodedProtocol, ShorterSharesShortenIterationsOnSlowLinks) {
   EXPECT_NEAR(mean_iteration_s(coding::Scheme::kMds, 2, 0, dim), 1.0, 1e-9);
 }
 
-// The link model on its own: a sender's messages queue on its uplink, a receiver's on its
-// downlink, and the two are pipelined.
+// The link model on its own: a sender's messages queue on its uplink in the order sent, a
+// receiver's downlink takes each in the first free stretch after its sender began sending
+// it, and the link's delay comes after the bytes are in.
 TEST(ShapedLinks, MessagesQueueOnBothEndsOfAPeersLink) {
   ShapedLinks links(3, 1000.0);                                 // 1000 bytes/s
-  EXPECT_DOUBLE_EQ(links.arrival_s(0, 1, 0.0, 500, 0.1), 0.6);  // 0.5 s out, 0.1 s delay
+  EXPECT_DOUBLE_EQ(links.arrival_s(0, 1, 0.0, 500, 0.1), 0.6);  // 0.5 s on the links, 0.1 delay
   EXPECT_DOUBLE_EQ(links.arrival_s(0, 2, 0.0, 500, 0.1), 1.1);  // behind it on 0's uplink
-  EXPECT_DOUBLE_EQ(links.arrival_s(2, 1, 0.2, 500, 0.0), 1.1);  // 2's uplink is free until
-                                                                // 0.7, 1's downlink till 0.6
+  // 2 sends from 0.2 to 0.7; 1's downlink is busy until 0.5, so it takes these bytes from 0.5.
+  EXPECT_DOUBLE_EQ(links.arrival_s(2, 1, 0.2, 500, 0.0), 1.0);
   ShapedLinks free_links(3, 0.0);
   EXPECT_DOUBLE_EQ(free_links.arrival_s(0, 1, 2.0, 1 << 30, 0.25), 2.25);
   EXPECT_THROW(ShapedLinks(2, -1.0), std::invalid_argument);
+}
+
+// Peer 0 has four messages queued on its uplink, the last for peer 2 (0.5 s each at this
+// rate); peer 1's one message to 2 goes through while 0's are still queued.
+TEST(ShapedLinks, ABackloggedSenderDoesNotHoldUpAnotherOnTheSameReceiver) {
+  ShapedLinks links(3, 1000.0);
+  for (int i = 0; i < 3; ++i) links.arrival_s(0, 1, 0.0, 500, 0.0);
+  EXPECT_DOUBLE_EQ(links.arrival_s(0, 2, 0.0, 500, 0.0), 2.0);
+  EXPECT_DOUBLE_EQ(links.arrival_s(1, 2, 0.01, 500, 0.0), 0.51);
+  // A message that does not fit before 0's stretch [1.5, 2.0) on 2's downlink goes after it.
+  EXPECT_DOUBLE_EQ(links.arrival_s(1, 2, 0.6, 1000, 0.0), 3.0);
 }
 
 }  // namespace

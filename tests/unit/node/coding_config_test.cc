@@ -43,6 +43,26 @@ dynamic_roles = true
   EXPECT_TRUE(spec.dynamic_roles);
 }
 
+TEST(CodingTable, MdsReadsSubBlocks) {
+  const auto& spec = parse("[coding]\nscheme = \"mds\"\nstragglers = 2\nsub_blocks = 3\n")
+                         .consensus.protocol.coding;
+  EXPECT_EQ(spec.scheme, coding::Scheme::kMds);
+  EXPECT_EQ(spec.stragglers, 2);
+  EXPECT_EQ(spec.sub_blocks, 3);
+  EXPECT_EQ(coding::block_size(spec), 5);
+  EXPECT_EQ(coding::members_needed(spec, 5), 3);
+  EXPECT_EQ(coding::members_needed(spec, 2), 2) << "a smaller last block needs all its members";
+}
+
+TEST(CodingTable, SubBlocksAndDynamicRolesNameWhatTheyNeed) {
+  EXPECT_THAT(error_of("[coding]\nscheme = \"frc\"\nsub_blocks = 2\n"),
+              HasSubstr("coding.sub_blocks: only coding.scheme = \"mds\""));
+  EXPECT_THAT(error_of("[coding]\nscheme = \"mds\"\ndynamic_roles = true\n"),
+              HasSubstr("coding.dynamic_roles: dynamic roles need coding.scheme = \"frc\""));
+  EXPECT_THAT(error_of("[coding]\nscheme = \"mds\"\nsub_blocks = 0\n"),
+              HasSubstr("coding.sub_blocks"));
+}
+
 TEST(CodingTable, UnknownKeySuggestsTheNearestOne) {
   const std::string e = error_of("[coding]\nscheme = \"frc\"\nstraglers = 2\n");
   EXPECT_THAT(e, HasSubstr("coding.straglers"));

@@ -1,0 +1,168 @@
+#!/usr/bin/python3
+"""The communication-efficient code on real peers with bandwidth-bound links
+(docs/reproduction.md §5; documented, not run in CI: it needs root).
+
+8 peers on 8 hosts of a LAN in a box (scripts/lan.sh: network namespaces on a bridge, each
+host's link shaped by tbf to RATE in both directions, an sshd per host), started by
+`fastk run` over real ssh: hypercube (3 neighbours, so one block of 3 per neighbourhood),
+MLP 784-128-10, batch 32, Fashion-MNIST, Markov stragglers (10x slow, p_NS = 0.05,
+p_SN = 0.3). Three codes, interleaved in every repeat:
+
+  uncoded   coding.scheme = "none": a model to each neighbour, wait for all of them
+  frc       scheme "frc", stragglers = 2: a model and a whole gradient sum; any 1 of 3 covers
+  mds       scheme "mds", stragglers = 1, sub_blocks = 2: a model and half a gradient; any 2
+
+Each is then simulated (`fastk sim` with a calibration of this machine and
+sim.link_rate_mbit = RATE; one host, since the LAN's hosts share this machine's cores), so
+the table shows what the simulator predicts next to what the real peers took.
+
+  scripts/build.sh build
+  /usr/bin/python3 experiments/coding/ce_lan.py [--build build] [--rate 100mbit]
+                                                [--iterations 150] [--repeats 3]
+                                                [--json FILE]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import bench_lan  # noqa: E402  (lan, rate_bits, median, HOSTS, LAN)
+
+CONFIG = """[run]
+name = "{name}"
+seed = {seed}
+iterations = {iterations}
+output = "{output}"
+eval_interval_s = 1000000
+[topology]
+kind = "hypercube"
+peers = 8
+[data]
+kind = "fashion_mnist"
+[model]
+kind = "mlp"
+hidden = [128]
+[optimizer]
+lr = 0.05
+batch_size = 32
+[coding]
+{coding}
+[stragglers]
+markov_good_to_bad = 0.05
+markov_bad_to_good = 0.3
+markov_factor = 10
+[sim]
+threads = 2
+per_peer_eval = false
+link_rate_mbit = {rate_mbit}
+calibration = "{calibration}"
+[cluster]
+base_port = 47100
+peer_timeout_ms = 30000
+startup_timeout_ms = 60000
+{hosts}
+"""
+
+CODES = {
+    "uncoded": 'scheme = "none"',
+    "frc": 'scheme = "frc"\nstragglers = 2',
+    "mds": 'scheme = "mds"\nstragglers = 1\nsub_blocks = 2',
+}
+
+
+def write_config(workdir, name, coding, args, hosts):
+    path = os.path.join(workdir, f"{name}.toml")
+    with open(path, "w") as f:
+        f.write(CONFIG.format(name=name, seed=args.seed, iterations=args.iterations,
+                              output=os.path.join(workdir, "runs"), coding=coding,
+                              rate_mbit=bench_lan.rate_bits(args.rate) / 1e6,
+                              calibration=os.path.join(workdir, "calibration.json"),
+                              hosts=hosts))
+    return path
+
+
+def summary_of(workdir, name):
+    with open(os.path.join(workdir, "runs", name, "summary.json")) as f:
+        return json.load(f)
+
+
+def figures(summary, iterations):
+    return {
+        "iteration_ms": 1000 * summary["training_phase_s"] / iterations,
+        "bytes_per_iteration": summary["bytes_per_iteration"],
+        "accuracy": summary["final_test_accuracy"],
+    }
+
+
+def run(command, what):
+    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if done.returncode != 0:
+        sys.exit(f"ce_lan: {what} failed:\n{done.stdout}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", default=os.path.join(bench_lan.ROOT, "build"))
+    parser.add_argument("--rate", default="100mbit", help="link rate, tc syntax")
+    parser.add_argument("--iterations", type=int, default=150)
+    parser.add_argument("--repeats", type=int, default=3, help="runs per code; medians")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", help="also write every run's figures to this file")
+    args = parser.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("ce_lan: must run as root (scripts/lan.sh makes network namespaces)")
+    fastk = os.path.abspath(os.path.join(args.build, "fastk"))
+    if not os.access(fastk, os.X_OK):
+        sys.exit(f"ce_lan: no fastk at {fastk} (scripts/build.sh {args.build})")
+    results = []
+    with tempfile.TemporaryDirectory(prefix="fastk_ce_lan_") as workdir:
+        local = write_config(workdir, "calibrate", CODES["uncoded"], args, "")
+        print("ce_lan: calibrating this machine ...", flush=True)
+        run([fastk, "calibrate", local, "-f", os.path.join(workdir, "calibration.json")],
+            "fastk calibrate")
+        try:
+            bench_lan.lan("up", "--name", bench_lan.LAN, "--hosts", str(bench_lan.HOSTS),
+                          "--rate", args.rate)
+            with open(f"/run/fastk-lan/{bench_lan.LAN}/hosts") as f:
+                addresses = [line.split()[0] for line in f if line.strip()]
+            hosts = "hosts = [" + ", ".join(f'"{a}"' for a in addresses) + "]"
+            for repeat in range(args.repeats):
+                for code, coding in CODES.items():
+                    name = f"{code}_r{repeat}"
+                    real = write_config(workdir, name, coding, args, hosts)
+                    run([fastk, "run", real, "--no-plots"], f"fastk run ({code})")
+                    result = {"code": code, "repeat": repeat,
+                              "real": figures(summary_of(workdir, name), args.iterations)}
+                    sim = write_config(workdir, name + "_sim", coding, args, "")
+                    run([fastk, "sim", sim, "--no-plots"], f"fastk sim ({code})")
+                    result["sim"] = figures(summary_of(workdir, name + "_sim"), args.iterations)
+                    results.append(result)
+                    print("  " + json.dumps(result), flush=True)
+        finally:
+            bench_lan.lan("down", "--name", bench_lan.LAN)
+    report(results, args)
+
+
+def report(results, args):
+    median = bench_lan.median
+    print(f"\n8 peers on 8 hosts at {args.rate}, hypercube, MLP, Fashion-MNIST, Markov "
+          f"stragglers x10, {args.iterations} iterations, medians of {args.repeats}\n")
+    print("| code | real: iteration | sim: iteration | bytes/peer-iteration | real accuracy |")
+    print("|---|---|---|---|---|")
+    for code in CODES:
+        mine = [r for r in results if r["code"] == code]
+        print(f"| {code} | {median([r['real']['iteration_ms'] for r in mine]):.1f} ms | "
+              f"{median([r['sim']['iteration_ms'] for r in mine]):.1f} ms | "
+              f"{median([r['real']['bytes_per_iteration'] for r in mine]):.0f} | "
+              f"{100 * median([r['real']['accuracy'] for r in mine]):.2f}% |")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
