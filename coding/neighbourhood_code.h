@@ -12,6 +12,7 @@
 // = the g-th member of each block) so that each block gets one worker per position.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,10 @@ struct NeighbourhoodCodeSpec {
 };
 
 using Block = std::vector<int>;  // partition ids (= home peers), sorted
+
+// mds blocks whose m-subsets number more than this are refused: choosing the code conditions
+// every one of them for 10 seeds (a block of 16 with m = 4: 1820).
+inline constexpr std::uint64_t kMaxMdsSubsets = 5000;
 
 // Members per block of a neighbourhood: s+1 for frc, s+m for mds (the last may be smaller).
 int block_size(const NeighbourhoodCodeSpec& spec);

@@ -16,8 +16,6 @@ namespace {
 constexpr std::size_t kComputeHistory = 64;
 // A reported gradient time this many times the usual one counts as straggling.
 constexpr double kStragglerRatio = 2.0;
-// Blocks whose m-subsets are more than this are refused (a block of 16 with m = 4: 1820).
-constexpr std::int64_t kMaxMdsSubsets = 5000;
 
 bool same_block(std::span<const PeerId> a, const coding::Block& b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end());
@@ -62,12 +60,13 @@ CodedNeighbourhood::CodedNeighbourhood(PeerId self, const coding::NeighbourhoodC
     const int d = static_cast<int>(members);
     const int m = coding::members_needed(spec_, d);
     // Choosing the generator conditions every m-subset of the block, for 10 seeds.
-    if (coding::binomial(d, m) > kMaxMdsSubsets) {
+    if (coding::binomial(d, m) > coding::kMaxMdsSubsets) {
       throw std::invalid_argument(
           "coding.scheme = \"mds\": a block of " + std::to_string(d) + " members with sub_blocks " +
           std::to_string(m) + " has " + std::to_string(coding::binomial(d, m)) +
           " ways to pick its covering members, too many to choose a code from (at most " +
-          std::to_string(kMaxMdsSubsets) + "): lower coding.stragglers or coding.sub_blocks");
+          std::to_string(coding::kMaxMdsSubsets) +
+          "): lower coding.stragglers or coding.sub_blocks");
     }
     mds_codes_.emplace(members, coding::GroupedMdsCode(d, d - m, m));
   };

@@ -89,6 +89,11 @@ PeerProtocol::PeerProtocol(PeerId self, std::shared_ptr<const topology::Topology
           "coding needs combine_then_adapt: the step uses the neighbourhood's decoded gradient, "
           "which is only known after the models were sent");
     }
+    if (config_.coding.scheme == coding::Scheme::kMds && config_.staleness > 0) {
+      throw std::invalid_argument(
+          "coding.scheme = \"mds\" decodes a block from shares of one iteration: staleness must "
+          "be 0");
+    }
     coded_ = std::make_unique<CodedNeighbourhood>(self_, config_.coding, *schedule_, neighbours_);
   }
   if (policy_->pairwise_averaging()) {
@@ -572,18 +577,18 @@ std::vector<float> PeerProtocol::release_gradient() {
 void PeerProtocol::on_coded_gradient(double now_s, PeerId from, std::int64_t tag, CodedPart coded,
                                      Actions& out) {
   const int s = slot_of(from);
-  // A part that names no block of this neighbourhood has no length to check against.
+  // A part that names no block of this neighbourhood has no length to check against: it is
+  // not in the code (after the neighbour, tag and value checks).
   const bool names_a_block = coded && coded_ && coded_->block_index(coded->covers) >= 0;
-  std::optional<DropCause> cause;
-  if (coded && s >= 0 && !names_a_block) {
+  std::size_t size = parameters_;
+  if (names_a_block) {
+    size = coded_->message_size(coded->covers, parameters_);
+  } else if (coded && coded->gradient) {
+    size = coded->gradient->values().size();
+  }
+  std::optional<DropCause> cause = unusable(from, tag, coded ? coded->gradient : nullptr, size);
+  if (!cause && (!coded_ || !coded_->valid(from, *coded, parameters_))) {
     cause = DropCause::kNotInTheCode;
-  } else {
-    const std::size_t size =
-        names_a_block ? coded_->message_size(coded->covers, parameters_) : parameters_;
-    cause = unusable(from, tag, coded ? coded->gradient : nullptr, size);
-    if (!cause && (!coded_ || !coded_->valid(from, *coded, parameters_))) {
-      cause = DropCause::kNotInTheCode;
-    }
   }
   if (cause) {
     dropped_.add(*cause);

@@ -32,6 +32,8 @@ double ShapedLinks::first_gap(const std::map<double, double>& busy, double earli
 double ShapedLinks::arrival_s(int from, int to, double send_s, std::int64_t bytes, double delay_s) {
   if (!limited()) return send_s + delay_s;
   const double transmit_s = static_cast<double>(bytes) / bytes_per_s_;
+  if (transmit_s <= 0)
+    return std::max(send_s, uplink_free_s_[static_cast<std::size_t>(from)]) + delay_s;
   double& up = uplink_free_s_[static_cast<std::size_t>(from)];
   const double up_start = std::max(send_s, up);
   up = up_start + transmit_s;

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The communication-efficient code on real peers with bandwidth-bound links
-(docs/reproduction.md §5; documented, not run in CI: it needs root).
+(docs/reproduction.md §5.1; documented, not run in CI: it needs root).
 
 8 peers on 8 hosts of a LAN in a box (scripts/lan.sh: network namespaces on a bridge, each
 host's link shaped by tbf to RATE in both directions, an sshd per host), started by

@@ -1,9 +1,32 @@
 // [coding]: gradient coding inside every neighbourhood (coding/neighbourhood_code.h).
 #include "coding/neighbourhood_code.h"
+#include "coding/subsets.h"
 #include "consensus/backup_policy.h"
 #include "node/config/tables.h"
 
 namespace fastk::node {
+
+namespace {
+
+// What the mds code leaves no room for (consensus/coded_neighbourhood.cc refuses the same).
+void check_mds(TableReader& t, const ConsensusConfig& config) {
+  const coding::NeighbourhoodCodeSpec& spec = config.protocol.coding;
+  if (config.protocol.staleness > 0) {
+    t.errors().add("coding.scheme",
+                   "coding.scheme = \"mds\" decodes a block from shares of one iteration; "
+                   "consensus.staleness lets older ones count: set it to 0 or use \"frc\"");
+  }
+  const int size = coding::block_size(spec);
+  if (coding::binomial(size, coding::members_needed(spec, size)) > coding::kMaxMdsSubsets) {
+    t.errors().add("coding.sub_blocks",
+                   "a block of stragglers + sub_blocks = " + std::to_string(size) +
+                       " members has more ways to pick " + std::to_string(spec.sub_blocks) +
+                       " of them than a code can be chosen from (at most " +
+                       std::to_string(coding::kMaxMdsSubsets) + "): lower one of the two");
+  }
+}
+
+}  // namespace
 
 void read_coding_table(TableReader& t, ConsensusConfig& config,
                        const topology::TopologySpec& topology) {
@@ -28,6 +51,7 @@ void read_coding_table(TableReader& t, ConsensusConfig& config,
     }
     return;
   }
+  if (spec.scheme == coding::Scheme::kMds) check_mds(t, config);
   if (spec.scheme == coding::Scheme::kMds && spec.dynamic_roles) {
     t.errors().add("coding.dynamic_roles",
                    "dynamic roles need coding.scheme = \"frc\": an mds share is tied to its "

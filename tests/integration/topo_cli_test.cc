@@ -116,6 +116,21 @@ TEST(TopoCli, SurprisesAreSaidPlainly) {
   EXPECT_THAT(r.output, HasSubstr("apt-get install graphviz"));
 }
 
+// The communication-efficient code's placement, and the flags it refuses.
+TEST(TopoCli, MdsPlacementAndItsRefusals) {
+  Result r = run("topo hypercube --peers 8 --coding mds --coding-stragglers 1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("coding: mds, any 2 member(s) of a block of 3 cover it, each "
+                                  "sending 1/2 of a gradient"));
+  EXPECT_THAT(r.output, HasSubstr("peer 0: blocks {0} {1 2 4}"));
+  r = run("topo hypercube --peers 8 --coding mds --dynamic-roles");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("--dynamic-roles needs --coding frc"));
+  r = run("topo hypercube --peers 8 --coding frc --coding-sub-blocks 3");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("--coding-sub-blocks applies to --coding mds only"));
+}
+
 TEST(TopoCli, BadInputFailsWithAClearMessage) {
   Result r = run("topo rign");
   EXPECT_EQ(r.exit_code, 1);

@@ -307,6 +307,11 @@ TEST(ShapedLinks, MessagesQueueOnBothEndsOfAPeersLink) {
   EXPECT_DOUBLE_EQ(links.arrival_s(0, 2, 0.0, 500, 0.1), 1.1);  // behind it on 0's uplink
   // 2 sends from 0.2 to 0.7; 1's downlink is busy until 0.5, so it takes these bytes from 0.5.
   EXPECT_DOUBLE_EQ(links.arrival_s(2, 1, 0.2, 500, 0.0), 1.0);
+  // The link's delay holds a message after its bytes are in: it does not keep the receiver's
+  // link busy. 0's message to 1 is in at 0.5 (then held 1 s); 2's, sent at 0, follows at once.
+  ShapedLinks delayed(3, 1000.0);
+  EXPECT_DOUBLE_EQ(delayed.arrival_s(0, 1, 0.0, 500, 1.0), 1.5);
+  EXPECT_DOUBLE_EQ(delayed.arrival_s(2, 1, 0.0, 500, 0.0), 1.0);
   ShapedLinks free_links(3, 0.0);
   EXPECT_DOUBLE_EQ(free_links.arrival_s(0, 1, 2.0, 1 << 30, 0.25), 2.25);
   EXPECT_THROW(ShapedLinks(2, -1.0), std::invalid_argument);

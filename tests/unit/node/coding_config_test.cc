@@ -61,6 +61,11 @@ TEST(CodingTable, SubBlocksAndDynamicRolesNameWhatTheyNeed) {
               HasSubstr("coding.dynamic_roles: dynamic roles need coding.scheme = \"frc\""));
   EXPECT_THAT(error_of("[coding]\nscheme = \"mds\"\nsub_blocks = 0\n"),
               HasSubstr("coding.sub_blocks"));
+  EXPECT_THAT(error_of("[consensus]\nstaleness = 1\n[coding]\nscheme = \"mds\"\n"),
+              HasSubstr("consensus.staleness lets older ones count"));
+  // C(16, 8) = 12870 ways to pick 8 of 16: too many to choose a code from.
+  EXPECT_THAT(error_of("[coding]\nscheme = \"mds\"\nstragglers = 8\nsub_blocks = 8\n"),
+              HasSubstr("a block of stragglers + sub_blocks = 16 members"));
 }
 
 TEST(CodingTable, UnknownKeySuggestsTheNearestOne) {
