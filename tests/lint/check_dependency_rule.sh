@@ -7,7 +7,7 @@
 set -uo pipefail
 root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$root" || exit 2
-pure=(topology learning consensus coding)
+pure=(topology learning consensus coding compression)
 forbidden='#[[:space:]]*include[[:space:]]*[<"](zmq\.h|zmq\.hpp|zmq_addon\.hpp|boost/asio[^">]*|asio\.hpp|toml\+\+/[^">]*|thread|mutex|condition_variable|future|chrono|sys/socket\.h|netinet/[^">]*|arpa/inet\.h|node/[^">]*)[">]'
 status=0
 for dir in "${pure[@]}"; do

@@ -1,0 +1,18 @@
+#include <algorithm>
+
+#include "compression/compressors.h"
+#include "compression/half.h"
+
+namespace fastk::compression {
+
+Compressed compress_fp16(std::span<const float> v) {
+  constexpr float kLargestHalf = 65504.0f;
+  Compressed c;
+  c.kind = Kind::kFloat16;
+  c.length = static_cast<std::uint32_t>(v.size());
+  c.halves.reserve(v.size());
+  for (float x : v) c.halves.push_back(to_half(std::clamp(x, -kLargestHalf, kLargestHalf)));
+  return c;
+}
+
+}  // namespace fastk::compression
