@@ -44,7 +44,7 @@ std::optional<Inbound> to_inbound(transport::ReceivedMessage message, SharedMode
       in.params = std::make_shared<const FrameParams>(std::move(message));
       break;
     case wire::MessageType::kSharedModel:
-      in.params = shared.take(in.from, message.payload());
+      in.params = shared.take(in.from, message.type(), message.payload());
       if (!in.params) return std::nullopt;
       break;
     case wire::MessageType::kCodedGradient:
@@ -61,7 +61,7 @@ std::optional<Inbound> to_inbound(transport::ReceivedMessage message, SharedMode
     case wire::MessageType::kSharedAverageRequest:
     case wire::MessageType::kSharedAverageReply:
       in.averaging = averaging_step(message.type());
-      in.params = shared.take(in.from, message.payload());
+      in.params = shared.take(in.from, message.type(), message.payload());
       if (!in.params) return std::nullopt;
       break;
     case wire::MessageType::kBye:

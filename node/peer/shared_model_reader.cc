@@ -14,7 +14,8 @@ SharedModelReader::SharedModelReader(std::uint64_t run_id, int self, std::size_t
   }
 }
 
-consensus::Params SharedModelReader::take(int from, std::span<const std::byte> payload) {
+consensus::Params SharedModelReader::take(int from, wire::MessageType type,
+                                          std::span<const std::byte> payload) {
   const wire::ModelSlotRef ref = wire::read_model_slot(payload);
   transport::NeighbourModels::Taken taken;
   const auto name = names_.find(from);
@@ -29,9 +30,9 @@ consensus::Params SharedModelReader::take(int from, std::span<const std::byte> p
     ++lapped_;
   } else if (taken.outcome == transport::NeighbourModels::Outcome::kInvalid) {
     ++bad_;
-    if (logged_.insert(from).second) {
-      std::cerr << "peer " << self_ << ": dropped a SHARED_MODEL from peer " << from << ": "
-                << taken.problem << std::endl;
+    if (logged_.insert({from, type}).second) {
+      std::cerr << "peer " << self_ << ": dropped a " << wire::to_string(type) << " from peer "
+                << from << ": " << taken.problem << std::endl;
     }
   }
   return taken.params;

@@ -10,9 +10,11 @@
 #include <set>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "consensus/params.h"
 #include "node/transport/shared_models.h"
+#include "node/wire/format.h"
 
 namespace fastk::node::peer {
 
@@ -22,8 +24,9 @@ class SharedModelReader {
   SharedModelReader(std::uint64_t run_id, int self, std::size_t floats,
                     std::map<int, std::string> names);
 
-  // The model, or null (lapped or bad).
-  consensus::Params take(int from, std::span<const std::byte> payload);
+  // The vector a shared-memory reference of type `type` (SHARED_MODEL, SHARED_AVERAGE_REQUEST,
+  // SHARED_AVERAGE_REPLY) points at, or null (lapped or bad; a bad one is logged by its type).
+  consensus::Params take(int from, wire::MessageType type, std::span<const std::byte> payload);
   // `from` restarted (its HELLO came mid-run): its slots are mapped afresh on next use.
   void forget(int from) {
     if (models_) models_->forget(static_cast<wire::PeerId>(from));
@@ -35,7 +38,7 @@ class SharedModelReader {
   int self_;
   std::map<int, std::string> names_;
   std::unique_ptr<transport::NeighbourModels> models_;  // null without shared memory
-  std::set<int> logged_;                                // senders of a bad one, logged
+  std::set<std::pair<int, wire::MessageType>> logged_;  // bad ones logged: once per sender, type
   std::uint64_t lapped_ = 0;
   std::uint64_t bad_ = 0;
 };

@@ -130,6 +130,9 @@ TEST(MalformedFrames, BadSharedModelReferencesAreDroppedAndCounted) {
     foreign.send(shared({1000, 1, kFloats}));                    // no such slot
     foreign.send(shared({0, 1, kFloats + 1}));                   // not this run's model size
     foreign.send(shared({0, std::uint64_t{1} << 60, kFloats}));  // never published
+    // An averaging reference to no slot: dropped, and logged by its own type.
+    foreign.send(fastk::testing::to_frames(wire::encode_shared_model(
+        1, 3, {1000, 1, kFloats}, nullptr, wire::MessageType::kSharedAverageRequest)));
   }
   ASSERT_NO_FATAL_FAILURE(expect_all_finish_after_sending(peers, e));
   EXPECT_EQ(std::filesystem::file_size(peer_dir(run, 0) / "model-final.f32"),
@@ -137,11 +140,13 @@ TEST(MalformedFrames, BadSharedModelReferencesAreDroppedAndCounted) {
   const auto summary = read_json(peer_dir(run, 0) / "summary.json");
   EXPECT_EQ(summary.value("finished", false), true);
   EXPECT_EQ(summary.value("iterations", 0), e.iterations);
-  const std::map<std::string, int> expected = {{"bad shared model", 2}};
+  const std::map<std::string, int> expected = {{"bad shared model", 3}};
   const auto rejected = summary["rejected_frames"].get<std::map<std::string, int>>();
   EXPECT_EQ(rejected, expected) << summary.dump(2);
   EXPECT_GE(summary.value("shared_models_lapped", 0), 1);
   EXPECT_THAT(peers[0]->output(), ::testing::HasSubstr("dropped a SHARED_MODEL from peer 1"));
+  EXPECT_THAT(peers[0]->output(),
+              ::testing::HasSubstr("dropped a SHARED_AVERAGE_REQUEST from peer 1"));
 }
 
 }  // namespace
