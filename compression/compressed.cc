@@ -67,8 +67,9 @@ std::string to_string(Kind kind) {
 }
 
 std::size_t Compressed::payload_bytes() const {
-  return kHeaderBytes + 4 * scales.size() + codes.size() + 2 * halves.size() +
-         4 * (indices.empty() && values.empty() ? 0 : 1) + 4 * indices.size() + 4 * values.size();
+  const bool sparse = kind == Kind::kTopK || kind == Kind::kRandomK;  // they send a count
+  return kHeaderBytes + 4 * scales.size() + codes.size() + 2 * halves.size() + (sparse ? 4 : 0) +
+         4 * indices.size() + 4 * values.size();
 }
 
 std::optional<std::string> invalid(const Compressed& c) {

@@ -1,6 +1,7 @@
 // top_k and random_k: k of the values and their indices, nothing else.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
 
 #include "compression/compressors.h"
@@ -23,17 +24,29 @@ Compressed keep(std::span<const float> v, std::vector<std::uint32_t> indices, Ki
 }  // namespace
 
 Compressed compress_top_k(std::span<const float> v, std::uint32_t k) {
-  std::vector<std::uint32_t> order(v.size());
-  std::iota(order.begin(), order.end(), 0u);
   k = std::min<std::uint32_t>(k, static_cast<std::uint32_t>(v.size()));
-  // Largest magnitude first; ties go to the lower index, so the choice is deterministic.
-  std::nth_element(order.begin(), order.begin() + k, order.end(),
-                   [&](std::uint32_t a, std::uint32_t b) {
-                     const float fa = std::fabs(v[a]), fb = std::fabs(v[b]);
-                     return fa != fb ? fa > fb : a < b;
-                   });
-  order.resize(k);
-  return keep(v, std::move(order), Kind::kTopK);
+  if (k == 0) return keep(v, {}, Kind::kTopK);
+  // The k-th largest magnitude, found among the magnitudes alone (contiguous floats: several
+  // times faster than selecting indices through a comparator that looks each value up).
+  std::vector<float> magnitude(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) magnitude[i] = std::fabs(v[i]);
+  std::nth_element(magnitude.begin(), magnitude.begin() + (k - 1), magnitude.end(),
+                   std::greater<float>());
+  const float threshold = magnitude[k - 1];
+  const auto above = static_cast<std::size_t>(
+      std::count_if(magnitude.begin(), magnitude.end(), [&](float m) { return m > threshold; }));
+  // Every value above the threshold, then those at it in index order until k: ties go to the
+  // lower index, so the choice is deterministic.
+  std::size_t ties = k - above;
+  std::vector<std::uint32_t> indices;
+  indices.reserve(k);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const float m = std::fabs(v[i]);
+    if (m < threshold || (m == threshold && ties == 0)) continue;
+    if (m == threshold) --ties;
+    indices.push_back(static_cast<std::uint32_t>(i));
+  }
+  return keep(v, std::move(indices), Kind::kTopK);
 }
 
 Compressed compress_random_k(std::span<const float> v, std::uint32_t k, std::uint64_t seed) {
