@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <variant>
 #include <vector>
 
+#include "compression/compressed.h"
 #include "consensus/backup_policy.h"
 #include "consensus/coded_message.h"
 #include "consensus/params.h"
@@ -29,6 +31,15 @@ struct SendCoded {
   PeerId to = 0;
   std::int64_t tag = 0;
   CodedPart coded;
+};
+
+// Compressed gossip (docs/compression.md): the sender's compressed difference q(tag) to its
+// public estimate, to every peer in `to`. Receivers apply each one once, in tag order.
+using CompressedPart = std::shared_ptr<const compression::Compressed>;
+struct SendCompressed {
+  std::vector<PeerId> to;
+  std::int64_t tag = 0;
+  CompressedPart difference;
 };
 
 // AD-PSGD's pairwise averages (policy ad_psgd, docs/protocol.md §4.5). An active peer sends
@@ -130,8 +141,8 @@ struct Finished {
   std::int64_t iterations = 0;
 };
 
-using Action = std::variant<SendParams, SendCoded, SendAveraging, StartGradient, ArmTimer,
-                            IterationCompleted, NeighbourGone, Finished>;
+using Action = std::variant<SendParams, SendCoded, SendAveraging, SendCompressed, StartGradient,
+                            ArmTimer, IterationCompleted, NeighbourGone, Finished>;
 using Actions = std::vector<Action>;
 
 // One handler per action, for std::visit: a runtime that lacks a handler for a new action

@@ -20,6 +20,8 @@ std::string_view to_string(DropCause cause) {
       return "not in the code";
     case DropCause::kNotAsked:
       return "averaging not asked for";
+    case DropCause::kBadDifference:
+      return "bad compressed difference";
   }
   return "unknown cause";
 }

@@ -18,8 +18,9 @@ enum class DropCause : std::uint8_t {
   kNonFinite,      // a NaN or infinite value: mixing it would poison the model for good
   kNotInTheCode,   // a coded gradient that does not fit this neighbourhood's code
   kNotAsked,       // AD-PSGD: a request to an active peer, or a reply to no open request
+  kBadDifference,  // compressed gossip: malformed, or not the next one of its sender
 };
-inline constexpr std::size_t kDropCauseCount = 6;
+inline constexpr std::size_t kDropCauseCount = 7;
 std::string_view to_string(DropCause cause);
 
 class DropCounts {

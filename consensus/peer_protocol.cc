@@ -12,6 +12,7 @@
 
 #include "consensus/disagreement.h"
 #include "consensus/mix_step.h"
+#include "learning/random.h"
 
 namespace fastk::consensus {
 namespace {
@@ -19,6 +20,9 @@ namespace {
 constexpr const char* kPushSumCannotComeBack =
     "a push-sum peer cannot come back: the weight it held and the mass sent to it while it "
     "was down are lost, and the models would no longer average to the mean";
+constexpr const char* kCompressedCannotComeBack =
+    "a peer of compressed gossip cannot come back: its neighbours' public estimates of it, and "
+    "its of them, are built from every difference since the start";
 
 }  // namespace
 
@@ -96,6 +100,11 @@ PeerProtocol::PeerProtocol(PeerId self, std::shared_ptr<const topology::Topology
     }
     coded_ = std::make_unique<CodedNeighbourhood>(self_, config_.coding, *schedule_, neighbours_);
   }
+  if (config_.compression) {
+    check_compression();
+    own_estimate_.emplace(std::vector<float>(x_->values().begin(), x_->values().end()));
+    estimates_.assign(slots_.size(), *own_estimate_);  // every peer starts from the same model
+  }
   if (policy_->pairwise_averaging()) {
     check_pairwise_averaging();
     averaging_ = std::make_unique<PairwiseAveraging>(self_, *schedule_, config_.seed, parameters_);
@@ -115,6 +124,47 @@ void PeerProtocol::check_pairwise_averaging() const {
   if (config_.max_gap > 0) refuse("is asynchronous: drop max_gap");
   if (config_.order != UpdateOrder::kCombineThenAdapt) {
     refuse("averages, then steps with the gradient taken before: drop order");
+  }
+}
+
+// What CHOCO's compressed gossip leaves no room for: each names the option to drop.
+void PeerProtocol::check_compression() const {
+  const auto refuse = [](const std::string& what) {
+    throw std::invalid_argument("compressed gossip " + what);
+  };
+  compression::check(*config_.compression);
+  if (!(config_.consensus_step > 0 && config_.consensus_step <= 1)) {
+    refuse("needs compression.consensus_step in (0, 1]");
+  }
+  if (config_.order != UpdateOrder::kAdaptThenCombine) {
+    refuse("steps, then sends its difference: set consensus.order = \"adapt_then_combine\"");
+  }
+  if (config_.push_sum) refuse("and push_sum exclude each other");
+  if (config_.coding.scheme != coding::Scheme::kNone) refuse("and coding exclude each other");
+  if (policy_->pairwise_averaging()) refuse("and policy ad_psgd exclude each other");
+  // Every copy of an estimate must see every difference: a time-varying schedule sends each
+  // round to other peers, and a directed graph to peers that do not send back.
+  if (schedule_->fixed_graph() == nullptr) {
+    refuse(
+        "needs a static undirected graph: on a time-varying or directed one a difference "
+        "misses peers that keep a copy of the sender's estimate");
+  }
+  // The mix moves no mass only if W_ij = W_ji (docs/compression.md §1).
+  const topology::RoundPeers mine = schedule_->round(self_, 0);
+  for (std::size_t r = 0; r < mine.receive_from.size(); ++r) {
+    const topology::RoundPeers theirs = schedule_->round(mine.receive_from[r], 0);
+    const auto at = std::find(theirs.receive_from.begin(), theirs.receive_from.end(), self_);
+    const double back =
+        at == theirs.receive_from.end()
+            ? 0.0
+            : theirs.receive_weights[static_cast<std::size_t>(at - theirs.receive_from.begin())];
+    if (std::abs(back - mine.receive_weights[r]) > 1e-9) {
+      refuse("needs symmetric weights, but W_" + std::to_string(self_) + "," +
+             std::to_string(mine.receive_from[r]) + " != W_" +
+             std::to_string(mine.receive_from[r]) + "," + std::to_string(self_) +
+             " (weights = \"uniform\" on an irregular graph?): the models would drift from "
+             "their mean");
+    }
   }
 }
 
@@ -278,6 +328,7 @@ const Params& PeerProtocol::mixed(const Slot& slot) const {
 void PeerProtocol::resume_at(std::int64_t iteration) {
   if (phase_ != Phase::kNotStarted) throw std::logic_error("PeerProtocol: resumed once started");
   if (config_.push_sum) throw std::invalid_argument(kPushSumCannotComeBack);
+  if (config_.compression) throw std::invalid_argument(kCompressedCannotComeBack);
   if (iteration < 0 || iteration > config_.iterations) {
     throw std::invalid_argument("PeerProtocol: cannot resume at iteration " +
                                 std::to_string(iteration) + " of a run of " +
@@ -302,6 +353,7 @@ void PeerProtocol::start(double now_s, Actions& out) {
 void PeerProtocol::join(double now_s, Actions& out) {
   if (phase_ != Phase::kNotStarted) throw std::logic_error("PeerProtocol: started twice");
   if (config_.push_sum) throw std::invalid_argument(kPushSumCannotComeBack);
+  if (config_.compression) throw std::invalid_argument(kCompressedCannotComeBack);
   if (averaging_) {
     throw std::invalid_argument(
         "an ad_psgd peer cannot join without a checkpoint: its neighbours send it no models to "
@@ -546,7 +598,17 @@ void PeerProtocol::on_gradient_done(double now_s, std::span<const float> gradien
     const float scale = config_.push_sum ? x.back() : 1.0f;
     for (std::size_t p = 0; p < parameters_; ++p) values[p] = x[p] - lr * scale * gradient[p];
     own_for_mix_ = std::move(y);
-    if (!round_.send_to.empty()) send(round_.send_to, own_for_mix_, out);
+    if (own_estimate_) {
+      // The seed: a hash of (run seed, peer, iteration), the same in both runtimes.
+      const std::uint64_t seed =
+          learning::mix64(config_.seed ^ learning::mix64((static_cast<std::uint64_t>(self_) << 40) ^
+                                                         static_cast<std::uint64_t>(k_)));
+      auto difference = std::make_shared<const compression::Compressed>(
+          own_estimate_->advance(*config_.compression, own_for_mix_->values(), seed));
+      if (!round_.send_to.empty()) out.push_back(SendCompressed{round_.send_to, k_, difference});
+    } else if (!round_.send_to.empty()) {
+      send(round_.send_to, own_for_mix_, out);
+    }
   }
   try_update(now_s, out);
 }
@@ -604,6 +666,72 @@ void PeerProtocol::on_coded_gradient(double now_s, PeerId from, std::int64_t tag
     slot.coded_tag = tag;
   }
   reevaluate(now_s, out);
+}
+
+void PeerProtocol::on_compressed(double now_s, PeerId from, std::int64_t tag,
+                                 CompressedPart difference, Actions& out) {
+  const int s = slot_of(from);
+  std::optional<DropCause> cause;
+  if (s < 0) {
+    cause = DropCause::kNotNeighbour;
+  } else if (!own_estimate_) {
+    cause = DropCause::kBadDifference;  // this run sends models, not differences
+  } else if (tag < 0 || tag >= config_.iterations) {
+    cause = DropCause::kTagOutOfRange;
+  } else if (!difference || difference->length != parameters_) {
+    cause = DropCause::kWrongSize;
+  } else if (compression::invalid(*difference) ||
+             tag != slots_[static_cast<std::size_t>(s)].difference_tag + 1) {
+    cause = DropCause::kBadDifference;
+  }
+  if (cause) {
+    dropped_.add(*cause);
+    return;
+  }
+  Slot& slot = slots_[static_cast<std::size_t>(s)];
+  heard_from(slot, now_s);
+  arrivals_.message(from, tag, now_s);
+  slot.bytes_since_update += static_cast<std::int64_t>(difference->payload_bytes());
+  slot.difference_tag = tag;
+  slot.differences.emplace_back(tag, std::move(difference));
+  slot.tag = tag;
+  // Under full a neighbour leads by less than n iterations, so the update of each iteration
+  // still applies exactly that iteration's differences; one leading by more (it does not wait
+  // for this peer) has its oldest applied now, which keeps the queue bounded.
+  while (slot.differences.size() > static_cast<std::size_t>(schedule_->size())) {
+    estimates_[static_cast<std::size_t>(s)].apply(*slot.differences.front().second);
+    slot.differences.pop_front();
+  }
+  reevaluate(now_s, out);
+}
+
+std::span<const float> PeerProtocol::public_estimate(PeerId peer) const {
+  if (!own_estimate_) return {};
+  if (peer == self_) return own_estimate_->value();
+  const int s = slot_of(peer);
+  return s < 0 ? std::span<const float>{} : estimates_[static_cast<std::size_t>(s)].value();
+}
+
+std::vector<MixTerm> PeerProtocol::estimate_terms(double now_s) {
+  std::vector<MixTerm> terms;
+  const auto gamma = config_.consensus_step;
+  double total = 0;
+  for (std::size_t r = 0; r < round_slots_.size(); ++r) {
+    const auto s = static_cast<std::size_t>(round_slots_[r]);
+    Slot& slot = slots_[s];
+    while (!slot.differences.empty() && slot.differences.front().first <= k_) {
+      estimates_[s].apply(*slot.differences.front().second);
+      slot.differences.pop_front();
+    }
+    // A neighbour gone before sending this iteration's difference (it died, or left early)
+    // pulls no more: its estimate is frozen. One that finished has sent them all.
+    if (gone(slot, now_s) && slot.difference_tag < k_) continue;
+    const double w = round_.receive_weights[r];
+    total += w;
+    terms.push_back({static_cast<float>(gamma * w), estimates_[s].value()});
+  }
+  terms.push_back({static_cast<float>(-gamma * total), own_estimate_->value()});
+  return terms;
 }
 
 void PeerProtocol::on_message(double now_s, PeerId from, std::int64_t tag, Params params,
@@ -991,7 +1119,17 @@ void PeerProtocol::update(double now_s, const std::vector<int>& used, int requir
   for (const auto& [weight, mass] : masses) terms.push_back({weight, mass->values()});
   const std::vector<float> difference = averaging_ ? take_averages(record) : std::vector<float>{};
   if (!difference.empty()) terms.push_back({1.0f, difference});
+  const bool estimates = own_estimate_.has_value();
+  if (estimates) terms = estimate_terms(now_s);
+  if (estimates) record.used_weights.clear();
   for (std::size_t u = 0; u < used.size() && !config_.push_sum; ++u) {
+    if (estimates) {  // telemetry only: the mix above takes every neighbour's estimate
+      const auto r = static_cast<std::size_t>(used[u]);
+      record.used.push_back(round_.receive_from[r]);
+      record.used_tags.push_back(slots_[static_cast<std::size_t>(round_slots_[r])].tag);
+      record.used_weights.push_back(config_.consensus_step * round_.receive_weights[r]);
+      continue;
+    }
     const Slot& slot =
         slots_[static_cast<std::size_t>(round_slots_[static_cast<std::size_t>(used[u])])];
     const Params& params = mixed(slot);
@@ -1018,7 +1156,9 @@ void PeerProtocol::update(double now_s, const std::vector<int>& used, int requir
     const float scale = lr * next.back();
     for (std::size_t p = 0; p + 1 < next.size(); ++p) next[p] -= scale * step[p];
   } else {
-    mix_and_step(next, static_cast<float>(row.self_weight), own, terms, lr, step);
+    // Compressed gossip keeps all of x_half and adds gamma times the estimates' differences.
+    mix_and_step(next, estimates ? 1.0f : static_cast<float>(row.self_weight), own, terms, lr,
+                 step);
   }
   if (config_.push_sum) keep_weight_normal(next);
 
@@ -1028,11 +1168,13 @@ void PeerProtocol::update(double now_s, const std::vector<int>& used, int requir
       k_ % config_.policy.disagreement_every == 0) {
     std::vector<std::span<const float>> models;
     for (int u : used) {
-      models.push_back(
-          mixed(slots_[static_cast<std::size_t>(round_slots_[static_cast<std::size_t>(u)])])
-              ->values());
+      const auto s = static_cast<std::size_t>(round_slots_[static_cast<std::size_t>(u)]);
+      // Compressed gossip knows its neighbours' models by their public estimates.
+      models.push_back(estimates ? estimates_[s].value() : mixed(slots_[s])->values());
     }
-    if (config_.push_sum) {
+    if (estimates) {
+      policy_->observe_disagreement(neighbourhood_disagreement(own_estimate_->value(), models));
+    } else if (config_.push_sum) {
       observe_debiased_disagreement(own, models);
     } else {
       policy_->observe_disagreement(neighbourhood_disagreement(own, models));

@@ -26,6 +26,7 @@
 #include <span>
 #include <vector>
 
+#include "compression/public_estimate.h"
 #include "consensus/actions.h"
 #include "consensus/arrival_window.h"
 #include "consensus/backup_policy.h"
@@ -72,8 +73,14 @@ struct ProtocolConfig {
   // decodes (or coding.deadline_s after its own gradient) instead of asking the policy, then
   // steps with the decoded mean gradient; the model goes out with the coded gradients.
   coding::NeighbourhoodCodeSpec coding;
-  // Policy ad_psgd: the seed of each active peer's draw of its averaging partner.
+  // Policy ad_psgd: the seed of each active peer's draw of its averaging partner; compressed
+  // gossip: the seed of its random rounding and sparsification.
   std::uint64_t seed = 0;
+  // Compressed gossip (CHOCO-SGD, docs/compression.md): with a compressor the peer sends the
+  // compressed difference to its public estimate instead of its model, and mixes the
+  // estimates with this consensus step (gamma, in (0, 1]). Needs adapt_then_combine.
+  std::optional<compression::CompressorSpec> compression;
+  double consensus_step = 1.0;
 };
 
 class PeerProtocol {
@@ -105,6 +112,11 @@ class PeerProtocol {
   // when coding is off) or holds a NaN or infinity is counted and dropped.
   void on_coded_gradient(double now_s, PeerId from, std::int64_t tag, CodedPart coded,
                          Actions& out);
+  // A neighbour's compressed difference (compressed gossip). One that is malformed, of another
+  // length, or not the next of its sender (a gap would part the copies of its estimate) is
+  // counted and dropped.
+  void on_compressed(double now_s, PeerId from, std::int64_t tag, CompressedPart difference,
+                     Actions& out);
   // The gradient requested by the last StartGradient. Throws std::logic_error if none is
   // outstanding (a runtime bug), std::runtime_error if it holds a NaN or infinity (the
   // training diverged: stepping would make the model, and then nothing, usable). `stats`
@@ -138,6 +150,9 @@ class PeerProtocol {
   std::int64_t iteration() const { return k_; }
   // The mixed state: with push-sum, the numerator x and its weight w as the last value.
   const Params& model() const { return x_; }
+  // Compressed gossip: this peer's copy of `peer`'s public estimate (its own for self_), with
+  // the differences applied so far; empty without compression or for a non-neighbour.
+  std::span<const float> public_estimate(PeerId peer) const;
   // The model to evaluate, save and compute gradients at: x / w with push-sum (a fresh
   // buffer of one value fewer), model() otherwise.
   Params debiased_model() const;
@@ -207,6 +222,11 @@ class PeerProtocol {
     // which it sends only after reading the reply: a runtime that shares the buffer (shared
     // memory) must not rewrite it before then, or half an average would be lost.
     Params last_reply;
+    // Compressed gossip: differences received and not applied yet (tag order; applied at the
+    // update of their iteration, so that full mixes exactly iteration k's estimates), and the
+    // tag of the last one received.
+    std::deque<std::pair<std::int64_t, CompressedPart>> differences;
+    std::int64_t difference_tag = -1;
   };
 
   int slot_of(PeerId peer) const;  // -1 if not a neighbour
@@ -239,6 +259,10 @@ class PeerProtocol {
   void record_neighbours(IterationRecord& record);
   void check_push_sum() const;
   void check_pairwise_averaging() const;
+  void check_compression() const;
+  // Compressed gossip: the mix of the estimates, x_half + gamma sum_j w_ij (x_hat_j - x_hat_i),
+  // as terms of mix_and_step, after applying the differences of iterations up to k.
+  std::vector<MixTerm> estimate_terms(double now_s);
   void settle_averages();
   // ad_psgd: the iteration's request (active peers) and gradient.
   void begin_averaging(double now_s, Actions& out);
@@ -316,7 +340,10 @@ class PeerProtocol {
   std::vector<float> padded_gradient_;       // push-sum: the gradient with a 0 for the weight
   std::optional<learning::Sgd> local_step_;  // with momentum or weight decay
   Params gradient_point_;                    // where this iteration's gradient is taken
-  std::unique_ptr<PairwiseAveraging> averaging_;                // policy ad_psgd
+  std::unique_ptr<PairwiseAveraging> averaging_;  // policy ad_psgd
+  // Compressed gossip: the own public estimate, and one per slot (each neighbour's).
+  std::optional<compression::PublicEstimate> own_estimate_;
+  std::vector<compression::PublicEstimate> estimates_;
   std::vector<std::pair<PeerId, std::int64_t>> averaged_with_;  // ad_psgd, passive: since update
 };
 

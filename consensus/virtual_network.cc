@@ -31,10 +31,13 @@ void check_costs(const MachineCosts& costs, std::size_t peers) {
 }
 
 // What a message puts on a link: its vectors as float32, plus the header's allowance.
-std::int64_t message_bytes(const Params& params, const CodedPart& coded) {
+std::int64_t message_bytes(const Params& params, const CodedPart& coded,
+                           const CompressedPart& compressed) {
   std::size_t floats = params ? params->values().size() : 0;
   if (coded) floats += coded->gradient ? coded->gradient->values().size() : 0;
-  return static_cast<std::int64_t>(floats * sizeof(float)) + kMessageOverheadBytes;
+  const std::size_t compressed_bytes = compressed ? compressed->payload_bytes() : 0;
+  return static_cast<std::int64_t>(floats * sizeof(float) + compressed_bytes) +
+         kMessageOverheadBytes;
 }
 
 }  // namespace
@@ -84,6 +87,9 @@ void VirtualNetwork::execute(PeerId peer, Actions& actions) {
       },
       [&](SendCoded& coded) { send(peer, coded.to, coded.tag, nullptr, coded.coded); },
       [&](SendAveraging& a) { send(peer, a.to, a.tag, a.params, nullptr, a.step); },
+      [&](SendCompressed& c) {
+        for (PeerId to : c.to) send(peer, to, c.tag, nullptr, nullptr, {}, false, c.difference);
+      },
       [&](StartGradient& grad) { start_gradient(peer, grad); },
       [&](ArmTimer& timer) {
         Event e;
@@ -124,16 +130,17 @@ void VirtualNetwork::start_gradient(PeerId peer, const StartGradient& request) {
 }
 
 void VirtualNetwork::send(PeerId from, PeerId to, std::int64_t tag, const Params& params,
-                          CodedPart coded, std::optional<AveragingStep> averaging, bool bye) {
+                          CodedPart coded, std::optional<AveragingStep> averaging, bool bye,
+                          CompressedPart compressed) {
   Event e;
   // A link keeps its order, as a TCP connection does: a message never overtakes the one sent
   // before it, whatever their delays (the protocol's exactness under policy full needs it).
   double& last_s = link_last_arrival_s_[{from, to}];
   // A real peer holds no injected delay before a BYE (only behind the sender's earlier messages).
   const double delay_s = bye ? 0.0 : delays_.link_delay_s(from, to, tag);
-  e.at_s = std::max(
-      links_.arrival_s(from, to, now_s_, message_bytes(params, coded), costs_.latency_s + delay_s),
-      last_s);
+  e.at_s = std::max(links_.arrival_s(from, to, now_s_, message_bytes(params, coded, compressed),
+                                     costs_.latency_s + delay_s),
+                    last_s);
   last_s = e.at_s;
   e.kind = Kind::kMessage;
   e.peer = to;
@@ -143,6 +150,7 @@ void VirtualNetwork::send(PeerId from, PeerId to, std::int64_t tag, const Params
   e.coded = std::move(coded);
   e.averaging = averaging;
   e.bye = bye;
+  e.compressed = std::move(compressed);
   schedule(std::move(e));
   ++messages_;
 }
@@ -254,7 +262,7 @@ void VirtualNetwork::after_finish(const Event& event) {
   if (event.averaging) {
     peer.on_averaging(now_s_, event.from, *event.averaging, event.tag, event.params, actions);
     execute(event.peer, actions);
-  } else if (!event.coded) {
+  } else if (!event.coded && !event.compressed) {  // a difference changes nothing any more
     peer.on_message(now_s_, event.from, event.tag, event.params, actions);
   }
 }
@@ -297,6 +305,8 @@ void VirtualNetwork::handle_input(PeerProtocol& peer, const Event& input, Action
         peer.on_averaging(now_s_, input.from, *input.averaging, input.tag, input.params, actions);
       } else if (input.coded) {
         peer.on_coded_gradient(now_s_, input.from, input.tag, input.coded, actions);
+      } else if (input.compressed) {
+        peer.on_compressed(now_s_, input.from, input.tag, input.compressed, actions);
       } else {
         peer.on_message(now_s_, input.from, input.tag, input.params, actions);
       }
@@ -322,6 +332,7 @@ double VirtualNetwork::io_cost_s(const Event& input, const Actions& actions) con
         cost += costs_.send_s * static_cast<double>(params.to.size());
       },
       [&](const SendCoded&) { cost += costs_.send_s; },
+      [&](const SendCompressed& c) { cost += costs_.send_s * static_cast<double>(c.to.size()); },
       // A reply follows a pass over the two models, like one term of an update.
       [&](const SendAveraging& a) {
         cost += costs_.send_s;

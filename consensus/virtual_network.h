@@ -104,6 +104,7 @@ class VirtualNetwork {
     Params params;
     CodedPart coded;
     std::optional<AveragingStep> averaging;  // an ad_psgd request or reply
+    CompressedPart compressed;               // a compressed difference (compressed gossip)
     bool bye = false;                        // the sender finished (ad_psgd runs)
     std::uint64_t job = 0;                   // kJobDone, kPoolCheck
   };
@@ -127,7 +128,8 @@ class VirtualNetwork {
   };
   void schedule(Event event);
   void send(PeerId from, PeerId to, std::int64_t tag, const Params& params, CodedPart coded,
-            std::optional<AveragingStep> averaging = std::nullopt, bool bye = false);
+            std::optional<AveragingStep> averaging = std::nullopt, bool bye = false,
+            CompressedPart compressed = nullptr);
   void say_goodbye(PeerId peer);
   void execute(PeerId peer, Actions& actions);
   void start_gradient(PeerId peer, const StartGradient& request);

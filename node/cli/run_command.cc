@@ -317,6 +317,11 @@ int run(const RunOptions& o) {
         "--restart-failed: an ad_psgd peer without a checkpoint cannot come back (nobody sends "
         "it models to start from): set run.checkpoint_every or run.checkpoint_every_s");
   }
+  if (o.restart_failed > 0 && config.consensus.protocol.compression) {
+    throw std::invalid_argument(
+        "--restart-failed: a peer of compressed gossip ([compression]) cannot come back (its "
+        "neighbours' estimates of it are built from every difference since the start)");
+  }
   if (o.restart_failed > 0 && config.consensus.protocol.push_sum) {
     throw std::invalid_argument(
         "--restart-failed: a push-sum peer cannot come back (the weight it held and the mass "

@@ -113,6 +113,8 @@ ExperimentConfig parse_config(std::string_view text, const std::string& source,
   read_consensus_table(consensus, config.consensus, config.topology);
   TableReader coding = top.table("coding");
   read_coding_table(coding, config.consensus, config.topology);
+  TableReader compression = top.table("compression");
+  read_compression_table(compression, config.consensus);
   TableReader stragglers = top.table("stragglers");
   read_stragglers_table(stragglers, config.stragglers, config.run.seed);
   TableReader sim = top.table("sim");

@@ -14,6 +14,7 @@ nlohmann::ordered_json resolved_config(const ExperimentConfig& c,
   j["optimizer"] = optimizer_table_json(c.optimizer);
   j["consensus"] = consensus_table_json(c.consensus);
   j["coding"] = coding_table_json(c.consensus);
+  j["compression"] = compression_table_json(c.consensus);
   j["stragglers"] = stragglers_table_json(c.stragglers);
   j["cluster"] = cluster_table_json(c.cluster);
   j["security"] = security_table_json(c.security);

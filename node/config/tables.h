@@ -18,6 +18,8 @@ void read_cluster_table(TableReader& table, ClusterConfig& cluster, int peer_cou
 
 void read_consensus_table(TableReader& table, ConsensusConfig& config,
                           const topology::TopologySpec& topology);
+// After [consensus] and [coding]: the compressor goes into config.protocol.compression.
+void read_compression_table(TableReader& table, ConsensusConfig& config);
 // After [consensus]: the code goes into config.protocol.coding.
 void read_coding_table(TableReader& table, ConsensusConfig& config,
                        const topology::TopologySpec& topology);
@@ -47,6 +49,7 @@ nlohmann::ordered_json topology_table_json(const topology::TopologySpec& spec, i
 nlohmann::ordered_json cluster_table_json(const ClusterConfig& cluster);
 nlohmann::ordered_json consensus_table_json(const ConsensusConfig& config);
 nlohmann::ordered_json coding_table_json(const ConsensusConfig& config);
+nlohmann::ordered_json compression_table_json(const ConsensusConfig& config);
 nlohmann::ordered_json stragglers_table_json(const stragglers::DelaySpec& spec);
 nlohmann::ordered_json data_table_json(const learning::DataSpec& spec);
 nlohmann::ordered_json model_table_json(const learning::ModelSpec& spec);

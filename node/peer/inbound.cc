@@ -1,6 +1,7 @@
 #include "node/peer/inbound.h"
 
 #include "node/wire/coded_payload.h"
+#include "node/wire/compressed_payload.h"
 
 namespace fastk::node::peer {
 namespace {
@@ -35,7 +36,9 @@ consensus::AveragingStep averaging_step(wire::MessageType type) {
 }  // namespace
 
 std::optional<Inbound> to_inbound(transport::ReceivedMessage message, SharedModelReader& shared) {
-  Inbound in{static_cast<int>(message.sender()), message.iteration(), nullptr, nullptr, {}, false};
+  Inbound in;
+  in.from = static_cast<int>(message.sender());
+  in.tag = message.iteration();
   switch (message.type()) {
     case wire::MessageType::kHello:
     case wire::MessageType::kHelloAck:
@@ -49,6 +52,10 @@ std::optional<Inbound> to_inbound(transport::ReceivedMessage message, SharedMode
       break;
     case wire::MessageType::kCodedGradient:
       in.coded = coded_part(wire::read_coded_payload(message.payload()));
+      break;
+    case wire::MessageType::kCompressedDifference:
+      in.compressed = std::make_shared<const compression::Compressed>(
+          wire::read_compressed_payload(message.kind(), message.payload()));
       break;
     case wire::MessageType::kAverageRequest:
     case wire::MessageType::kAverageReply:

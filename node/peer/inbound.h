@@ -19,6 +19,7 @@ struct Inbound {
   std::int64_t tag = 0;
   consensus::Params params;                           // a model
   consensus::CodedPart coded;                         // or a coded gradient
+  consensus::CompressedPart compressed;               // or a compressed difference
   std::optional<consensus::AveragingStep> averaging;  // or (with params) ad_psgd's messages
   bool bye = false;                                   // or the neighbour left
 };

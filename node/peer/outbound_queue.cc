@@ -11,7 +11,9 @@ void OutboundQueue::send(int to, Outbound what, const wire::EncodedMessage& mess
     return;
   }
   const std::size_t kept = what == Outbound::kModel ? models_kept_ : 1;
-  if (what != Outbound::kControl && what != Outbound::kAveraging && kept > 0) {
+  const bool every_one = what == Outbound::kControl || what == Outbound::kAveraging ||
+                         what == Outbound::kCompressedDifference;
+  if (!every_one && kept > 0) {
     const auto count = std::count_if(queue.begin(), queue.end(),
                                      [&](const Item& item) { return item.what == what; });
     if (static_cast<std::size_t>(count) >= kept) {

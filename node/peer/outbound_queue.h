@@ -19,10 +19,11 @@ namespace fastk::node::peer {
 
 // What an outbound message is, for newest-wins: the caller says, no header byte is peeked.
 enum class Outbound {
-  kControl,        // HELLO, HELLO_ACK, BYE: every one is sent
-  kModel,          // MODEL or SHARED_MODEL: a newer one replaces a pending one
-  kCodedGradient,  // CODED_GRADIENT: likewise
-  kAveraging,      // AVERAGE_REQUEST, AVERAGE_REPLY: every one is sent (each moves a half)
+  kControl,               // HELLO, HELLO_ACK, BYE: every one is sent
+  kModel,                 // MODEL or SHARED_MODEL: a newer one replaces a pending one
+  kCodedGradient,         // CODED_GRADIENT: likewise
+  kAveraging,             // AVERAGE_REQUEST, AVERAGE_REPLY: every one is sent (each moves a half)
+  kCompressedDifference,  // COMPRESSED_DIFFERENCE: every one is sent (each moves an estimate)
 };
 
 class OutboundQueue {

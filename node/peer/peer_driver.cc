@@ -8,6 +8,7 @@
 #include "node/launch/progress.h"
 #include "node/launch/wall_clock.h"
 #include "node/wire/coded_payload.h"
+#include "node/wire/compressed_payload.h"
 
 namespace fastk::node::peer {
 namespace {
@@ -244,6 +245,8 @@ void PeerDriver::hand_to_protocol(const Inbound& message) {
                           actions);
   } else if (message.coded) {
     protocol.on_coded_gradient(now_s(), message.from, message.tag, message.coded, actions);
+  } else if (message.compressed) {
+    protocol.on_compressed(now_s(), message.from, message.tag, message.compressed, actions);
   } else {
     protocol.on_message(now_s(), message.from, message.tag, message.params, actions);
   }
@@ -256,6 +259,7 @@ void PeerDriver::execute(const consensus::Actions& actions) {
       [&](const consensus::SendParams& s) { send_model(s); },
       [&](const consensus::SendCoded& s) { send_coded(s); },
       [&](const consensus::SendAveraging& s) { send_averaging(s); },
+      [&](const consensus::SendCompressed& s) { send_compressed(s); },
       [&](const consensus::StartGradient& g) {
         parts_.compute.recycle(parts_.protocol.release_gradient());  // into the last one's memory
         parts_.compute.submit(g);
@@ -277,6 +281,16 @@ void PeerDriver::send_model(const consensus::SendParams& s) {
                             : wire::encode_model(self, s.tag, s.params, s.params->values());
   if (slot) report_.shared_model_sent(s.to.size(), s.params->values().size_bytes());
   for (int j : s.to) outbound_.send(j, Outbound::kModel, message);
+}
+
+// One encoding for every neighbour; each difference is sent, never replaced by a newer one
+// (a gap would part the neighbours' copies of this peer's estimate).
+void PeerDriver::send_compressed(const consensus::SendCompressed& s) {
+  const wire::EncodedMessage message = wire::encode_compressed_difference(
+      static_cast<wire::PeerId>(settings_.self), s.tag, *s.difference);
+  for (const auto j : s.to) {
+    outbound_.send(static_cast<int>(j), Outbound::kCompressedDifference, message);
+  }
 }
 
 void PeerDriver::send_coded(const consensus::SendCoded& s) {

@@ -110,6 +110,7 @@ class PeerDriver {
   void execute(const consensus::Actions& actions);
   void send_model(const consensus::SendParams& s);
   void send_coded(const consensus::SendCoded& s);
+  void send_compressed(const consensus::SendCompressed& s);
   void send_averaging(const consensus::SendAveraging& s);
   void averaging_in_goodbye(const Inbound& message);
   void completed(const consensus::IterationRecord& r);

@@ -9,6 +9,7 @@ ReceivedMessage::ReceivedMessage(const wire::DecodedMessage& decoded, wire::Shar
       sender_(decoded.sender),
       iteration_(decoded.iteration),
       hello_(decoded.hello),
+      kind_(decoded.kind),
       payload_(std::move(payload)) {
   if (wire::payload_kind_of(type_) != wire::PayloadKind::kFloat32) return;
   const std::span<const std::byte> bytes = payload_.bytes;

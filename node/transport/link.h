@@ -51,12 +51,16 @@ class ReceivedMessage {
   // the payload is float-aligned, else from an aligned copy. Empty for other types.
   std::span<const float> parameters() const;
   std::span<const std::byte> payload() const { return payload_.bytes; }
+  // Which of the payload kinds the message type allows it carries (the compressor, for a
+  // COMPRESSED_DIFFERENCE).
+  wire::PayloadKind kind() const { return kind_; }
 
  private:
   wire::MessageType type_;
   PeerId sender_;
   std::int64_t iteration_;
   wire::HelloInfo hello_;
+  wire::PayloadKind kind_;
   wire::SharedBytes payload_;
   std::vector<float> aligned_copy_;  // float32 payloads that are not float-aligned
 };

@@ -6,6 +6,7 @@
 #include "node/wire/byte_order.h"
 #include "node/wire/checksum.h"
 #include "node/wire/coded_payload.h"
+#include "node/wire/compressed_payload.h"
 #include "node/wire/model_slot_payload.h"
 
 namespace fastk::node::wire {
@@ -27,6 +28,12 @@ bool payload_fits(PayloadKind kind, std::span<const std::byte> payload) {
       return coded_payload_fits(payload);
     case PayloadKind::kModelSlot:
       return model_slot_fits(payload);
+    case PayloadKind::kFloat16:
+    case PayloadKind::kInt8:
+    case PayloadKind::kQsgd:
+    case PayloadKind::kTopK:
+    case PayloadKind::kRandomK:
+      return compressed_payload_fits(kind, payload);
   }
   return false;
 }
@@ -106,8 +113,8 @@ DecodeResult decode(std::span<const std::span<const std::byte>> frames, const Wi
   }
   const auto type = static_cast<MessageType>(raw_type);
   const auto raw_kind = std::to_integer<std::uint8_t>(h[kKindOffset]);
-  const PayloadKind kind = payload_kind_of(type);
-  if (raw_kind != static_cast<std::uint8_t>(kind)) {
+  const auto kind = static_cast<PayloadKind>(raw_kind);
+  if (!carries(type, raw_kind)) {
     return reject(WireError::kBadPayloadKind,
                   "kind " + std::to_string(raw_kind) + " for " + std::string(to_string(type)));
   }
@@ -152,7 +159,7 @@ DecodeResult decode(std::span<const std::span<const std::byte>> frames, const Wi
                : std::string("a frame over a connection with no proven key names peer ")) +
             std::to_string(sender) + " as its sender");
   }
-  DecodedMessage message{type, sender, iteration, {}, payload};
+  DecodedMessage message{type, sender, iteration, {}, payload, kind};
   if (kind == PayloadKind::kHello) {
     message.hello = {load_le<std::uint64_t>(payload.data()),
                      load_le<std::uint32_t>(payload.data() + 8)};

@@ -61,8 +61,9 @@ struct DecodedMessage {
   MessageType type;
   PeerId sender;
   std::int64_t iteration;
-  HelloInfo hello;                     // HELLO and HELLO_ACK only
-  std::span<const std::byte> payload;  // a view into the payload frame (floats for MODEL)
+  HelloInfo hello;                        // HELLO and HELLO_ACK only
+  std::span<const std::byte> payload;     // a view into the payload frame (floats for MODEL)
+  PayloadKind kind = PayloadKind::kNone;  // the payload's (which compressor, for 5..9)
 };
 
 using DecodeResult = std::variant<DecodedMessage, Rejection>;

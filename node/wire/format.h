@@ -37,8 +37,9 @@ enum class MessageType : std::uint8_t {
   kSharedModel = 6,     // x_s(k) is in the sender's shared-memory slot named by the payload
   kAverageRequest = 7,  // ad_psgd: average with x_s(k), the payload (active -> passive peer)
   kAverageReply = 8,    // ad_psgd: add this half of the difference (empty: declined)
-  kSharedAverageRequest = 9,  // AVERAGE_REQUEST whose values are in a shared-memory slot
-  kSharedAverageReply = 10,   // AVERAGE_REPLY likewise
+  kSharedAverageRequest = 9,   // AVERAGE_REQUEST whose values are in a shared-memory slot
+  kSharedAverageReply = 10,    // AVERAGE_REPLY likewise
+  kCompressedDifference = 11,  // compressed gossip: q_s(k), the change of x_s's public estimate
 };
 
 enum class PayloadKind : std::uint8_t {
@@ -47,7 +48,17 @@ enum class PayloadKind : std::uint8_t {
   kFloat32 = 2,        // float32 vector, little-endian
   kCodedGradient = 3,  // coded_payload.h: covered partitions, role, compute time, float32
   kModelSlot = 4,      // model_slot_payload.h: slot index, generation, float count
+  // compressed_payload.h, one kind per compressor (compression/compressed.h):
+  kFloat16 = 5,  // one half per value
+  kInt8 = 6,     // per-chunk scales, one signed byte per value
+  kQsgd = 7,     // the norm, one signed level per value
+  kTopK = 8,     // count, indices, values
+  kRandomK = 9,  // likewise
 };
+// Whether a kind is one of the compressed ones (5..9).
+constexpr bool compressed_kind(PayloadKind kind) {
+  return kind >= PayloadKind::kFloat16 && kind <= PayloadKind::kRandomK;
+}
 
 // What a HELLO / HELLO_ACK carries so that a peer of another run (or of the same run with
 // another config) is recognised and rejected instead of being mixed with.
@@ -66,6 +77,7 @@ inline constexpr std::size_t kHelloPayloadBytes = 12;  // u64 run_id, u32 peer_c
 struct MessageTypeInfo {
   std::string_view name;  // empty: not a message type of this version
   PayloadKind payload = PayloadKind::kNone;
+  bool any_compressed = false;  // carries any compressed kind instead of `payload`
 };
 // -Wswitch as an error here whatever FASTK_WERROR says: a missing row must not build.
 #pragma GCC diagnostic push
@@ -92,6 +104,8 @@ constexpr MessageTypeInfo info_of(MessageType type) {
       return {"SHARED_AVERAGE_REQUEST", PayloadKind::kModelSlot};
     case MessageType::kSharedAverageReply:
       return {"SHARED_AVERAGE_REPLY", PayloadKind::kModelSlot};
+    case MessageType::kCompressedDifference:
+      return {"COMPRESSED_DIFFERENCE", PayloadKind::kNone, true};
   }
   return {};  // a byte from the network that names no type
 }
@@ -100,7 +114,14 @@ constexpr MessageTypeInfo info_of(MessageType type) {
 constexpr bool known_type(std::uint8_t raw) {
   return !info_of(static_cast<MessageType>(raw)).name.empty();
 }
+// The one kind `type` carries (kNone for COMPRESSED_DIFFERENCE, whose kinds are 5..9).
 constexpr PayloadKind payload_kind_of(MessageType type) { return info_of(type).payload; }
+// Whether `type` carries payload kind `raw` (a byte from the network).
+constexpr bool carries(MessageType type, std::uint8_t raw) {
+  const MessageTypeInfo info = info_of(type);
+  const auto kind = static_cast<PayloadKind>(raw);
+  return info.any_compressed ? compressed_kind(kind) : kind == info.payload;
+}
 
 // The type's name ("unknown" for a byte that names none).
 constexpr std::string_view to_string(MessageType type) {

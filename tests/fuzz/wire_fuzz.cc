@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "compression/compressed.h"
 #include "node/wire/coded_payload.h"
+#include "node/wire/compressed_payload.h"
 #include "node/wire/model_slot_payload.h"
 #include "node/wire/rejection_counter.h"
 
@@ -38,8 +40,25 @@ EncodedMessage reencode(const DecodedMessage& m, std::vector<float>& params) {
   return encode_averaging(m.type, m.sender, m.iteration, nullptr, params);
 }
 
+// A compressed difference whose sizes fit: what the protocol does with it next. invalid()
+// must not crash on any values; a valid one must decompress within its length and re-encode
+// to its bytes (an invalid one is never encoded: the encoder refuses it).
+void check_compressed(const DecodedMessage& m, const Frames& frames) {
+  const compression::Compressed c = read_compressed_payload(m.kind, m.payload);
+  if (compression::invalid(c)) return;
+  if (c.length <= (1u << 20)) {
+    std::vector<float> out(c.length);
+    compression::add_decompressed(c, 1.0f, out);
+  }
+  if (to_frames(encode_compressed_difference(m.sender, m.iteration, c)) != frames) {
+    std::fprintf(stderr, "accepted compressed difference does not re-encode to its bytes\n");
+    std::abort();
+  }
+}
+
 // Every accepted message must be one the encoder produces, byte for byte.
 void check_reencodes(const DecodedMessage& m, const Frames& frames) {
+  if (m.type == MessageType::kCompressedDifference) return check_compressed(m, frames);
   std::vector<float> params;
   const EncodedMessage again = reencode(m, params);
   if (to_frames(again) != frames) {

@@ -156,6 +156,36 @@ TEST(PushSum, RealPeersOnADirectedGraphEqualTheSimulationBitForBit) {
   EXPECT_GT(summary.value("final_test_accuracy", 0.0), 0.9) << summary.dump();
 }
 
+// Compressed gossip (docs/compression.md) under full: real peers send COMPRESSED_DIFFERENCE
+// frames and end with the simulator's bits, for a compressor that rounds at random (int8: the
+// seeds are the same in both runtimes) and a sparsifier (top_k). The estimates move only by
+// the differences, so one lost, repeated or reordered would part the two runs for good.
+TEST(CompressedGossip, RealPeersEqualTheSimulationBitForBit) {
+  for (const std::string kind : {"int8", "top_k"}) {
+    const auto dir = testutil::fresh_test_dir("fastk_sys");
+    TinyExperiment e = tiny_experiment(4, 150, "full");
+    e.consensus_extra = "order = \"adapt_then_combine\"\n";
+    e.peer_timeout_ms = 30000;
+    e.extra =
+        "[stragglers]\ntransient_probability = 0.2\ntransient_factor = 20\n"
+        "[compression]\nkind = \"" +
+        kind + "\"\nfraction = 0.1\n";
+    const auto config = write_config(dir, e);
+    ASSERT_TRUE(run_real_then_sim(dir, config)) << kind;
+    const auto real_run = dir / "real";
+    for (int i = 0; i < e.peers; ++i) {
+      const auto summary = read_json(peer_dir(real_run, i) / "summary.json");
+      EXPECT_EQ(summary.value("dropped_messages", -1), 0) << kind << " peer " << i;
+      EXPECT_TRUE(summary["rejected_frames"].empty()) << kind << " peer " << i;
+      // Differences go whole over the socket, never through the shared model slots.
+      EXPECT_EQ(summary.value("shared_models_sent", std::uint64_t{1}), 0u) << kind;
+      expect_simulations_model(real_run, run_dir(dir), i);
+    }
+    const auto real = read_json(real_run / "summary.json");
+    EXPECT_GT(real.value("final_test_accuracy", 0.0), 0.8) << kind;
+  }
+}
+
 // Link delays ([stragglers] link_s, link_jitter_s, links) mean the same in both runtimes: a
 // real peer holds each neighbour's message the seeded delay of its link and iteration before
 // the protocol sees it, as the simulator delivers it that much later. Under policy full the

@@ -87,6 +87,15 @@ TEST(ConfigEcho, EveryKeyATableReadsIsEchoed) {
       },
       coding_table_json({}));
   expect_echoed(
+      "kind = \"int8\"",
+      [](TableReader& t) {
+        ConsensusConfig c;
+        c.protocol.order = consensus::UpdateOrder::kAdaptThenCombine;
+        read_compression_table(t, c);
+        return compression_table_json(c);
+      },
+      compression_table_json({}));
+  expect_echoed(
       "slow_peers = [1]\nslow_factors = [3]\n[[windows]]\nfrom_iteration = 1\nto_iteration = "
       "2\n[[links]]\nfrom = 0\nto = 1",
       [](TableReader& t) {

@@ -268,5 +268,48 @@ TEST(Overrides, AMalformedKeyPathOrAMissingValueIsNamed) {
   EXPECT_EQ(node::parse_config("", "exp.toml", "/cfg", {"run.iterations= 7 "}).run.iterations, 7);
 }
 
+// [compression] (docs/compression.md): read, its refusals named, and refused for real peers
+// (no wire format yet) while the simulator gets it.
+TEST(CompressionTable, ReadsItsKeysDefaultsTheStepByKindAndNamesItsRefusals) {
+  const ExperimentConfig c = parse(R"(
+[consensus]
+order = "adapt_then_combine"
+[compression]
+kind = "top_k"
+fraction = 0.02
+consensus_step = 0.1
+)");
+  ASSERT_TRUE(c.consensus.protocol.compression.has_value());
+  EXPECT_EQ(c.consensus.protocol.compression->kind, compression::Kind::kTopK);
+  EXPECT_EQ(c.consensus.protocol.compression->fraction, 0.02);
+  EXPECT_EQ(c.consensus.protocol.consensus_step, 0.1);
+  EXPECT_NO_THROW(protocol_config(c.consensus, c.run, c.optimizer, c.cluster, PeerRuntime::kReal));
+  // Without consensus_step each kind gets its documented default.
+  const auto step_of = [](const std::string& kind) {
+    return parse("[consensus]\norder = \"adapt_then_combine\"\n[compression]\nkind = \"" + kind +
+                 "\"\n")
+        .consensus.protocol.consensus_step;
+  };
+  EXPECT_EQ(step_of("fp16"), 1.0);
+  EXPECT_EQ(step_of("int8"), 1.0);
+  EXPECT_EQ(step_of("qsgd"), 0.5);
+  EXPECT_EQ(step_of("top_k"), 0.05);
+  EXPECT_EQ(step_of("random_k"), 0.05);
+  EXPECT_FALSE(parse("[run]\n").consensus.protocol.compression.has_value());
+  EXPECT_THAT(error_of("[compression]\nkind = \"int8\"\n"),
+              HasSubstr("set consensus.order = \"adapt_then_combine\""));
+  EXPECT_THAT(error_of("[compression]\nkind = \"zip\"\n"), HasSubstr("compression.kind"));
+  EXPECT_THAT(error_of("[consensus]\norder = \"adapt_then_combine\"\n[compression]\n"
+                       "kind = \"qsgd\"\nlevels = 300\n"),
+              HasSubstr("compression.levels"));
+  // A bad policy is named by its own table, not thrown past the compression table.
+  EXPECT_THAT(error_of("[consensus]\norder = \"adapt_then_combine\"\npolicy = \"ad_psgd\"\n"
+                       "[compression]\nkind = \"int8\"\n"),
+              HasSubstr("ad_psgd"));
+  EXPECT_THAT(error_of("[consensus]\norder = \"adapt_then_combine\"\n[compression]\n"
+                       "kind = \"int8\"\nconsensus_step = 0\n"),
+              HasSubstr("compression.consensus_step"));
+}
+
 }  // namespace
 }  // namespace fastk::node

@@ -204,13 +204,13 @@ TEST(WireRejects, BadHeaders) {
   EXPECT_EQ(cause_of(negative), WireError::kBadHeader);
 }
 
-// The message-type table (format.h) is the only list: the types of version 1 are bytes 1..6,
+// The message-type table (format.h) is the only list: the types of version 1 are bytes 1..11,
 // each with its own name, and every other byte is rejected by the same table.
 TEST(Wire, TheMessageTypeTableNamesExactlyTheTypesOfVersionOne) {
   std::set<std::string_view> names;
   for (int raw = 0; raw < 256; ++raw) {
     const auto type = static_cast<MessageType>(raw);
-    const bool known = raw >= 1 && raw <= 10;
+    const bool known = raw >= 1 && raw <= 11;
     EXPECT_EQ(known_type(static_cast<std::uint8_t>(raw)), known) << raw;
     EXPECT_EQ(to_string(type) != "unknown", known) << raw;
     if (known) {
@@ -223,6 +223,14 @@ TEST(Wire, TheMessageTypeTableNamesExactlyTheTypesOfVersionOne) {
   EXPECT_EQ(payload_kind_of(MessageType::kSharedAverageRequest), PayloadKind::kModelSlot);
   EXPECT_EQ(payload_kind_of(MessageType::kSharedAverageReply), PayloadKind::kModelSlot);
   EXPECT_EQ(payload_kind_of(MessageType::kBye), PayloadKind::kNone);
+  // COMPRESSED_DIFFERENCE carries the compressed kinds 5..9 and nothing else; no other type
+  // carries them.
+  for (int kind = 0; kind < 256; ++kind) {
+    EXPECT_EQ(carries(MessageType::kCompressedDifference, static_cast<std::uint8_t>(kind)),
+              kind >= 5 && kind <= 9)
+        << kind;
+    EXPECT_EQ(carries(MessageType::kModel, static_cast<std::uint8_t>(kind)), kind == 2) << kind;
+  }
 }
 
 TEST(WireRejects, MagicVersionTypeAndKind) {
@@ -233,12 +241,12 @@ TEST(WireRejects, MagicVersionTypeAndKind) {
   version[0][kVersionOffset] = std::byte{2};
   version[0].resize(40);  // a later version may have another header size: version wins
   EXPECT_EQ(cause_of(version), WireError::kUnsupportedVersion);
-  for (int type : {0, 11, 255}) {  // 5 to 10 are CODED_GRADIENT to SHARED_AVERAGE_REPLY
+  for (int type : {0, 12, 255}) {  // 5 to 11 are CODED_GRADIENT to COMPRESSED_DIFFERENCE
     Frames f = model_frames();
     f[0][kTypeOffset] = static_cast<std::byte>(type);
     EXPECT_EQ(cause_of(f), WireError::kUnknownMessageType) << type;
   }
-  for (int kind : {0, 1, 3, 200}) {  // MODEL carries float32 (2) only
+  for (int kind : {0, 1, 3, 6, 200}) {  // MODEL carries float32 (2) only
     Frames f = model_frames();
     f[0][kKindOffset] = static_cast<std::byte>(kind);
     EXPECT_EQ(cause_of(f), WireError::kBadPayloadKind) << kind;

@@ -1,0 +1,97 @@
+// [compression]: compressed gossip, CHOCO-SGD style (docs/compression.md).
+#include "compression/compressor.h"
+#include "node/config/tables.h"
+
+namespace fastk::node {
+namespace {
+
+std::string kind_name(const std::optional<compression::CompressorSpec>& spec) {
+  return spec ? compression::to_string(spec->kind) : "none";
+}
+
+// The consensus step a compressor gets unless the table sets one: what held the accuracy of
+// uncompressed gossip in the runs of docs/compression.md §4. The quantisers keep nearly every
+// bit, so the estimates may move all the way; a sparsifier sends 1% of a difference, and a
+// large step would mix estimates that lag the models far behind.
+double default_consensus_step(compression::Kind kind) {
+  switch (kind) {
+    case compression::Kind::kFloat16:
+    case compression::Kind::kInt8:
+      return 1.0;
+    case compression::Kind::kQsgd:
+      return 0.5;
+    case compression::Kind::kTopK:
+    case compression::Kind::kRandomK:
+      return 0.05;
+  }
+  return 1.0;
+}
+
+void check_compatible(TableReader& t, const consensus::ProtocolConfig& protocol) {
+  const auto refuse = [&](const std::string& why) { t.errors().add("compression.kind", why); };
+  if (protocol.order != consensus::UpdateOrder::kAdaptThenCombine) {
+    refuse(
+        "compressed gossip steps, then sends its difference: set consensus.order = "
+        "\"adapt_then_combine\"");
+  }
+  if (protocol.push_sum) refuse("compressed gossip and consensus.push_sum exclude each other");
+  if (protocol.coding.scheme != coding::Scheme::kNone) {
+    refuse("compressed gossip and [coding] exclude each other");
+  }
+  if (protocol.policy.kind == consensus::PolicyKind::kAdPsgd) {
+    refuse("compressed gossip and consensus.policy = \"ad_psgd\" exclude each other");
+  }
+}
+
+}  // namespace
+
+void read_compression_table(TableReader& t, ConsensusConfig& config) {
+  consensus::ProtocolConfig& protocol = config.protocol;
+  std::string kind = "none";
+  t.read("kind", kind);
+  compression::CompressorSpec spec;
+  int chunk = static_cast<int>(spec.chunk), levels = static_cast<int>(spec.levels);
+  t.read("chunk", chunk, 1, 1 << 20);
+  t.read("levels", levels, 1, 127);
+  spec.chunk = static_cast<std::uint32_t>(chunk);
+  spec.levels = static_cast<std::uint32_t>(levels);
+  t.read("fraction", spec.fraction, 1e-9, 1.0);
+  std::optional<double> step;
+  if (t.has("consensus_step")) {
+    double value = 1.0;
+    t.read("consensus_step", value, 1e-9, 1.0);
+    step = value;
+  }
+  t.finish();
+  if (kind == "none") {
+    protocol.compression.reset();
+    return;
+  }
+  try {
+    spec.kind = compression::parse_kind(kind);
+  } catch (const std::invalid_argument& e) {
+    t.errors().add(t.path_of("kind"), std::string(e.what()) + " or none");
+    return;
+  }
+  try {
+    compression::check(spec);
+  } catch (const std::invalid_argument& e) {
+    t.errors().add(t.path_of("kind"), e.what());
+    return;
+  }
+  protocol.compression = spec;
+  protocol.consensus_step = step.value_or(default_consensus_step(spec.kind));
+  check_compatible(t, protocol);
+}
+
+nlohmann::ordered_json compression_table_json(const ConsensusConfig& config) {
+  const auto& c = config.protocol.compression;
+  const compression::CompressorSpec spec = c.value_or(compression::CompressorSpec{});
+  return {{"kind", kind_name(c)},
+          {"chunk", spec.chunk},
+          {"levels", spec.levels},
+          {"fraction", spec.fraction},
+          {"consensus_step", config.protocol.consensus_step}};
+}
+
+}  // namespace fastk::node
