@@ -116,8 +116,12 @@ void add_decompressed(const Compressed& c, float weight, std::span<float> out) {
       for (std::size_t i = 0; i < out.size(); ++i) out[i] += weight * from_half(c.halves[i]);
       return;
     case Kind::kInt8:
-      for (std::size_t i = 0; i < out.size(); ++i) {
-        out[i] += weight * (c.scales[i / c.parameter] * static_cast<float>(c.codes[i]));
+      for (std::size_t begin = 0, chunk = 0; begin < out.size(); begin += c.parameter, ++chunk) {
+        const float scale = c.scales[chunk];
+        const std::size_t end = std::min<std::size_t>(out.size(), begin + c.parameter);
+        for (std::size_t i = begin; i < end; ++i) {
+          out[i] += weight * (scale * static_cast<float>(c.codes[i]));
+        }
       }
       return;
     case Kind::kQsgd: {

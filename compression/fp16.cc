@@ -10,8 +10,10 @@ Compressed compress_fp16(std::span<const float> v) {
   Compressed c;
   c.kind = Kind::kFloat16;
   c.length = static_cast<std::uint32_t>(v.size());
-  c.halves.reserve(v.size());
-  for (float x : v) c.halves.push_back(to_half(std::clamp(x, -kLargestHalf, kLargestHalf)));
+  c.halves.resize(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    c.halves[i] = to_half(std::clamp(v[i], -kLargestHalf, kLargestHalf));
+  }
   return c;
 }
 

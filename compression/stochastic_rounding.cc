@@ -18,7 +18,9 @@ std::int8_t round_at_random(double x, double u, int largest) {
 }  // namespace
 
 double uniform_at(std::uint64_t seed, std::uint64_t i) {
-  const std::uint64_t bits = learning::mix64(seed ^ learning::mix64(i));
+  // One mix of the seed and a Weyl step of the index: the index's multiple of an odd constant
+  // makes neighbouring indices far apart before the mix.
+  const std::uint64_t bits = learning::mix64(seed + i * 0x9E3779B97F4A7C15u);
   return static_cast<double>(bits >> 11) * 0x1p-53;
 }
 
@@ -34,8 +36,10 @@ Compressed compress_int8(std::span<const float> v, std::uint32_t chunk, std::uin
     for (float x : piece) largest = std::max(largest, std::fabs(x));
     const float scale = largest / 127.0f;
     c.scales.push_back(scale);
+    // One division per chunk: a value's steps are value * (1 / scale).
+    const double per_step = scale > 0 ? 1.0 / static_cast<double>(scale) : 0.0;
     for (std::size_t i = 0; i < piece.size(); ++i) {
-      const double steps = scale > 0 ? static_cast<double>(piece[i]) / scale : 0.0;
+      const double steps = static_cast<double>(piece[i]) * per_step;
       c.codes.push_back(round_at_random(steps, uniform_at(seed, begin + i), 127));
     }
   }
