@@ -26,6 +26,10 @@ struct MachineCosts {
   double update_s = 0;           // I/O thread, per update: mixing and the step...
   double update_per_term_s = 0;  // ... plus this per vector mixed (IterationRecord::terms_mixed)
   double latency_s = 0;          // added to every link delay: the machine's own
+  // Compressed gossip, I/O thread: the owner's step of its public estimate (difference,
+  // compression, own estimate; per difference sent out) and a neighbour's (per one received).
+  double compress_s = 0;
+  double apply_difference_s = 0;
   // Each peer's link rate in bytes per second, in each direction (shaped_links.h); 0: links
   // take no time per byte. Not measured by a calibration: a setting ([sim] link_rate_mbit).
   double link_bytes_per_s = 0;
@@ -35,7 +39,8 @@ struct MachineCosts {
   std::vector<double> group_cores;
 
   bool charges_io() const {
-    return receive_s > 0 || send_s > 0 || update_s > 0 || update_per_term_s > 0;
+    return receive_s > 0 || send_s > 0 || update_s > 0 || update_per_term_s > 0 || compress_s > 0 ||
+           apply_difference_s > 0;
   }
 };
 

@@ -327,12 +327,15 @@ void VirtualNetwork::handle_input(PeerProtocol& peer, const Event& input, Action
 double VirtualNetwork::io_cost_s(const Event& input, const Actions& actions) const {
   if (!costs_.charges_io()) return 0;
   double cost = input.kind == Kind::kMessage ? costs_.receive_s : 0.0;
+  if (input.kind == Kind::kMessage && input.compressed) cost += costs_.apply_difference_s;
   const ActionHandlers charge{
       [&](const SendParams& params) {
         cost += costs_.send_s * static_cast<double>(params.to.size());
       },
       [&](const SendCoded&) { cost += costs_.send_s; },
-      [&](const SendCompressed& c) { cost += costs_.send_s * static_cast<double>(c.to.size()); },
+      [&](const SendCompressed& c) {
+        cost += costs_.compress_s + costs_.send_s * static_cast<double>(c.to.size());
+      },
       // A reply follows a pass over the two models, like one term of an update.
       [&](const SendAveraging& a) {
         cost += costs_.send_s;

@@ -47,12 +47,40 @@ std::string host_of(const ClusterConfig& cluster, int peers, int peer) {
   return endpoint ? endpoint->host : "";
 }
 
+// The "compression" object: {"int8": {"compress_s": .., "apply_s": ..}, ...}; optional.
+std::map<std::string, Calibration::CompressionCosts> read_compression_costs(
+    const nlohmann::json& j, const std::filesystem::path& path) {
+  std::map<std::string, Calibration::CompressionCosts> costs;
+  const auto it = j.find("compression");
+  if (it == j.end()) return costs;
+  const auto bad = [&](const std::string& what) {
+    return std::runtime_error(path.string() + ": field 'compression' " + what);
+  };
+  if (!it->is_object()) throw bad("is not an object");
+  for (const auto& [kind, entry] : it->items()) {
+    compression::parse_kind(kind);  // throws, naming the kinds there are
+    Calibration::CompressionCosts k;
+    for (auto [name, value] : {std::pair{"compress_s", &k.compress_s}, {"apply_s", &k.apply_s}}) {
+      const auto v = entry.find(name);
+      if (!entry.is_object() || v == entry.end() || !v->is_number() || !(*v >= 0)) {
+        throw bad("has no non-negative " + std::string(name) + " for " + kind);
+      }
+      *value = v->get<double>();
+    }
+    costs[kind] = k;
+  }
+  return costs;
+}
+
 }  // namespace
 
 nlohmann::ordered_json to_json(const Calibration& c) {
   nlohmann::ordered_json j;
   Calibration copy = c;
   fields(copy, [&](const char* name, auto& value) { j[name] = value; });
+  for (const auto& [kind, k] : c.compression) {
+    j["compression"][kind] = {{"compress_s", k.compress_s}, {"apply_s", k.apply_s}};
+  }
   return j;
 }
 
@@ -88,6 +116,11 @@ Calibration read_calibration(const std::filesystem::path& path) {
   if (!(c.gradient_s > 0) || c.cpus < 1) {
     throw std::runtime_error(path.string() + ": gradient_s must be > 0 and cpus >= 1");
   }
+  try {
+    c.compression = read_compression_costs(j, path);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(path.string() + ": field 'compression': " + e.what());
+  }
   return c;
 }
 
@@ -121,10 +154,10 @@ void check_fits(const Calibration& c, const learning::ModelSpec& model_spec,
   }
 }
 
-consensus::MachineCosts machine_costs(const Calibration& c, const topology::TopologySpec& topology,
-                                      const ClusterConfig& cluster,
-                                      const consensus::PolicySpec& policy,
-                                      const learning::OptimizerSpec& optimizer) {
+consensus::MachineCosts machine_costs(
+    const Calibration& c, const topology::TopologySpec& topology, const ClusterConfig& cluster,
+    const consensus::PolicySpec& policy, const learning::OptimizerSpec& optimizer,
+    const std::optional<compression::CompressorSpec>& compression) {
   const auto rule = consensus::make_policy(policy);
   consensus::MachineCosts costs;
   costs.gradient_cpu_s = c.gradient_s;
@@ -138,6 +171,17 @@ consensus::MachineCosts machine_costs(const Calibration& c, const topology::Topo
       c.update_per_term_s +
       (rule->wants_disagreement() ? c.disagreement_per_term_s / policy.disagreement_every : 0.0);
   costs.latency_s = c.latency_s;
+  if (compression) {
+    const std::string kind = compression::to_string(compression->kind);
+    const auto it = c.compression.find(kind);
+    if (it == c.compression.end()) {
+      throw std::invalid_argument("the calibration has no costs of compression kind " + kind +
+                                  " (it predates their measurement); run `fastk calibrate` "
+                                  "again");
+    }
+    costs.compress_s = it->second.compress_s;
+    costs.apply_difference_s = it->second.apply_s;
+  }
   // Groups of cores: one per host and CPU block, as the peers would bind themselves.
   const int n = topology::build_topology(topology).graph.size();
   std::vector<int> cpus(static_cast<std::size_t>(c.cpus));

@@ -8,10 +8,12 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
+#include "compression/compressor.h"
 #include "consensus/machine_costs.h"
 #include "node/config/experiment_config.h"
 
@@ -39,6 +41,14 @@ struct Calibration {
   // two idle peers beyond it (ping-pong on this machine's transport).
   double message_s = 0;
   double latency_s = 0;
+  // Compressed gossip, per compressor (compression::to_string of the kind), measured with the
+  // calibrated config's [compression] parameters (chunk, levels, fraction) or the defaults:
+  // the owner's step of its estimate and a neighbour's. Empty in files of fastk before it.
+  struct CompressionCosts {
+    double compress_s = 0;
+    double apply_s = 0;
+  };
+  std::map<std::string, CompressionCosts> compression;
   // message_s is fitted to a real run of the config's peers, policy full, without
   // stragglers (A); a second one, with peer 0 always 8x slow so that the others mostly wait
   // for it (B), checks the fitted simulator on a run it was not fitted to. Training phase
@@ -70,9 +80,11 @@ Calibration read_calibration_for(const std::filesystem::path& path, const Experi
 // peers on other hosts likewise on each host, assumed alike. Peers whose blocks overlap
 // (more CPUs than peers, unevenly) count as separate groups: an approximation.
 // `optimizer`: the update is charged the direction pass when it has momentum or weight decay.
-consensus::MachineCosts machine_costs(const Calibration& c, const topology::TopologySpec& topology,
-                                      const ClusterConfig& cluster,
-                                      const consensus::PolicySpec& policy,
-                                      const learning::OptimizerSpec& optimizer);
+// `compression`: the run's compressor, charged from c.compression; throws
+// std::invalid_argument if the calibration has no costs for it.
+consensus::MachineCosts machine_costs(
+    const Calibration& c, const topology::TopologySpec& topology, const ClusterConfig& cluster,
+    const consensus::PolicySpec& policy, const learning::OptimizerSpec& optimizer,
+    const std::optional<compression::CompressorSpec>& compression = std::nullopt);
 
 }  // namespace fastk::node::calibration

@@ -100,6 +100,10 @@ void print_calibration(const calibration::Calibration& c, const std::filesystem:
               us(c.adaptive_decision_s), us(c.disagreement_per_term_s));
   std::printf("  message            %9.1f us of CPU at each end, %.1f us latency\n",
               us(c.message_s), us(c.latency_s));
+  for (const auto& [kind, k] : c.compression) {
+    std::printf("  compression %-8s %7.1f us to compress a difference, %.1f us to apply one\n",
+                kind.c_str(), us(k.compress_s), us(k.apply_s));
+  }
   std::printf("  reference runs     %d peers, %lld iterations, policy full, per iteration:\n",
               c.reference_peers, static_cast<long long>(c.reference_iterations));
   std::printf("    A, no stragglers, fitted      %8.1f us measured, %8.1f us simulated\n",
@@ -140,6 +144,10 @@ void run_calibrate(const CalibrateOptions& o) {
     degree = std::max(degree, static_cast<int>(topo.graph.neighbors(i).size()));
   }
   c.adaptive_decision_s = measure::measure_adaptive_decision(degree, o.repeats);
+  const auto compression_times = measure::measure_compression(
+      c.parameters, config.consensus.protocol.compression.value_or(compression::CompressorSpec{}),
+      o.repeats);
+  for (const auto& [kind, t] : compression_times) c.compression[kind] = {t.compress_s, t.apply_s};
   const double one_way_s =
       measure::measure_message_round_trip_s(config.cluster.local_transport, c.parameters, 300);
 

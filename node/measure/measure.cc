@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "compression/public_estimate.h"
 #include "consensus/adaptive_policy.h"
 #include "consensus/arrival_window.h"
 #include "consensus/disagreement.h"
@@ -127,6 +128,33 @@ UpdateTimes measure_update(std::size_t parameters, int repeats,
   // A negative intercept from noise would make small updates free: clamp at 0.
   return {std::max(0.0, base), std::max(0.0, per_term),
           std::max(0.0, d_per_term + std::max(0.0, d_base) / 2.0), direction_s};
+}
+
+std::map<std::string, CompressionTimes> measure_compression(std::size_t parameters,
+                                                            const compression::CompressorSpec& base,
+                                                            int repeats) {
+  std::mt19937 rng(11);
+  const std::vector<float> start = random_vector(parameters, rng);
+  const std::vector<float> step = random_vector(parameters, rng);
+  std::map<std::string, CompressionTimes> costs;
+  for (compression::Kind kind :
+       {compression::Kind::kFloat16, compression::Kind::kInt8, compression::Kind::kQsgd,
+        compression::Kind::kTopK, compression::Kind::kRandomK}) {
+    compression::CompressorSpec spec = base;
+    spec.kind = kind;
+    compression::PublicEstimate owner(start), neighbour(start);
+    // A model that moves every iteration, as in training: each difference is a fresh one.
+    std::vector<float> x = start;
+    std::uint64_t seed = 1;
+    compression::Compressed q;
+    const double compress_s = median_time_s(repeats, 1, [&] {
+      for (std::size_t i = 0; i < x.size(); ++i) x[i] += 0.01f * step[i];
+      q = owner.advance(spec, x, seed++);
+    });
+    const double apply_s = median_time_s(repeats, 1, [&] { neighbour.apply(q); });
+    costs[compression::to_string(kind)] = {compress_s, apply_s};
+  }
+  return costs;
 }
 
 double measure_adaptive_decision(int neighbours, int repeats) {

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 
+#include "compression/compressor.h"
 #include "node/config/experiment_config.h"
 #include "node/training/peer_trainer.h"
 
@@ -33,6 +35,17 @@ struct UpdateTimes {
 // or with momentum 0.9 when it has neither.
 UpdateTimes measure_update(std::size_t parameters, int repeats,
                            const learning::OptimizerSpec& optimizer = {});
+
+// Compressed gossip's work on a model of `parameters` floats, for every compressor kind with
+// the parameters of `base` (chunk, levels, fraction): the owner's step of its public estimate
+// (PublicEstimate::advance) and a neighbour's (apply), keyed by compression::to_string.
+struct CompressionTimes {
+  double compress_s = 0;
+  double apply_s = 0;
+};
+std::map<std::string, CompressionTimes> measure_compression(std::size_t parameters,
+                                                            const compression::CompressorSpec& base,
+                                                            int repeats);
 
 // The adaptive policy's decide() for `neighbours` neighbours with a full arrival window.
 double measure_adaptive_decision(int neighbours, int repeats);

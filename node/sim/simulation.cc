@@ -61,7 +61,8 @@ consensus::MachineCosts machine(const SimulationInputs& in, stragglers::DelaySpe
   if (in.calibration) {
     delays.compute_s = in.calibration->gradient_s;  // what slowdowns multiply
     costs = calibration::machine_costs(*in.calibration, in.topology, in.cluster,
-                                       in.consensus.protocol.policy, in.optimizer);
+                                       in.consensus.protocol.policy, in.optimizer,
+                                       in.consensus.protocol.compression);
   }
   costs.link_bytes_per_s = in.sim.link_rate_mbit * 1e6 / 8;
   return costs;

@@ -124,6 +124,33 @@ TEST(MachineCostsTest, TheIoThreadsWorkDelaysWhatItSends) {
   EXPECT_NEAR(at.at({1, 3}), 1.0 + 3 * 1.55, 1e-12);
 }
 
+// Compressed gossip pays its own work on the I/O thread: compressing its difference before
+// sending, and applying the neighbour's on receipt. Adapt-then-combine on two peers: a period
+// is the gradient (1), compress and send (c + 0.2), receive and apply (0.1 + a), and the update
+// of two estimate terms (0.3 + 2 x 0.05): 1.7 s, plus c + a.
+TEST(MachineCostsTest, CompressedGossipIsChargedItsCompressionAndItsApplying) {
+  ProtocolConfig config;
+  config.iterations = 4;
+  config.order = UpdateOrder::kAdaptThenCombine;
+  config.compression = compression::CompressorSpec{.kind = compression::Kind::kInt8};
+  LambdaDelays delays;
+  delays.compute = [](PeerId, std::int64_t) { return 1.0; };
+  delays.link = [](PeerId, PeerId, std::int64_t) { return 0.0; };
+  MachineCosts costs;
+  costs.receive_s = 0.1;
+  costs.send_s = 0.2;
+  costs.update_s = 0.3;
+  costs.update_per_term_s = 0.05;
+  const auto plain = update_times(config, delays, costs);
+  costs.compress_s = 0.25;
+  costs.apply_difference_s = 0.15;
+  const auto charged = update_times(config, delays, costs);
+  for (PeerId p : {0, 1}) {
+    EXPECT_NEAR(plain.at({p, 3}) - plain.at({p, 0}), 3 * 1.7, 1e-9) << p;
+    EXPECT_NEAR(charged.at({p, 3}) - charged.at({p, 0}), 3 * (1.7 + 0.4), 1e-9) << p;
+  }
+}
+
 TEST(MachineCostsTest, CostsThatDoNotFitThePeersAreRejected) {
   const auto topo = testing::make_topology(topology::TopologyKind::kPath, 2);
   LambdaDelays delays;

@@ -33,6 +33,8 @@ calibration::Calibration measured() {
   c.message_s = 50e-6;
   c.reference_peers = 8;
   c.reference_iterations = 400;
+  c.compression["int8"] = {420e-6, 95e-6};
+  c.compression["top_k"] = {1.1e-3, 2e-6};
   return c;
 }
 
@@ -82,6 +84,37 @@ TEST(CalibrationFile, ABadFieldIsNamed) {
   missing.erase("latency_s");
   EXPECT_THAT(calibration_error(dir, missing.dump()), HasSubstr("field 'latency_s' is missing"));
   EXPECT_EQ(calibration_error(dir, calibration::to_json(measured()).dump()), "");
+}
+
+// The compression costs are optional (files of fastk before them have none); a run with a
+// compressor the file has no costs for is refused, naming the kind.
+TEST(CalibrationFile, CompressionCostsAreReadAndChargedByKind) {
+  const auto dir = testutil::fresh_test_dir();
+  EXPECT_THAT(calibration_error(dir, with_field("compression", "[1]")),
+              HasSubstr("field 'compression' is not an object"));
+  EXPECT_THAT(calibration_error(dir, with_field("compression", R"({"zip": {}})")),
+              HasSubstr("unknown compressor \"zip\""));
+  EXPECT_THAT(calibration_error(dir, with_field("compression", R"({"int8": {"compress_s": -1}})")),
+              HasSubstr("no non-negative compress_s for int8"));
+  nlohmann::ordered_json old = calibration::to_json(measured());
+  old.erase("compression");
+  EXPECT_EQ(calibration_error(dir, old.dump()), "");
+
+  topology::TopologySpec ring;
+  ring.kind = topology::TopologyKind::kRing;
+  ring.peers = 4;
+  const compression::CompressorSpec top_k{.kind = compression::Kind::kTopK};
+  const auto costs = calibration::machine_costs(measured(), ring, ClusterConfig{}, {}, {}, top_k);
+  EXPECT_EQ(costs.compress_s, 1.1e-3);
+  EXPECT_EQ(costs.apply_difference_s, 2e-6);
+  EXPECT_EQ(calibration::machine_costs(measured(), ring, ClusterConfig{}, {}, {}).compress_s, 0);
+  try {
+    calibration::machine_costs(measured(), ring, ClusterConfig{}, {}, {},
+                               compression::CompressorSpec{.kind = compression::Kind::kQsgd});
+    ADD_FAILURE() << "charged a compressor the calibration did not measure";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("no costs of compression kind qsgd"));
+  }
 }
 
 TEST(Snapshots, TheIndexListsOnlyCompleteRowsAndRemovalTakesEverySnapshot) {
