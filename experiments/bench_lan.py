@@ -66,6 +66,44 @@ def lan(*args):
                    stdout=subprocess.DEVNULL)
 
 
+def lan_up(rate):
+    """The LAN in a box at `rate`; its hosts as the [cluster] hosts line."""
+    lan("up", "--name", LAN, "--hosts", str(HOSTS), "--rate", rate)
+    with open(f"/run/fastk-lan/{LAN}/hosts") as f:
+        addresses = [line.split()[0] for line in f if line.strip()]
+    return "hosts = [" + ", ".join(f'"{a}"' for a in addresses) + "]"
+
+
+def root_and_fastk(build):
+    """The fastk binary of `build`; exits unless it is there and this process is root."""
+    me = os.path.basename(sys.argv[0])
+    if os.geteuid() != 0:
+        sys.exit(f"{me}: must run as root (scripts/lan.sh makes network namespaces)")
+    fastk = os.path.abspath(os.path.join(build, "fastk"))
+    if not os.access(fastk, os.X_OK):
+        sys.exit(f"{me}: no fastk at {fastk} (scripts/build.sh {build})")
+    return fastk
+
+
+def calibrate(fastk, config, workdir):
+    """A calibration of this machine for `config`, as workdir/calibration.json."""
+    print(f"{os.path.basename(sys.argv[0])}: calibrating this machine ...", flush=True)
+    run_checked([fastk, "calibrate", config, "-f", os.path.join(workdir, "calibration.json")],
+                "fastk calibrate")
+
+
+def run_checked(command, what):
+    """Runs `command`; exits with its output if it fails."""
+    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if done.returncode != 0:
+        sys.exit(f"{os.path.basename(sys.argv[0])}: {what} failed:\n{done.stdout}")
+
+
+def summary_of(workdir, name):
+    with open(os.path.join(workdir, "runs", name, "summary.json")) as f:
+        return json.load(f)
+
+
 def hosts_sent_bytes():
     """Bytes the hosts sent, summed over the bridge side of their veth pairs."""
     total = 0
@@ -133,11 +171,7 @@ def main():
                         help="each run twice, interleaved: with CURVE links (the default "
                              "between hosts) and with [security] curve = \"off\"")
     args = parser.parse_args()
-    if os.geteuid() != 0:
-        sys.exit("bench_lan: must run as root (scripts/lan.sh makes network namespaces)")
-    fastk = os.path.abspath(os.path.join(args.build, "fastk"))
-    if not os.access(fastk, os.X_OK):
-        sys.exit(f"bench_lan: no fastk at {fastk} (scripts/build.sh {args.build})")
+    fastk = root_and_fastk(args.build)
     rates = args.rates.split(",")
     runs = []
     try:

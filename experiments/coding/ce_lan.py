@@ -24,12 +24,11 @@ the table shows what the simulator predicts next to what the real peers took.
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import bench_lan  # noqa: E402  (lan, rate_bits, median, HOSTS, LAN)
+import bench_lan  # noqa: E402  (lan_up, run_checked, summary_of, rate_bits, median)
 
 CONFIG = """[run]
 name = "{name}"
@@ -84,23 +83,12 @@ def write_config(workdir, name, coding, args, hosts):
     return path
 
 
-def summary_of(workdir, name):
-    with open(os.path.join(workdir, "runs", name, "summary.json")) as f:
-        return json.load(f)
-
-
 def figures(summary, iterations):
     return {
         "iteration_ms": 1000 * summary["training_phase_s"] / iterations,
         "bytes_per_iteration": summary["bytes_per_iteration"],
         "accuracy": summary["final_test_accuracy"],
     }
-
-
-def run(command, what):
-    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if done.returncode != 0:
-        sys.exit(f"ce_lan: {what} failed:\n{done.stdout}")
 
 
 def main():
@@ -113,33 +101,27 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", help="also write every run's figures to this file")
     args = parser.parse_args()
-    if os.geteuid() != 0:
-        sys.exit("ce_lan: must run as root (scripts/lan.sh makes network namespaces)")
-    fastk = os.path.abspath(os.path.join(args.build, "fastk"))
-    if not os.access(fastk, os.X_OK):
-        sys.exit(f"ce_lan: no fastk at {fastk} (scripts/build.sh {args.build})")
+    fastk = bench_lan.root_and_fastk(args.build)
     results = []
     with tempfile.TemporaryDirectory(prefix="fastk_ce_lan_") as workdir:
-        local = write_config(workdir, "calibrate", CODES["uncoded"], args, "")
-        print("ce_lan: calibrating this machine ...", flush=True)
-        run([fastk, "calibrate", local, "-f", os.path.join(workdir, "calibration.json")],
-            "fastk calibrate")
+        bench_lan.calibrate(fastk, write_config(workdir, "calibrate", CODES["uncoded"], args, ""),
+                            workdir)
         try:
-            bench_lan.lan("up", "--name", bench_lan.LAN, "--hosts", str(bench_lan.HOSTS),
-                          "--rate", args.rate)
-            with open(f"/run/fastk-lan/{bench_lan.LAN}/hosts") as f:
-                addresses = [line.split()[0] for line in f if line.strip()]
-            hosts = "hosts = [" + ", ".join(f'"{a}"' for a in addresses) + "]"
+            hosts = bench_lan.lan_up(args.rate)
             for repeat in range(args.repeats):
                 for code, coding in CODES.items():
                     name = f"{code}_r{repeat}"
                     real = write_config(workdir, name, coding, args, hosts)
-                    run([fastk, "run", real, "--no-plots"], f"fastk run ({code})")
+                    bench_lan.run_checked([fastk, "run", real, "--no-plots"],
+                                          f"fastk run ({code})")
                     result = {"code": code, "repeat": repeat,
-                              "real": figures(summary_of(workdir, name), args.iterations)}
+                              "real": figures(bench_lan.summary_of(workdir, name),
+                                              args.iterations)}
                     sim = write_config(workdir, name + "_sim", coding, args, "")
-                    run([fastk, "sim", sim, "--no-plots"], f"fastk sim ({code})")
-                    result["sim"] = figures(summary_of(workdir, name + "_sim"), args.iterations)
+                    bench_lan.run_checked([fastk, "sim", sim, "--no-plots"],
+                                          f"fastk sim ({code})")
+                    result["sim"] = figures(bench_lan.summary_of(workdir, name + "_sim"),
+                                            args.iterations)
                     results.append(result)
                     print("  " + json.dumps(result), flush=True)
         finally:

@@ -1,0 +1,182 @@
+#!/usr/bin/python3
+"""Compressed gossip on real peers with bandwidth-bound links (docs/compression.md §6, the
+README's table; documented, not run in CI: it needs root).
+
+8 peers on 8 hosts of a LAN in a box (scripts/lan.sh: network namespaces on a bridge, each
+host's link shaped by tbf to RATE in both directions, an sshd per host), started by
+`fastk run` over real ssh with CURVE: ring, MLP 784-128-10, batch 32, lr 0.05, Fashion-MNIST,
+policy full, adapt-then-combine (compressed gossip's order; the uncompressed run uses it too,
+so the runs differ only in what goes on the wire). Four kinds, interleaved in every repeat:
+
+  none    the model, float32 (407 kB)
+  fp16    CHOCO-SGD with half-precision differences, consensus_step 1
+  int8    int8 differences (chunks of 256, stochastic rounding), consensus_step 1
+  top_k   the 1% largest entries of each difference, consensus_step 0.05
+
+For each it reports the bytes on the wire per peer-iteration (the kernel's counters of the
+hosts' veth ends: everything the hosts sent, TCP/IP, ZeroMQ, CURVE and ssh included), the
+time to 80% test accuracy of the mean model (evaluated every EVAL seconds of wall time), the
+final accuracy, and what `fastk sim` predicts for the iteration (a calibration of this machine
+and sim.link_rate_mbit = RATE; the same peers on one host).
+
+  scripts/build.sh build
+  /usr/bin/python3 experiments/compression/choco_lan.py [--build build]
+        [--rates 100mbit,1gbit] [--iterations 1500] [--repeats 3] [--kinds none,fp16,int8,top_k]
+        [--json FILE]
+"""
+import argparse
+import json
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import bench_lan  # noqa: E402  (lan, rate_bits, median, run_checked, summary_of, HOSTS, LAN)
+
+CONFIG = """[run]
+name = "{name}"
+seed = {seed}
+iterations = {iterations}
+output = "{output}"
+target_accuracy = 0.80
+eval_interval_s = {eval_s}
+[topology]
+kind = "ring"
+peers = 8
+[data]
+kind = "fashion_mnist"
+[model]
+kind = "mlp"
+hidden = [128]
+[optimizer]
+lr = 0.05
+batch_size = 32
+[consensus]
+policy = "full"
+order = "adapt_then_combine"
+{compression}
+[sim]
+threads = 2
+per_peer_eval = false
+link_rate_mbit = {rate_mbit}
+calibration = "{calibration}"
+[cluster]
+base_port = 47200
+peer_timeout_ms = 30000
+startup_timeout_ms = 60000
+{hosts}
+"""
+
+KINDS = {
+    "none": "",
+    "fp16": '[compression]\nkind = "fp16"',
+    "int8": '[compression]\nkind = "int8"',
+    "top_k": '[compression]\nkind = "top_k"\nfraction = 0.01\nconsensus_step = 0.05',
+}
+# Evaluation every EVAL seconds: the resolution of the time to target, and a model snapshot
+# per peer each time.
+EVAL_S = {"100mbit": 0.5, "1gbit": 0.2}
+
+
+def write_config(workdir, name, kind, rate, args, hosts):
+    path = os.path.join(workdir, f"{name}.toml")
+    with open(path, "w") as f:
+        f.write(CONFIG.format(name=name, seed=args.seed, iterations=args.iterations,
+                              output=os.path.join(workdir, "runs"), compression=KINDS[kind],
+                              eval_s=EVAL_S.get(rate, 0.5),
+                              rate_mbit=bench_lan.rate_bits(rate) / 1e6,
+                              calibration=os.path.join(workdir, "calibration.json"),
+                              hosts=hosts))
+    return path
+
+
+def real_run(fastk, workdir, name, kind, rate, args, hosts):
+    config = write_config(workdir, name, kind, rate, args, hosts)
+    before = bench_lan.hosts_sent_bytes()
+    bench_lan.run_checked([fastk, "run", config, "--no-plots"], f"fastk run ({kind}, {rate})")
+    sent = bench_lan.hosts_sent_bytes() - before
+    summary = bench_lan.summary_of(workdir, name)
+    return {
+        "iteration_ms": 1000 * summary["training_phase_s"] / args.iterations,
+        "wire_bytes_per_peer_iteration": sent / (bench_lan.HOSTS * args.iterations),
+        "fastk_bytes_per_peer_iteration": summary["bytes_per_iteration"],
+        "time_to_80_s": summary["time_to_target_s"],
+        "accuracy": summary["final_test_accuracy"],
+    }
+
+
+def simulated_iteration_ms(fastk, workdir, name, kind, rate, args):
+    config = write_config(workdir, name + "_sim", kind, rate, args, "")
+    bench_lan.run_checked([fastk, "sim", config, "--no-plots", "--quiet"], f"fastk sim ({kind})")
+    return 1000 * bench_lan.summary_of(workdir, name + "_sim")["training_phase_s"] / args.iterations
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", default=os.path.join(bench_lan.ROOT, "build"))
+    parser.add_argument("--rates", default="100mbit,1gbit", help="link rates, tc syntax")
+    parser.add_argument("--kinds", default=",".join(KINDS), help="of " + ", ".join(KINDS))
+    parser.add_argument("--iterations", type=int, default=1500)
+    parser.add_argument("--repeats", type=int, default=3, help="runs per kind; medians")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", help="also write every run's figures to this file")
+    args = parser.parse_args()
+    kinds = args.kinds.split(",")
+    if unknown := [k for k in kinds if k not in KINDS]:
+        sys.exit(f"choco_lan: unknown kinds {unknown}; expected some of {list(KINDS)}")
+    fastk = bench_lan.root_and_fastk(args.build)
+    results = []
+    with tempfile.TemporaryDirectory(prefix="fastk_choco_lan_") as workdir:
+        bench_lan.calibrate(fastk, write_config(workdir, "calibrate", "none", "100mbit", args, ""),
+                            workdir)
+        try:
+            for rate in args.rates.split(","):
+                hosts = bench_lan.lan_up(rate)
+                for repeat in range(args.repeats):
+                    for kind in kinds:
+                        name = f"{kind}_{rate}_r{repeat}"
+                        result = {"kind": kind, "rate": rate, "repeat": repeat,
+                                  "real": real_run(fastk, workdir, name, kind, rate, args, hosts),
+                                  "sim_iteration_ms": simulated_iteration_ms(
+                                      fastk, workdir, name, kind, rate, args)}
+                        results.append(result)
+                        print("  " + json.dumps(result), flush=True)
+        finally:
+            bench_lan.lan("down", "--name", bench_lan.LAN)
+    report(results, kinds, args)
+
+
+def report(results, kinds, args):
+    median = bench_lan.median
+    print(f"\n8 peers on 8 hosts, ring, MLP, Fashion-MNIST, policy full, {args.iterations} "
+          f"iterations, medians of {args.repeats}\n")
+    print("| link | kind | wire bytes/peer-iteration | iteration (real) | iteration (sim) "
+          "| time to 80% | vs none | final accuracy |")
+    print("|---|---|---|---|---|---|---|---|")
+    for rate in args.rates.split(","):
+        def mine(kind):
+            return [r for r in results if r["kind"] == kind and r["rate"] == rate]
+
+        def time_to_80(kind):
+            times = [r["real"]["time_to_80_s"] for r in mine(kind)]
+            return None if None in times else median(times)
+
+        base = time_to_80("none") if "none" in kinds else None
+        for kind in kinds:
+            runs = mine(kind)
+            t = time_to_80(kind)
+            speedup = f"{base / t:.2f}x" if base and t else "-"
+            print(f"| {rate} | {kind} "
+                  f"| {median([r['real']['wire_bytes_per_peer_iteration'] for r in runs]):.0f} "
+                  f"| {median([r['real']['iteration_ms'] for r in runs]):.1f} ms "
+                  f"| {median([r['sim_iteration_ms'] for r in runs]):.1f} ms "
+                  f"| {'not reached' if t is None else f'{t:.1f} s'} | {speedup} "
+                  f"| {100 * median([r['real']['accuracy'] for r in runs]):.2f}% |")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
