@@ -13,11 +13,15 @@
 
 namespace fastk::compression {
 
+// The factor compressed gossip divides a QSGD difference by (public_estimate.cc).
+double qsgd_tau(const Compressed& q);
+
 class PublicEstimate {
  public:
   explicit PublicEstimate(std::vector<float> initial) : value_(std::move(initial)) {}
 
-  // The owner: q = Q(x - x_hat) with `seed`, then x_hat += q; returns q for the neighbours.
+  // The owner: q = Q(x - x_hat) with `seed` (qsgd: divided by qsgd_tau), then x_hat += q;
+  // returns q for the neighbours.
   // Throws std::invalid_argument if x has another length.
   Compressed advance(const CompressorSpec& spec, std::span<const float> x, std::uint64_t seed);
   // A neighbour: x_hat += q. Throws std::invalid_argument for a q that is invalid() or of

@@ -29,10 +29,11 @@ double distance(std::span<const float> a, const std::vector<float>& b) {
 // because what one step drops the next one sends.
 TEST(PublicEstimate, ErrorFeedbackKeepsTheErrorBoundedOnADriftingStream) {
   constexpr std::size_t kN = 200;
-  for (Kind kind : {Kind::kTopK, Kind::kInt8, Kind::kRandomK}) {
+  for (Kind kind : {Kind::kTopK, Kind::kInt8, Kind::kRandomK, Kind::kQsgd}) {
     CompressorSpec spec;
     spec.kind = kind;
     spec.fraction = 0.05;
+    spec.levels = 4;
     PublicEstimate owner(model_at(0, kN)), neighbour(model_at(0, kN));
     double worst_late = 0, first_quarter = 0;
     for (int t = 1; t <= 2000; ++t) {
@@ -52,13 +53,43 @@ TEST(PublicEstimate, ErrorFeedbackKeepsTheErrorBoundedOnADriftingStream) {
     add_decompressed(compress(spec, x, 1), 1.0f, without);
     const double no_feedback = distance(without, x);
     EXPECT_LT(worst_late, 0.15 * norm) << to_string(kind) << " (norm " << norm << ")";
-    if (kind != Kind::kInt8) {
+    if (kind == Kind::kTopK || kind == Kind::kRandomK) {
       EXPECT_LT(worst_late, 0.2 * no_feedback)
           << to_string(kind) << " without feedback " << no_feedback;
     }
     const auto a = owner.value(), b = neighbour.value();
     EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end())) << to_string(kind);
   }
+}
+
+// QSGD with few levels errs by more than the vector: sent as it is, the estimate would
+// overshoot. Divided by tau (CHOCO's rescaled QSGD) every step brings the estimate closer on
+// average, on a model that stops moving.
+TEST(PublicEstimate, QsgdIsRescaledIntoAContraction) {
+  constexpr std::size_t kN = 400;
+  CompressorSpec spec;
+  spec.kind = Kind::kQsgd;
+  spec.levels = 2;  // tau = 1 + min(400 / 4, 20 / 2) = 11
+  const auto x = model_at(7, kN);
+  double raw_error = 0, scaled_before = 0, scaled_after = 0;
+  PublicEstimate estimate(std::vector<float>(kN, 0.0f));
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    std::vector<float> raw(kN, 0.0f);
+    const Compressed q = compress(spec, x, seed);
+    add_decompressed(q, 1.0f, raw);
+    raw_error += distance(raw, x) / 200;
+    scaled_before += distance(estimate.value(), x) / 200;
+    const Compressed sent = estimate.advance(spec, x, seed);
+    // The first difference is x itself (the estimate starts at 0): its norm, divided by tau.
+    if (seed == 1) {
+      EXPECT_FLOAT_EQ(sent.scales[0], static_cast<float>(q.scales[0] / 11.0));
+    }
+    scaled_after += distance(estimate.value(), x) / 200;
+  }
+  std::vector<float> zero(kN, 0.0f);
+  EXPECT_GT(raw_error, distance(zero, x)) << "plain QSGD would be a contraction: test moot";
+  EXPECT_LT(scaled_after, scaled_before);
+  EXPECT_LT(distance(estimate.value(), x), 0.1 * distance(zero, x));
 }
 
 // A model that stops moving is reached exactly by top_k: each step sends the largest of what
