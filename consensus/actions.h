@@ -134,6 +134,9 @@ struct NeighbourGone {
   PeerId peer = 0;
   std::int64_t iteration = 0;  // the own iteration when it was noticed
   bool said_goodbye = false;   // false: silent
+  // Compressed gossip: a difference of it was lost (a gap in its tags), so this peer's copy of
+  // its estimate has parted from the others' for good; it is mixed and awaited no more.
+  bool lost_difference = false;
 };
 
 // The peer ran its configured number of iterations; model() is final.

@@ -142,30 +142,40 @@ void PeerProtocol::check_compression() const {
   if (config_.push_sum) refuse("and push_sum exclude each other");
   if (config_.coding.scheme != coding::Scheme::kNone) refuse("and coding exclude each other");
   if (policy_->pairwise_averaging()) refuse("and policy ad_psgd exclude each other");
+  if (const auto why = unfit_for_compressed_gossip(*schedule_, self_)) refuse(*why);
+}
+
+std::optional<std::string> unfit_for_compressed_gossip(const topology::TopologySchedule& schedule,
+                                                       std::optional<PeerId> peer) {
   // Every copy of an estimate must see every difference: a time-varying schedule sends each
   // round to other peers, and a directed graph to peers that do not send back.
-  if (schedule_->fixed_graph() == nullptr) {
-    refuse(
-        "needs a static undirected graph: on a time-varying or directed one a difference "
-        "misses peers that keep a copy of the sender's estimate");
+  if (schedule.fixed_graph() == nullptr) {
+    return "needs a static undirected graph: on a time-varying or directed one a difference "
+           "misses peers that keep a copy of the sender's estimate";
   }
   // The mix moves no mass only if W_ij = W_ji (docs/compression.md §1).
-  const topology::RoundPeers mine = schedule_->round(self_, 0);
-  for (std::size_t r = 0; r < mine.receive_from.size(); ++r) {
-    const topology::RoundPeers theirs = schedule_->round(mine.receive_from[r], 0);
-    const auto at = std::find(theirs.receive_from.begin(), theirs.receive_from.end(), self_);
-    const double back =
-        at == theirs.receive_from.end()
-            ? 0.0
-            : theirs.receive_weights[static_cast<std::size_t>(at - theirs.receive_from.begin())];
-    if (std::abs(back - mine.receive_weights[r]) > 1e-9) {
-      refuse("needs symmetric weights, but W_" + std::to_string(self_) + "," +
-             std::to_string(mine.receive_from[r]) + " != W_" +
-             std::to_string(mine.receive_from[r]) + "," + std::to_string(self_) +
-             " (weights = \"uniform\" on an irregular graph?): the models would drift from "
-             "their mean");
+  const PeerId first = peer.value_or(0);
+  const PeerId last = peer ? *peer + 1 : static_cast<PeerId>(schedule.size());
+  for (PeerId i = first; i < last; ++i) {
+    const topology::RoundPeers mine = schedule.round(i, 0);
+    for (std::size_t r = 0; r < mine.receive_from.size(); ++r) {
+      const PeerId j = mine.receive_from[r];
+      if (!peer && j < i) continue;  // each pair once
+      const topology::RoundPeers theirs = schedule.round(j, 0);
+      const auto at = std::find(theirs.receive_from.begin(), theirs.receive_from.end(), i);
+      const double back =
+          at == theirs.receive_from.end()
+              ? 0.0
+              : theirs.receive_weights[static_cast<std::size_t>(at - theirs.receive_from.begin())];
+      if (std::abs(back - mine.receive_weights[r]) > 1e-9) {
+        return "needs symmetric weights, but W_" + std::to_string(i) + "," + std::to_string(j) +
+               " != W_" + std::to_string(j) + "," + std::to_string(i) +
+               " (weights = \"uniform\" on an irregular graph?): the models would drift from "
+               "their mean";
+      }
     }
   }
+  return std::nullopt;
 }
 
 void PeerProtocol::await_spanning_tree() {
@@ -306,7 +316,7 @@ int PeerProtocol::slot_of(PeerId peer) const {
 }
 
 bool PeerProtocol::gone(const Slot& slot, double now_s) const {
-  if (slot.departed) return true;
+  if (slot.departed || slot.parted) return true;
   // ad_psgd: only the partner whose reply is awaited is expected to speak.
   if (averaging_ && (!averaging_->awaited() ||
                      &slot != &slots_[static_cast<std::size_t>(slot_of(*averaging_->awaited()))])) {
@@ -681,8 +691,13 @@ void PeerProtocol::on_compressed(double now_s, PeerId from, std::int64_t tag,
   } else if (!difference || difference->length != parameters_) {
     cause = DropCause::kWrongSize;
   } else if (compression::invalid(*difference) ||
-             tag != slots_[static_cast<std::size_t>(s)].difference_tag + 1) {
-    cause = DropCause::kBadDifference;
+             tag <= slots_[static_cast<std::size_t>(s)].difference_tag) {
+    cause = DropCause::kBadDifference;  // malformed, or a repeat: harmless to drop
+  } else if (tag > slots_[static_cast<std::size_t>(s)].difference_tag + 1) {
+    dropped_.add(DropCause::kBadDifference);
+    part_from(slots_[static_cast<std::size_t>(s)]);
+    reevaluate(now_s, out);  // reports it gone, and stops waiting for it
+    return;
   }
   if (cause) {
     dropped_.add(*cause);
@@ -705,6 +720,16 @@ void PeerProtocol::on_compressed(double now_s, PeerId from, std::int64_t tag,
   reevaluate(now_s, out);
 }
 
+// A gap in a neighbour's differences (the transport lost one: a connection reset) parts this
+// peer's copy of its estimate from every other for good. Mixing it would move mass and pull
+// toward a model nobody has, and waiting would wait for ever: it is gone, reported as such.
+void PeerProtocol::part_from(Slot& slot) {
+  if (slot.parted) return;
+  slot.parted = true;
+  slot.reported_gone = false;
+  unreported_departure_ = true;
+}
+
 std::span<const float> PeerProtocol::public_estimate(PeerId peer) const {
   if (!own_estimate_) return {};
   if (peer == self_) return own_estimate_->value();
@@ -715,7 +740,7 @@ std::span<const float> PeerProtocol::public_estimate(PeerId peer) const {
 std::vector<MixTerm> PeerProtocol::estimate_terms(double now_s) {
   std::vector<MixTerm> terms;
   const auto gamma = config_.consensus_step;
-  double total = 0;
+  float total = 0;
   for (std::size_t r = 0; r < round_slots_.size(); ++r) {
     const auto s = static_cast<std::size_t>(round_slots_[r]);
     Slot& slot = slots_[s];
@@ -725,12 +750,13 @@ std::vector<MixTerm> PeerProtocol::estimate_terms(double now_s) {
     }
     // A neighbour gone before sending this iteration's difference (it died, or left early)
     // pulls no more: its estimate is frozen. One that finished has sent them all.
-    if (gone(slot, now_s) && slot.difference_tag < k_) continue;
-    const double w = round_.receive_weights[r];
-    total += w;
-    terms.push_back({static_cast<float>(gamma * w), estimates_[s].value()});
+    if (slot.parted || (gone(slot, now_s) && slot.difference_tag < k_)) continue;
+    const auto weight = static_cast<float>(gamma * round_.receive_weights[r]);
+    total += weight;
+    terms.push_back({weight, estimates_[s].value()});
   }
-  terms.push_back({static_cast<float>(-gamma * total), own_estimate_->value()});
+  // Exactly minus the coefficients above, so that equal estimates cancel to the last bit.
+  terms.push_back({-total, own_estimate_->value()});
   return terms;
 }
 
@@ -884,7 +910,7 @@ void PeerProtocol::report_departures(double now_s, Actions& out) {
     Slot& slot = slots_[s];
     if (slot.reported_gone || !gone(slot, now_s)) continue;
     slot.reported_gone = true;
-    out.push_back(NeighbourGone{neighbours_[s], k_, slot.departed});
+    out.push_back(NeighbourGone{neighbours_[s], k_, slot.departed, slot.parted});
   }
 }
 
@@ -1121,7 +1147,10 @@ void PeerProtocol::update(double now_s, const std::vector<int>& used, int requir
   if (!difference.empty()) terms.push_back({1.0f, difference});
   const bool estimates = own_estimate_.has_value();
   if (estimates) terms = estimate_terms(now_s);
-  if (estimates) record.used_weights.clear();
+  if (estimates) {  // the stepped model's weight is 1; the estimates' are gamma w_ij
+    record.used_weights.clear();
+    record.self_weight = 1.0;
+  }
   for (std::size_t u = 0; u < used.size() && !config_.push_sum; ++u) {
     if (estimates) {  // telemetry only: the mix above takes every neighbour's estimate
       const auto r = static_cast<std::size_t>(used[u]);

@@ -24,6 +24,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "compression/public_estimate.h"
@@ -82,6 +83,13 @@ struct ProtocolConfig {
   std::optional<compression::CompressorSpec> compression;
   double consensus_step = 1.0;
 };
+
+// Why compressed gossip cannot run on `schedule` (a time-varying or directed graph, or
+// W_ij != W_ji for some pair; with `peer`, only the pairs of that peer), or nullopt if it can.
+// PeerProtocol refuses such a schedule; the config checks it first, to name it among the
+// config's errors.
+std::optional<std::string> unfit_for_compressed_gossip(const topology::TopologySchedule& schedule,
+                                                       std::optional<PeerId> peer = std::nullopt);
 
 class PeerProtocol {
  public:
@@ -227,6 +235,7 @@ class PeerProtocol {
     // tag of the last one received.
     std::deque<std::pair<std::int64_t, CompressedPart>> differences;
     std::int64_t difference_tag = -1;
+    bool parted = false;  // a difference was lost: gone for good (NeighbourGone::lost_difference)
   };
 
   int slot_of(PeerId peer) const;  // -1 if not a neighbour
@@ -260,6 +269,7 @@ class PeerProtocol {
   void check_push_sum() const;
   void check_pairwise_averaging() const;
   void check_compression() const;
+  void part_from(Slot& slot);
   // Compressed gossip: the mix of the estimates, x_half + gamma sum_j w_ij (x_hat_j - x_hat_i),
   // as terms of mix_and_step, after applying the differences of iterations up to k.
   std::vector<MixTerm> estimate_terms(double now_s);

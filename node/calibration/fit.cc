@@ -59,6 +59,7 @@ double simulated_iteration_s(const Calibration& c, const ExperimentConfig& confi
       config.consensus, config.run, config.optimizer, config.cluster, PeerRuntime::kSimulated);
   protocol.policy = consensus::PolicySpec{};
   protocol.coding = {};
+  protocol.compression.reset();  // as the reference runs (calibrate_command.cc)
   protocol.iterations = iterations;
   std::vector<std::unique_ptr<consensus::PeerProtocol>> peers;
   for (int i = 0; i < n; ++i) {

@@ -1,6 +1,8 @@
 // [compression]: compressed gossip, CHOCO-SGD style (docs/compression.md).
 #include "compression/compressor.h"
+#include "consensus/peer_protocol.h"
 #include "node/config/tables.h"
+#include "topology/topology.h"
 
 namespace fastk::node {
 namespace {
@@ -27,8 +29,9 @@ double default_consensus_step(compression::Kind kind) {
   return 1.0;
 }
 
-void check_compatible(TableReader& t, const consensus::ProtocolConfig& protocol) {
-  const auto refuse = [&](const std::string& why) { t.errors().add("compression.kind", why); };
+void check_compatible(TableReader& t, const consensus::ProtocolConfig& protocol,
+                      const topology::TopologySpec& topology) {
+  const auto refuse = [&](const std::string& why) { t.errors().add(t.path_of("kind"), why); };
   if (protocol.order != consensus::UpdateOrder::kAdaptThenCombine) {
     refuse(
         "compressed gossip steps, then sends its difference: set consensus.order = "
@@ -41,11 +44,21 @@ void check_compatible(TableReader& t, const consensus::ProtocolConfig& protocol)
   if (protocol.policy.kind == consensus::PolicyKind::kAdPsgd) {
     refuse("compressed gossip and consensus.policy = \"ad_psgd\" exclude each other");
   }
+  std::optional<topology::Topology> graph;
+  try {
+    graph = topology::build_topology(topology);
+  } catch (const std::exception&) {
+    return;  // [topology] names what is wrong with it
+  }
+  if (const auto why = consensus::unfit_for_compressed_gossip(*graph->schedule)) {
+    refuse("compressed gossip " + *why);
+  }
 }
 
 }  // namespace
 
-void read_compression_table(TableReader& t, ConsensusConfig& config) {
+void read_compression_table(TableReader& t, ConsensusConfig& config,
+                            const topology::TopologySpec& topology) {
   consensus::ProtocolConfig& protocol = config.protocol;
   std::string kind = "none";
   t.read("kind", kind);
@@ -81,7 +94,7 @@ void read_compression_table(TableReader& t, ConsensusConfig& config) {
   }
   protocol.compression = spec;
   protocol.consensus_step = step.value_or(default_consensus_step(spec.kind));
-  check_compatible(t, protocol);
+  check_compatible(t, protocol, topology);
 }
 
 nlohmann::ordered_json compression_table_json(const ConsensusConfig& config) {

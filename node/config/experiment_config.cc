@@ -114,7 +114,7 @@ ExperimentConfig parse_config(std::string_view text, const std::string& source,
   TableReader coding = top.table("coding");
   read_coding_table(coding, config.consensus, config.topology);
   TableReader compression = top.table("compression");
-  read_compression_table(compression, config.consensus);
+  read_compression_table(compression, config.consensus, config.topology);
   TableReader stragglers = top.table("stragglers");
   read_stragglers_table(stragglers, config.stragglers, config.run.seed);
   TableReader sim = top.table("sim");

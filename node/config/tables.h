@@ -19,7 +19,10 @@ void read_cluster_table(TableReader& table, ClusterConfig& cluster, int peer_cou
 void read_consensus_table(TableReader& table, ConsensusConfig& config,
                           const topology::TopologySpec& topology);
 // After [consensus] and [coding]: the compressor goes into config.protocol.compression.
-void read_compression_table(TableReader& table, ConsensusConfig& config);
+// Needs the topology: compressed gossip runs only on a static undirected graph with
+// symmetric weights.
+void read_compression_table(TableReader& table, ConsensusConfig& config,
+                            const topology::TopologySpec& topology);
 // After [consensus]: the code goes into config.protocol.coding.
 void read_coding_table(TableReader& table, ConsensusConfig& config,
                        const topology::TopologySpec& topology);

@@ -5,13 +5,17 @@
 // push-sum keeps every one: PeerProtocol::models_kept_queued), so the newest ones and a BYE are
 // never lost and a peer running ahead of a stuck neighbour keeps a bounded number queued. Dropping
 // refused sends silently can leave a neighbour waiting for a tag that never comes, until the
-// silence timeout.
+// silence timeout. Compressed differences are never replaced (a gap parts the estimates), but
+// once kMaxQueuedDifferenceBytes of them wait for one neighbour (a dead one, or one thousands of
+// iterations behind) it is given up: its queued and later differences are discarded and said
+// so once. Its copy of this peer's estimate has parted anyway, and memory must stay bounded.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <set>
 
 #include "node/transport/link.h"
 
@@ -40,6 +44,9 @@ class OutboundQueue {
   void flush();
   bool pending() const;
   std::uint64_t superseded() const { return superseded_; }  // replaced, never sent
+  // Compressed differences discarded for a neighbour given up (see above).
+  std::uint64_t abandoned() const { return abandoned_; }
+  static constexpr std::size_t kMaxQueuedDifferenceBytes = std::size_t{256} << 20;
 
  private:
   struct Item {
@@ -48,7 +55,13 @@ class OutboundQueue {
   };
   transport::Link& link_;
   std::map<int, std::deque<Item>> pending_;  // per neighbour, oldest first
+  // A neighbour whose queue of differences overflowed: the rest of its differences are
+  // discarded. Returns true if `what` to `to` is discarded so.
+  bool abandon(int to, Outbound what, std::deque<Item>& queue);
+
   std::uint64_t superseded_ = 0;
+  std::uint64_t abandoned_ = 0;
+  std::set<int> given_up_;
   std::size_t models_kept_ = 1;
 };
 

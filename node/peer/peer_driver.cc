@@ -358,7 +358,16 @@ void PeerDriver::checkpoint_if_due() {
 }
 
 void PeerDriver::departed(const consensus::NeighbourGone& gone) {
-  report_.departed(gone.peer, gone.iteration, gone.said_goodbye ? "bye" : "silent");
+  if (gone.lost_difference) {
+    std::cerr << "peer " << settings_.self << ": a compressed difference from peer " << gone.peer
+              << " was lost on the way (a reset connection?): its estimate here no longer "
+                 "matches its own, so it is mixed and awaited no more"
+              << std::endl;
+  }
+  report_.departed(gone.peer, gone.iteration,
+                   gone.lost_difference ? "lost a difference"
+                   : gone.said_goodbye  ? "bye"
+                                        : "silent");
 }
 
 // Milliseconds until the next protocol timer, held message, snapshot, the end of the time

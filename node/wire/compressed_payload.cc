@@ -3,6 +3,7 @@
 #include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <string>
 
 #include "node/wire/byte_order.h"
 
@@ -125,6 +126,10 @@ EncodedMessage encode_compressed_difference(PeerId sender, std::int64_t iteratio
     at += 4;
     put(*bytes, at, difference.indices);
     put(*bytes, at, difference.values);
+  }
+  if (at != bytes->size()) {
+    throw std::logic_error("encode_compressed_difference: wrote " + std::to_string(at) +
+                           " bytes of " + std::to_string(bytes->size()));
   }
   std::span<const std::byte> view(*bytes);
   return {encode_header({MessageType::kCompressedDifference, payload_kind_of(difference.kind),

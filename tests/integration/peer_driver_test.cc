@@ -19,6 +19,7 @@
 #include "node/peer/outbound_queue.h"
 #include "node/transport/in_process_link.h"
 #include "node/transport/zmq_transport.h"
+#include "node/wire/compressed_payload.h"
 #include "tests/testutil/temp_dir.h"
 #include "tests/unit/consensus/toy_runtime.h"
 
@@ -352,6 +353,44 @@ TEST(OutboundQueue, NewestModelWinsAndControlMessagesAreKept) {
   using T = wire::MessageType;
   EXPECT_EQ(
       got, (std::vector<std::pair<T, std::int64_t>>{{T::kModel, 1}, {T::kBye, 2}, {T::kModel, 3}}));
+  EXPECT_FALSE(queue.pending());
+}
+
+// Compressed differences are never replaced: 6 through a link that holds one all arrive, in
+// order. A neighbour that takes none of 256 MiB of them is given up: they are discarded.
+TEST(OutboundQueue, EveryDifferenceIsSentUntilTheNeighbourIsGivenUp) {
+  transport::InProcessNetwork network(2, /*capacity=*/1);
+  const wire::PeerId to_one[] = {1}, to_zero[] = {0};
+  const wire::HelloInfo run{1, 2};
+  transport::InProcessLink sender(network, wire::WirePeers(0, run, to_one), {1});
+  transport::InProcessLink receiver(network, wire::WirePeers(1, run, to_zero), {0});
+  OutboundQueue queue(sender);
+  const auto difference = [](std::int64_t tag, std::uint32_t length) {
+    compression::Compressed c;
+    c.kind = compression::Kind::kFloat16;
+    c.length = length;
+    c.halves.assign(length, static_cast<std::uint16_t>(tag));
+    return wire::encode_compressed_difference(0, tag, c);
+  };
+  for (std::int64_t tag = 1; tag <= 6; ++tag) {
+    queue.send(1, Outbound::kCompressedDifference, difference(tag, 3));
+  }
+  EXPECT_EQ(queue.superseded(), 0u);
+  std::vector<std::int64_t> tags;
+  for (int turn = 0; turn < 20; ++turn) {
+    if (auto r = receiver.receive(std::chrono::milliseconds(0))) {
+      tags.push_back(std::get<transport::ReceivedMessage>(*r).iteration());
+    }
+    queue.flush();
+  }
+  EXPECT_EQ(tags, (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6}));
+  // The link takes one of 16 MiB, then 16 wait: 256 MiB. The next is refused and the neighbour
+  // given up: the 16 waiting and the two sent after are discarded.
+  const std::uint32_t big = 8u << 20;  // halves: 16 MiB
+  for (std::int64_t tag = 7; tag <= 25; ++tag) {
+    queue.send(1, Outbound::kCompressedDifference, difference(tag, big));
+  }
+  EXPECT_EQ(queue.abandoned(), 16u + 2u);
   EXPECT_FALSE(queue.pending());
 }
 

@@ -245,14 +245,33 @@ TEST(CompressedGossip, BackupWorkersApplyLateDifferencesInOrder) {
   LeastSquares model(kDim, 400, 2, 8);
   VirtualNetwork net(testing::make_peers(topo.schedule, config, initial_model()), delays, model);
   int skipped_peer0 = 0;
+  // Each peer's own estimate after each of its differences (its update comes after it).
+  std::vector<std::vector<std::vector<float>>> owned(8);
   net.on_record = [&](const IterationRecord& r) {
     if ((r.peer == 1 || r.peer == 7) && r.used.size() < 2) ++skipped_peer0;
+    const auto own = net.peer(r.peer).public_estimate(r.peer);
+    owned[r.peer].emplace_back(own.begin(), own.end());
   };
   net.start();
   net.run();
   ASSERT_TRUE(net.all_finished());
   EXPECT_GT(skipped_peer0, 20) << "peer 0's neighbours did not wait for it";
   for (PeerId p = 0; p < 8; ++p) EXPECT_EQ(net.peer(p).dropped_messages(), 0) << p;
+  // Nothing was lost, repeated or reordered on the way (the early ones of a neighbour that led
+  // by more than n included): every copy is, bit for bit, its owner's estimate after some
+  // difference (a neighbour that finished first did not see the owner's last ones).
+  int behind = 0;
+  for (PeerId p = 0; p < 8; ++p) {
+    for (PeerId j : {(p + 1) % 8, (p + 7) % 8}) {
+      const auto copy = net.peer(j).public_estimate(p);
+      const auto match = std::find_if(owned[p].begin(), owned[p].end(), [&](const auto& own) {
+        return std::equal(own.begin(), own.end(), copy.begin(), copy.end());
+      });
+      EXPECT_NE(match, owned[p].end()) << "peer " << j << "'s copy of " << p << "'s estimate";
+      if (match != owned[p].end() && match + 1 != owned[p].end()) ++behind;
+    }
+  }
+  EXPECT_GT(behind, 0) << "no neighbour finished before its neighbour's last difference";
 }
 
 TEST(CompressedGossip, MalformedOrOutOfOrderDifferencesAreDropped) {
@@ -272,8 +291,15 @@ TEST(CompressedGossip, MalformedOrOutOfOrderDifferencesAreDropped) {
   peer.on_compressed(0.1, 1, 0, difference(kDim + 1, {0}), out);
   EXPECT_EQ(peer.drops().count(DropCause::kWrongSize), 1);
   peer.on_compressed(0.1, 1, 0, difference(kDim, {3, 2}), out);  // indices out of order
-  peer.on_compressed(0.1, 1, 1, difference(kDim, {2}), out);     // a gap: tag 0 is missing
+  peer.on_compressed(0.1, 7, 1, difference(kDim, {2}), out);     // a gap: tag 0 is missing
   EXPECT_EQ(peer.drops().count(DropCause::kBadDifference), 2);
+  // Peer 7's estimate here has parted from its own for good: it is gone, and said so.
+  const auto gone = std::find_if(out.begin(), out.end(), [](const Action& a) {
+    return std::holds_alternative<NeighbourGone>(a);
+  });
+  ASSERT_NE(gone, out.end());
+  EXPECT_EQ(std::get<NeighbourGone>(*gone).peer, 7u);
+  EXPECT_TRUE(std::get<NeighbourGone>(*gone).lost_difference);
   peer.on_compressed(0.1, 1, 0, difference(kDim, {2}), out);
   peer.on_compressed(0.1, 1, 0, difference(kDim, {2}), out);  // the same tag again
   EXPECT_EQ(peer.drops().count(DropCause::kBadDifference), 3);

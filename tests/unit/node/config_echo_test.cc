@@ -91,7 +91,7 @@ TEST(ConfigEcho, EveryKeyATableReadsIsEchoed) {
       [](TableReader& t) {
         ConsensusConfig c;
         c.protocol.order = consensus::UpdateOrder::kAdaptThenCombine;
-        read_compression_table(t, c);
+        read_compression_table(t, c, topology::TopologySpec{});
         return compression_table_json(c);
       },
       compression_table_json({}));

@@ -268,8 +268,8 @@ TEST(Overrides, AMalformedKeyPathOrAMissingValueIsNamed) {
   EXPECT_EQ(node::parse_config("", "exp.toml", "/cfg", {"run.iterations= 7 "}).run.iterations, 7);
 }
 
-// [compression] (docs/compression.md): read, its refusals named, and refused for real peers
-// (no wire format yet) while the simulator gets it.
+// [compression] (docs/compression.md): read, its default step by kind, and its refusals named
+// among the config's errors (the graph's too), for real peers and the simulator alike.
 TEST(CompressionTable, ReadsItsKeysDefaultsTheStepByKindAndNamesItsRefusals) {
   const ExperimentConfig c = parse(R"(
 [consensus]
@@ -309,6 +309,14 @@ consensus_step = 0.1
   EXPECT_THAT(error_of("[consensus]\norder = \"adapt_then_combine\"\n[compression]\n"
                        "kind = \"int8\"\nconsensus_step = 0\n"),
               HasSubstr("compression.consensus_step"));
+  EXPECT_THAT(error_of("[topology]\nkind = \"one_peer_exponential\"\npeers = 8\n"
+                       "[consensus]\norder = \"adapt_then_combine\"\n[compression]\n"
+                       "kind = \"int8\"\n"),
+              HasSubstr("needs a static undirected graph"));
+  EXPECT_THAT(error_of("[topology]\nkind = \"star\"\npeers = 5\nweights = \"uniform\"\n"
+                       "[consensus]\norder = \"adapt_then_combine\"\n[compression]\n"
+                       "kind = \"int8\"\n"),
+              HasSubstr("needs symmetric weights"));
 }
 
 }  // namespace
