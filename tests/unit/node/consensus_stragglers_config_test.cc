@@ -292,9 +292,9 @@ consensus_step = 0.1
   };
   EXPECT_EQ(step_of("fp16"), 1.0);
   EXPECT_EQ(step_of("int8"), 1.0);
-  EXPECT_EQ(step_of("qsgd"), 0.5);
+  EXPECT_EQ(step_of("qsgd"), 0.05);
   EXPECT_EQ(step_of("top_k"), 0.05);
-  EXPECT_EQ(step_of("random_k"), 0.05);
+  EXPECT_EQ(step_of("random_k"), 0.02);
   EXPECT_FALSE(parse("[run]\n").consensus.protocol.compression.has_value());
   EXPECT_THAT(error_of("[compression]\nkind = \"int8\"\n"),
               HasSubstr("set consensus.order = \"adapt_then_combine\""));
