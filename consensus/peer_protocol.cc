@@ -615,7 +615,13 @@ void PeerProtocol::on_gradient_done(double now_s, std::span<const float> gradien
                                                          static_cast<std::uint64_t>(k_)));
       auto difference = std::make_shared<const compression::Compressed>(
           own_estimate_->advance(*config_.compression, own_for_mix_->values(), seed));
-      if (!round_.send_to.empty()) out.push_back(SendCompressed{round_.send_to, k_, difference});
+      // Not to neighbours that said goodbye: they cannot come back to read it.
+      std::vector<PeerId> to;
+      for (PeerId j : round_.send_to) {
+        const int s = slot_of(j);
+        if (s < 0 || !slots_[static_cast<std::size_t>(s)].departed) to.push_back(j);
+      }
+      if (!to.empty()) out.push_back(SendCompressed{std::move(to), k_, difference});
     } else if (!round_.send_to.empty()) {
       send(round_.send_to, own_for_mix_, out);
     }
@@ -910,7 +916,7 @@ void PeerProtocol::report_departures(double now_s, Actions& out) {
     Slot& slot = slots_[s];
     if (slot.reported_gone || !gone(slot, now_s)) continue;
     slot.reported_gone = true;
-    out.push_back(NeighbourGone{neighbours_[s], k_, slot.departed, slot.parted});
+    out.push_back(NeighbourGone{neighbours_[s], k_, slot.departed, slot.parted && !slot.departed});
   }
 }
 
@@ -1017,6 +1023,7 @@ void PeerProtocol::try_update(double now_s, Actions& out) {
   std::vector<int> pending;  // slots that may still deliver
   for (std::size_t r = 0; r < round_slots_.size(); ++r) {
     const Slot& slot = slots_[static_cast<std::size_t>(round_slots_[r])];
+    if (slot.parted) continue;  // its estimate here is no longer its own: not mixed, not counted
     if (fresh(slot)) {
       used.push_back(static_cast<int>(r));
     } else if (!gone(slot, now_s)) {

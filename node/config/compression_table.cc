@@ -11,10 +11,9 @@ std::string kind_name(const std::optional<compression::CompressorSpec>& spec) {
   return spec ? compression::to_string(spec->kind) : "none";
 }
 
-// The consensus step a compressor gets unless the table sets one: the largest that kept the
-// accuracy of uncompressed gossip in the sweep of docs/compression.md §5.1, or half of it
-// where the next larger one already failed. The quantisers keep nearly every bit, so the
-// estimates may move all the way; the others' estimates lag their models, and a large step
+// The consensus step a compressor gets unless the table sets one: clear of the steps that
+// failed to learn in the sweep of docs/compression.md §5.1. The quantisers keep nearly every bit,
+// so the estimates may move all the way; the others' estimates lag their models, and a large step
 // mixes the lag in until the training diverges.
 double default_consensus_step(compression::Kind kind) {
   switch (kind) {

@@ -13,6 +13,7 @@ void add_real_counters(const PeerReport& r, nlohmann::ordered_json& s) {
   s["messages_sent"] = real(r, r.messages_sent);
   s["sends_refused"] = real(r, r.sends_refused);
   s["models_superseded"] = real(r, r.models_superseded);
+  s["differences_dropped"] = real(r, r.differences_dropped);
   s["bytes_sent"] = real(r, r.bytes_sent);
   s["shared_models_sent"] = real(r, r.shared_models_sent);
   s["shared_bytes"] = real(r, r.shared_bytes);

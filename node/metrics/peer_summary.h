@@ -16,7 +16,7 @@ namespace fastk::node::metrics {
 struct Departure {
   int peer = 0;
   std::int64_t at_iteration = 0;  // own iteration when it was noticed
-  std::string how;                // "bye" or "silent"
+  std::string how;                // "bye", "silent" or "lost a difference" (compressed gossip)
 };
 
 struct PeerReport {
@@ -49,6 +49,7 @@ struct PeerReport {
   std::uint64_t messages_sent = 0;
   std::uint64_t sends_refused = 0;         // neighbour's queue full: kept and retried
   std::uint64_t models_superseded = 0;     // refused models replaced by a newer one, never sent
+  std::uint64_t differences_dropped = 0;   // compressed differences of a dropped backlog
   std::uint64_t bytes_sent = 0;            // over the sockets
   std::uint64_t shared_models_sent = 0;    // SHARED_MODEL messages (models left in shared memory)
   std::uint64_t shared_bytes = 0;          // model bytes those messages offered neighbours

@@ -5,31 +5,27 @@
 
 namespace fastk::node::peer {
 
-bool OutboundQueue::abandon(int to, Outbound what, std::deque<Item>& queue) {
-  if (what != Outbound::kCompressedDifference) return false;
-  if (given_up_.count(to) == 0) {
-    std::size_t queued = 0, bytes = 0;
-    for (const Item& item : queue) {
-      if (item.what != Outbound::kCompressedDifference) continue;
-      ++queued;
-      bytes += item.message.payload.bytes.size();
-    }
-    if (bytes < kMaxQueuedDifferenceBytes) return false;
-    given_up_.insert(to);
-    std::cerr << "peer " << to << " took none of the last " << queued << " compressed differences ("
-              << (bytes >> 20) << " MiB) sent to it: it is given up, and no more are sent to it"
-              << std::endl;
-    abandoned_ += static_cast<std::uint64_t>(queued);
-    std::erase_if(queue,
-                  [](const Item& item) { return item.what == Outbound::kCompressedDifference; });
+void OutboundQueue::drop_backlog(int to, std::deque<Item>& queue) {
+  std::size_t queued = 0, bytes = 0;
+  for (const Item& item : queue) {
+    if (item.what != Outbound::kCompressedDifference) continue;
+    ++queued;
+    bytes += item.message.payload.bytes.size();
   }
-  ++abandoned_;
-  return true;
+  if (bytes < kMaxQueuedDifferenceBytes) return;
+  if (backlog_dropped_.insert(to).second) {
+    std::cerr << "peer " << to << " took none of the last " << queued << " compressed differences ("
+              << (bytes >> 20) << " MiB) sent to it: they are dropped, and it will part from "
+              << "this peer when the next one reaches it" << std::endl;
+  }
+  dropped_differences_ += queued;
+  std::erase_if(queue,
+                [](const Item& item) { return item.what == Outbound::kCompressedDifference; });
 }
 
 void OutboundQueue::send(int to, Outbound what, const wire::EncodedMessage& message) {
   auto& queue = pending_[to];
-  if (abandon(to, what, queue)) return;
+  if (what == Outbound::kCompressedDifference && !queue.empty()) drop_backlog(to, queue);
   if (queue.empty() &&
       link_.send(static_cast<wire::PeerId>(to), message) == transport::SendStatus::kQueued) {
     return;

@@ -7,8 +7,9 @@
 // refused sends silently can leave a neighbour waiting for a tag that never comes, until the
 // silence timeout. Compressed differences are never replaced (a gap parts the estimates), but
 // once kMaxQueuedDifferenceBytes of them wait for one neighbour (a dead one, or one thousands of
-// iterations behind) it is given up: its queued and later differences are discarded and said
-// so once. Its copy of this peer's estimate has parted anyway, and memory must stay bounded.
+// iterations behind) the backlog is discarded, said once per neighbour: memory must stay bounded.
+// Later differences go out as before, so a neighbour still there sees the gap and parts this
+// peer explicitly (PeerProtocol, NeighbourGone::lost_difference) instead of mixing a stale copy.
 #pragma once
 
 #include <cstddef>
@@ -44,8 +45,8 @@ class OutboundQueue {
   void flush();
   bool pending() const;
   std::uint64_t superseded() const { return superseded_; }  // replaced, never sent
-  // Compressed differences discarded for a neighbour given up (see above).
-  std::uint64_t abandoned() const { return abandoned_; }
+  // Compressed differences discarded from a backlog (see above).
+  std::uint64_t dropped_differences() const { return dropped_differences_; }
   static constexpr std::size_t kMaxQueuedDifferenceBytes = std::size_t{256} << 20;
 
  private:
@@ -55,13 +56,12 @@ class OutboundQueue {
   };
   transport::Link& link_;
   std::map<int, std::deque<Item>> pending_;  // per neighbour, oldest first
-  // A neighbour whose queue of differences overflowed: the rest of its differences are
-  // discarded. Returns true if `what` to `to` is discarded so.
-  bool abandon(int to, Outbound what, std::deque<Item>& queue);
+  // Discards the differences queued for `to` once they reach kMaxQueuedDifferenceBytes.
+  void drop_backlog(int to, std::deque<Item>& queue);
 
   std::uint64_t superseded_ = 0;
-  std::uint64_t abandoned_ = 0;
-  std::set<int> given_up_;
+  std::uint64_t dropped_differences_ = 0;
+  std::set<int> backlog_dropped_;  // neighbours told about on the log already
   std::size_t models_kept_ = 1;
 };
 

@@ -365,9 +365,9 @@ void PeerDriver::departed(const consensus::NeighbourGone& gone) {
               << std::endl;
   }
   report_.departed(gone.peer, gone.iteration,
-                   gone.lost_difference ? "lost a difference"
-                   : gone.said_goodbye  ? "bye"
-                                        : "silent");
+                   gone.said_goodbye      ? "bye"
+                   : gone.lost_difference ? "lost a difference"
+                                          : "silent");
 }
 
 // Milliseconds until the next protocol timer, held message, snapshot, the end of the time

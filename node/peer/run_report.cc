@@ -72,6 +72,7 @@ void RunReport::count_link(const transport::Link& link, const OutboundQueue& out
   report_.sends_refused = totals.dropped;
   report_.bytes_sent = totals.bytes_queued;
   report_.models_superseded = outbound.superseded();
+  report_.differences_dropped = outbound.dropped_differences();
   for (std::size_t c = 0; c < wire::kWireErrorCount; ++c) {
     const auto cause = static_cast<wire::WireError>(c);
     if (auto count = link.rejections().count(cause)) {

@@ -38,7 +38,7 @@ class RunReport {
   // them (the protocol's clock began with the process, before the data load and handshake).
   consensus::IterationRecord iteration_done(const consensus::IterationRecord& r);
   void departed(int peer, std::int64_t iteration, const std::string& how);
-  // Per neighbour, its last recorded departure ("bye" or "silent").
+  // Per neighbour, its last recorded departure ("bye", "silent" or "lost a difference").
   const std::map<int, std::string>& last_departures() const { return last_departure_; }
   void shared_model_sent(std::size_t neighbours, std::size_t bytes);
   // How the iterating phase ended (end: iterations, duration, target or signal).
