@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Compressed gossip on real peers with bandwidth-bound links (docs/compression.md §6, the
+"""Compressed gossip on real peers with bandwidth-bound links (docs/compression.md §7, the
 README's table; documented, not run in CI: it needs root).
 
 8 peers on 8 hosts of a LAN in a box (scripts/lan.sh: network namespaces on a bridge, each
