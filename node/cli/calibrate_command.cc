@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <stdexcept>
 
 #include "learning/model.h"
 #include "node/calibration/calibration.h"
@@ -117,8 +118,13 @@ void print_calibration(const calibration::Calibration& c, const std::filesystem:
 
 void run_calibrate(const CalibrateOptions& o) {
   const ExperimentConfig config = load_config(o.config);
-  const std::filesystem::path folder = run_folder(o.config, config);
-  std::filesystem::create_directories(folder);
+  if (!o.file.empty() && std::filesystem::exists(o.file)) {
+    throw std::runtime_error("-f " + o.file +
+                             " exists: fastk never writes over an earlier calibration; remove "
+                             "it or choose another file");
+  }
+  const auto claim = claim_run_folder(o.config, config, "-calibration");
+  const std::filesystem::path& folder = claim->path();
   const std::filesystem::path file =
       o.file.empty() ? folder / "calibration.json" : std::filesystem::path(o.file);
   calibration::Calibration c;
@@ -169,6 +175,7 @@ void run_calibrate(const CalibrateOptions& o) {
   std::filesystem::remove(partial);
   c = calibration::fit_costs(c, config, one_way_s);
   calibration::write_calibration(file, c);
+  claim->keep();
   print_calibration(c, file);
 }
 
@@ -187,8 +194,10 @@ void add_calibrate_command(CLI::App& app) {
       "so that `fastk sim --calibration FILE` takes as long per iteration; a second real run\n"
       "(peer 0 always 8x slow) checks the result. docs/simulation.md.");
   add_config_options(cmd, options->config);
-  cmd->add_option("-f,--file", options->file,
-                  "Where to write the calibration (default: <run folder>/calibration.json)");
+  cmd->add_option(
+      "-f,--file", options->file,
+      "Where to write the calibration, a new file (default: <run folder>/calibration.json; "
+      "the run folder is <run.output>/<run.name>-calibration unless --output)");
   cmd->add_option("--reference-iterations", options->reference_iterations,
                   "Iterations of each of the two reference runs (default 400)")
       ->check(CLI::Range(20, 1'000'000));

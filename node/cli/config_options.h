@@ -5,10 +5,12 @@
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "node/config/experiment_config.h"
+#include "node/launch/claimed_run_folder.h"
 
 namespace fastk::node {
 
@@ -25,7 +27,15 @@ void add_config_options(CLI::App* cmd, ConfigOptions& options, bool writes_run_f
 // The config with its overrides (throws ConfigError naming every problem).
 ExperimentConfig load_config(const ConfigOptions& options);
 
-// --output, or <run.output>/<run.name>.
+// --output, or <run.output>/<run.name>: where `fastk node` (a peer of a launch) writes.
 std::filesystem::path run_folder(const ConfigOptions& options, const ExperimentConfig& config);
+
+// The folder a command that starts a run of its own writes: --output, or
+// <run.output>/<run.name><suffix> (suffix "" for `fastk run`, "-sim", "-calibration",
+// "-train", "-sweep"), never one holding another run's files (claimed_run_folder.h). Moves
+// to a numbered folder are reported on stdout.
+std::unique_ptr<ClaimedRunFolder> claim_run_folder(const ConfigOptions& options,
+                                                   const ExperimentConfig& config,
+                                                   const std::string& suffix);
 
 }  // namespace fastk::node

@@ -25,13 +25,13 @@
 #include "node/config/experiment_config.h"
 #include "node/config/resolved_config.h"
 #include "node/launch/launcher.h"
-#include "node/launch/run_folder_lock.h"
 #include "node/launch/run_outputs.h"
 #include "node/launch/snapshots.h"
 #include "node/launch/wall_clock.h"
 #include "node/measure/measure.h"
 #include "node/metrics/output_files.h"
 #include "node/report/run_results.h"
+#include "node/stragglers/delay_model.h"
 #include "node/training/peer_trainer.h"
 #include "node/transport/probe.h"
 #include "node/transport/shared_models.h"
@@ -212,15 +212,6 @@ void check_local_endpoints_free(const ExperimentConfig& config, int n) {
                            move);
 }
 
-// The run's folder, emptied of an earlier run's peer results, with the config copied in.
-// Locked first (run_folder_lock.h): a live launch of the same name keeps its files.
-void prepare_run_folder(const std::filesystem::path& run_dir,
-                        const std::filesystem::path& config_path) {
-  std::filesystem::remove_all(run_dir / "peers");  // results of an earlier run of this name
-  std::filesystem::copy_file(config_path, run_dir / "config.toml",
-                             std::filesystem::copy_options::overwrite_existing);
-}
-
 // What the launcher needs besides the peers: where logs go, when to stop or finish (the live
 // evaluation of the mean model, only to stop at the target), what the status line adds.
 struct LiveEvaluation {
@@ -332,10 +323,12 @@ int run(const RunOptions& o) {
   if (config.consensus.protocol.policy.kind == consensus::PolicyKind::kAdPsgd) {
     consensus::PairwiseAveraging::sides_of(*topology.schedule);  // not bipartite: before any peer
   }
+  // Peer ids in [stragglers] checked here, not by every peer after they all started.
+  stragglers::DelayModel(config.stragglers, n);
   check_local_endpoints_free(config, n);
-  const std::filesystem::path run_dir = std::filesystem::absolute(run_folder(o.config, config));
-  const RunFolderLock lock(run_dir);
-  prepare_run_folder(run_dir, config_path);
+  const auto claim = claim_run_folder(o.config, config, "");
+  const std::filesystem::path& run_dir = claim->path();
+  std::filesystem::copy_file(config_path, run_dir / "config.toml");
 
   const double interval_s = config.run.evaluation_interval_s(kWallClockEvaluationInterval_s);
   write_resolved_config(o, config, run_dir, interval_s);
@@ -366,6 +359,7 @@ int run(const RunOptions& o) {
   LiveEvaluation live{evaluator, {}, false};
   const LaunchResult result = launch_with_signals(
       peers, launch_options(config, run_dir, o.restart_failed, live), config, n);
+  claim->keep();  // the peers ran: their logs and results stay, whatever follows
   const std::vector<int> not_fetched = fetch_remote_outputs(peers, run_dir);
   keys.reset();  // nothing needs them now: gone before the evaluation and plots
   catch_interrupts(false);

@@ -9,7 +9,6 @@
 #include "node/cli/commands.h"
 #include "node/cli/config_options.h"
 #include "node/config/experiment_config.h"
-#include "node/launch/run_folder_lock.h"
 #include "node/report/plots.h"
 #include "node/report/progress_line.h"
 #include "node/sim/simulation.h"
@@ -57,10 +56,9 @@ void run_sim(const SimOptions& o) {
   if (!in.sim.calibration.empty()) {
     in.calibration = calibration::read_calibration(in.sim.calibration);
   }
-  const std::filesystem::path folder = run_folder(o.config, c);
-  const RunFolderLock lock(folder);  // a live run or simulation of this name keeps its files
-  std::filesystem::copy_file(o.config.config, folder / "config.toml",
-                             std::filesystem::copy_options::overwrite_existing);
+  const auto claim = claim_run_folder(o.config, c, "-sim");
+  const std::filesystem::path& folder = claim->path();
+  std::filesystem::copy_file(o.config.config, folder / "config.toml");
   const auto start = std::chrono::steady_clock::now();
   ProgressLine progress(std::cout, stdout_is_tty());
   sim::EvaluationObserver show;
@@ -78,6 +76,7 @@ void run_sim(const SimOptions& o) {
     };
   }
   const sim::SimulationResult r = sim::simulate(in, folder, show);
+  claim->keep();
   if (!o.quiet) progress.print(last_line);
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -161,9 +161,8 @@ int run_sweep(const SweepOptions& o) {
   // The first point's config names the folder: the file alone may be valid only with the
   // varied values.
   const ExperimentConfig& first = configs.front();
-  const fs::path dir = o.config.output.empty()
-                           ? fs::path(first.run.output) / (first.run.name + "-sweep")
-                           : fs::path(o.config.output);
+  const auto claim = claim_run_folder(o.config, first, "-sweep");
+  const fs::path& dir = claim->path();
   fs::create_directories(dir / "runs");
   double target = first.run.target_accuracy;
   for (const ExperimentConfig& c : configs) {
@@ -194,6 +193,7 @@ int run_sweep(const SweepOptions& o) {
     done.push_back(points[i]);
   }
   catch_signals(false);
+  claim->keep();  // the runs' logs say what happened, even when none finished
   if (done.empty()) {
     std::fprintf(stderr, "fastk sweep: %s before any run finished\n",
                  interrupted() ? "interrupted" : "failed");

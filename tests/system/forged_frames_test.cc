@@ -76,7 +76,7 @@ TEST_P(ForgedFrames, AKeylessSenderChangesNothingAndIsCounted) {
   FastkProcess sim({"sim", config.string(), "--quiet", "--no-plots"});
   const auto sim_status = sim.wait(Seconds(120));
   ASSERT_TRUE(sim_status && sim_status->ok()) << sim.output();
-  for (int i = 0; i < e.peers; ++i) expect_simulations_model(real_run, run_dir(dir), i);
+  for (int i = 0; i < e.peers; ++i) expect_simulations_model(real_run, sim_dir(dir), i);
 }
 
 // Another user on the machine tries to connect to peer 0's socket while a local run (Unix
@@ -121,7 +121,7 @@ TEST(LocalSockets, AnotherUserCannotConnectToALocalRunsPeers) {
   FastkProcess sim({"sim", config.string(), "--quiet", "--no-plots"});
   const auto sim_status = sim.wait(Seconds(120));
   ASSERT_TRUE(sim_status && sim_status->ok()) << sim.output();
-  for (int i = 0; i < e.peers; ++i) expect_simulations_model(real_run, run_dir(dir), i);
+  for (int i = 0; i < e.peers; ++i) expect_simulations_model(real_run, sim_dir(dir), i);
 }
 
 INSTANTIATE_TEST_SUITE_P(LocalTransports, ForgedFrames, ::testing::Values("tcp", "shm"));

@@ -72,7 +72,7 @@ class LanInABox : public ::testing::Test {
     FastkProcess sim({"sim", config.string(), "--quiet", "--no-plots"});
     const auto status = sim.wait(Seconds(120));
     ASSERT_TRUE(status && status->ok()) << sim.output();
-    for (int i = 0; i < peers; ++i) expect_simulations_model(run, run_dir(dir_), i);
+    for (int i = 0; i < peers; ++i) expect_simulations_model(run, sim_dir(dir_), i);
   }
 
   // A run that spans hosts needs keys (docs/security.md): made here as a user would, in a

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "tests/system/system_support.h"
@@ -170,6 +171,77 @@ TEST(RunCli, AConfigErrorNamesTheTomlPath) {
   EXPECT_NE(status->code, 0);
   EXPECT_THAT(launcher.output(), HasSubstr("stragglers.compute_ms: unknown key"));
   EXPECT_FALSE(std::filesystem::exists(run_dir(dir) / "peers"));  // no peer was started
+}
+
+// The README's sequence on one config: a real run, then simulations, a calibration and a
+// report of the same config. Each writes a folder of its own, named on its output; the real
+// run's files stay as they were, and an explicit --output that holds files is refused.
+TEST(RunCli, NoCommandWritesOverAnotherRun) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys");
+  const auto config = write_config(dir, tiny_experiment(3, 40));
+  FastkProcess run({"run", config.string(), "--no-plots"});
+  const auto ran = run.wait(Seconds(120));
+  ASSERT_TRUE(ran && ran->ok()) << run.output();
+  std::map<std::string, std::string> before;
+  for (const auto& file : files_of(run_dir(dir))) before[file] = read_bytes(run_dir(dir) / file);
+
+  auto fastk = [](std::vector<std::string> args) {
+    FastkProcess p(std::move(args));
+    const auto status = p.wait(Seconds(120));
+    return std::pair{status && status->ok(), p.output()};
+  };
+  const auto sim = fastk({"sim", config.string(), "--no-plots", "--quiet"});
+  ASSERT_TRUE(sim.first) << sim.second;
+  EXPECT_THAT(sim.second, HasSubstr("outputs: " + (dir / "runs" / "sys-sim").string()));
+  const auto again = fastk({"sim", config.string(), "--no-plots", "--quiet"});
+  ASSERT_TRUE(again.first) << again.second;
+  EXPECT_THAT(again.second, HasSubstr("holds an earlier run: this one writes "));
+  EXPECT_TRUE(std::filesystem::exists(dir / "runs" / "sys-sim-2" / "summary.json"));
+  const auto second_run = fastk({"run", config.string(), "--no-plots"});
+  ASSERT_TRUE(second_run.first) << second_run.second;
+  EXPECT_TRUE(std::filesystem::exists(dir / "runs" / "sys-2" / "summary.json"));
+  const auto calibrated =
+      fastk({"calibrate", config.string(), "--reference-iterations", "20", "--repeats", "5"});
+  ASSERT_TRUE(calibrated.first) << calibrated.second;
+  EXPECT_TRUE(std::filesystem::exists(dir / "runs" / "sys-calibration" / "calibration.json"));
+  const auto refused = fastk({"sim", config.string(), "--output", run_dir(dir).string()});
+  EXPECT_FALSE(refused.first);
+  EXPECT_THAT(refused.second,
+              HasSubstr("--output " + run_dir(dir).string() + " already holds files"));
+  const auto reported = fastk({"report", run_dir(dir).string()});
+  EXPECT_FALSE(reported.first);  // reported already: summary.json is not rebuilt
+  EXPECT_THAT(reported.second, HasSubstr("is reported already"));
+
+  std::map<std::string, std::string> after;
+  for (const auto& file : files_of(run_dir(dir))) after[file] = read_bytes(run_dir(dir) / file);
+  EXPECT_EQ(before, after);
+}
+
+// What fails before any peer starts leaves no run folder behind: a peer id of [stragglers]
+// beyond the graph (named, before any peer is started), and a calibration made for another
+// model (found once the folder was claimed).
+TEST(RunCli, AFailedLaunchLeavesNoRunFolder) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys");
+  const auto config = write_config(dir, tiny_experiment(3, 40));
+  FastkProcess bad_ids({"run", config.string(), "--set", "stragglers.slow_peers=[9]"});
+  const auto status = bad_ids.wait(Seconds(60));
+  ASSERT_TRUE(status.has_value()) << bad_ids.output();
+  EXPECT_NE(status->code, 0);
+  EXPECT_THAT(bad_ids.output(), HasSubstr("slow_peers: peer 9 is not in [0, 3)"));
+  EXPECT_THAT(bad_ids.output(), ::testing::Not(HasSubstr("peer 0")));
+  EXPECT_FALSE(std::filesystem::exists(run_dir(dir)));
+
+  const auto calibration = dir / "other.json";
+  FastkProcess calibrate({"calibrate", config.string(), "--set", "model.kind=logistic_regression",
+                          "--reference-iterations", "20", "--repeats", "5", "-f",
+                          calibration.string()});
+  const auto calibrated = calibrate.wait(Seconds(120));
+  ASSERT_TRUE(calibrated && calibrated->ok()) << calibrate.output();
+  FastkProcess mismatched({"run", config.string(), "--calibration", calibration.string()});
+  const auto failed = mismatched.wait(Seconds(60));
+  ASSERT_TRUE(failed.has_value()) << mismatched.output();
+  EXPECT_NE(failed->code, 0) << mismatched.output();
+  EXPECT_FALSE(std::filesystem::exists(run_dir(dir))) << mismatched.output();
 }
 
 }  // namespace

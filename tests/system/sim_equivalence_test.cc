@@ -14,7 +14,7 @@ namespace fastk::systest {
 namespace {
 
 // fastk run on `config`, its run folder moved to DIR/real, then fastk sim on the same config
-// (its folder: run_dir(dir)). False, with the failure reported, when either fails.
+// (its folder: sim_dir(dir)). False, with the failure reported, when either fails.
 bool run_real_then_sim(const std::filesystem::path& dir, const std::filesystem::path& config) {
   FastkProcess real({"run", config.string(), "--no-plots"});
   const auto status = real.wait(Seconds(120));
@@ -92,7 +92,7 @@ TEST_P(SimEquivalence, FullPolicyRealPeersEqualTheSimulationBitForBit) {
     } else {
       EXPECT_EQ(shared, 0u) << "peer " << i;
     }
-    expect_simulations_model(real_run, run_dir(dir), i);
+    expect_simulations_model(real_run, sim_dir(dir), i);
   }
 }
 
@@ -150,7 +150,7 @@ TEST(PushSum, RealPeersOnADirectedGraphEqualTheSimulationBitForBit) {
   const auto config = write_config(dir, e);
   ASSERT_TRUE(run_real_then_sim(dir, config));
   const auto real_run = dir / "real";
-  for (int i = 0; i < kPeers; ++i) expect_simulations_model(real_run, run_dir(dir), i);
+  for (int i = 0; i < kPeers; ++i) expect_simulations_model(real_run, sim_dir(dir), i);
   // The mean of the de-biased models learned (the data are easy: about 96%).
   const auto summary = read_json(real_run / "summary.json");
   EXPECT_GT(summary.value("final_test_accuracy", 0.0), 0.9) << summary.dump();
@@ -179,7 +179,7 @@ TEST(CompressedGossip, RealPeersEqualTheSimulationBitForBit) {
       EXPECT_TRUE(summary["rejected_frames"].empty()) << kind << " peer " << i;
       // Differences go whole over the socket, never through the shared model slots.
       EXPECT_EQ(summary.value("shared_models_sent", std::uint64_t{1}), 0u) << kind;
-      expect_simulations_model(real_run, run_dir(dir), i);
+      expect_simulations_model(real_run, sim_dir(dir), i);
     }
     const auto real = read_json(real_run / "summary.json");
     EXPECT_GT(real.value("final_test_accuracy", 0.0), 0.8) << kind;
@@ -206,7 +206,7 @@ TEST(LinkDelays, RealPeersHoldMessagesAsTheSimulationDeliversThem) {
   // iterations, so 15 x 0.14 s at least (without the 0->1 override it would be 1.2 s).
   const auto summary = read_json(real_run / "summary.json");
   EXPECT_GE(summary["training_phase_s"].get<double>(), 14 * 0.14);
-  for (int i = 0; i < e.peers; ++i) expect_simulations_model(real_run, run_dir(dir), i);
+  for (int i = 0; i < e.peers; ++i) expect_simulations_model(real_run, sim_dir(dir), i);
 }
 
 // `fastk sim` and `fastk run` on one config leave the same files with the same schemas: the
@@ -216,7 +216,7 @@ TEST(RunFolder, SimAndRunLeaveTheSameFilesWithTheSameSchemas) {
   const auto config = write_config(dir, tiny_experiment(4, 40, "static"));
   ASSERT_TRUE(run_real_then_sim(dir, config));
   const auto real_run = dir / "real";
-  const auto sim_run = run_dir(dir);
+  const auto sim_run = sim_dir(dir);
 
   const auto files = files_of(sim_run);
   EXPECT_EQ(files, files_of(real_run));

@@ -133,6 +133,11 @@ inline std::filesystem::path run_dir(const std::filesystem::path& dir) {
   return dir / "runs" / "sys";
 }
 
+// Where `fastk sim` writes for the same config (claimed_run_folder.h: never the real run's).
+inline std::filesystem::path sim_dir(const std::filesystem::path& dir) {
+  return dir / "runs" / "sys-sim";
+}
+
 inline std::filesystem::path peer_dir(const std::filesystem::path& run, int peer) {
   return run / "peers" / ("peer-" + std::to_string(peer));
 }
@@ -250,12 +255,16 @@ inline nlohmann::json departure_of(const nlohmann::json& summary, int peer) {
   return nullptr;
 }
 
-// The files a run leaves, relative to its folder (snapshots and logs are a launcher's own).
+// The files a run leaves, relative to its folder (logs are a launcher's own, and each peer
+// process's launch.json says which config it ran: real peers only).
 inline std::set<std::string> files_of(const std::filesystem::path& run) {
   std::set<std::string> files;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(run)) {
     const std::string name = std::filesystem::relative(entry.path(), run).string();
-    if (entry.is_regular_file() && !name.starts_with("logs/")) files.insert(name);
+    if (entry.is_regular_file() && !name.starts_with("logs/") &&
+        entry.path().filename() != "launch.json") {
+      files.insert(name);
+    }
   }
   return files;
 }
