@@ -9,9 +9,12 @@
 namespace fastk::node {
 
 struct SimSettings {
-  int threads = 1;            // gradient worker threads (results do not depend on it)
-  bool per_peer_eval = true;  // also evaluate every peer's own model at each evaluation
-  std::string calibration;    // a `fastk calibrate` file: simulate this machine; empty: none
+  int threads = 1;  // gradient worker threads (results do not depend on it)
+  // Also evaluate every peer's own model at each evaluation (n test-set passes each time: it
+  // made the quickstart's simulation ten times slower). Off, each peer's final model is
+  // evaluated once at the end, as a real run does.
+  bool per_peer_eval = false;
+  std::string calibration;  // a `fastk calibrate` file: simulate this machine; empty: none
   double link_rate_mbit =
       0;  // each peer's link, each direction (consensus/shaped_links.h); 0: free
 };

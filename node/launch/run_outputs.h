@@ -89,10 +89,6 @@ class MeanModelEvaluator {
 // The run's summary (metrics/run_summary.h) from the peers' summary.json files and the
 // evaluations (times counted from the training start). The launcher's part (ok, outputs not
 // fetched, base gradient, calibrated) is the caller's to fill.
-// peer_accuracy.csv at `time_s`: each reported peer's own final model (its test_accuracy).
-void write_final_peer_accuracy(const std::filesystem::path& run_dir, double time_s,
-                               const nlohmann::ordered_json& per_peer);
-
 metrics::RunSummary summarize_run(const std::filesystem::path& run_dir,
                                   const ExperimentConfig& config, int peers,
                                   const std::vector<metrics::Evaluation>& evaluations,

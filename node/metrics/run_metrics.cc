@@ -57,4 +57,17 @@ void RunMetrics::evaluation(const Evaluation& e) {
   if (peer_accuracy_) peer_accuracy_->flush();
 }
 
+void write_final_peer_accuracy(const std::filesystem::path& run_dir, double time_s,
+                               const nlohmann::ordered_json& per_peer) {
+  CsvWriter csv((run_dir / "peer_accuracy.csv").string(), kPeerAccuracyColumns);
+  for (const auto& p : per_peer) {
+    // A peer that left no summary, or never iterated, has no model of its own to show.
+    if (!p.contains("test_accuracy") || p.value("iterations", 0) == 0) continue;
+    if (p["test_accuracy"].is_null()) continue;
+    csv << time_s << p.value("peer", std::int64_t{0}) << p.value("test_accuracy", 0.0);
+    csv.end_row();
+  }
+  csv.flush();
+}
+
 }  // namespace fastk::node::metrics

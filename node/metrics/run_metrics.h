@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +41,12 @@ struct IterationTotals {
 // peer_accuracy.csv: each peer's own model on the test set at evaluation times (`fastk sim`
 // with sim.per_peer_eval: at every evaluation; `fastk run`: at the end).
 inline const std::vector<std::string> kPeerAccuracyColumns = {"time_s", "peer", "accuracy"};
+
+// peer_accuracy.csv at `time_s`: each reported peer's own final model (the test_accuracy of
+// its summary in `per_peer`), what both runtimes write unless a simulation wrote a row per
+// evaluation (sim.per_peer_eval).
+void write_final_peer_accuracy(const std::filesystem::path& run_dir, double time_s,
+                               const nlohmann::ordered_json& per_peer);
 
 class RunMetrics {
  public:

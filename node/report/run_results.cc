@@ -119,8 +119,8 @@ nlohmann::ordered_json write_run_results(RunResultsInput in) {
   run.base_gradient_s = in.launcher.base_gradient_s;
   run.calibrated = in.launcher.calibrated;
   const nlohmann::ordered_json summary = metrics::to_json(run);
-  write_final_peer_accuracy(run_dir, run.last ? run.last->time_s : run.training_phase_s,
-                            summary["per_peer"]);
+  metrics::write_final_peer_accuracy(run_dir, run.last ? run.last->time_s : run.training_phase_s,
+                                     summary["per_peer"]);
   metrics::write_json_file(run_dir / "summary.json", summary);
   print_outcome(summary, evaluations, config.run);
   if (in.plots) make_plots(run_dir);

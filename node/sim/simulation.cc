@@ -130,8 +130,8 @@ metrics::PeerReport peer_report(const consensus::VirtualNetwork& net, const Simu
 
 // Where real peers put theirs, each peer's files: peers/peer-<i>/model-final.f32 (raw
 // float32, so that a simulation and a real run of one config can be compared byte for byte)
-// and summary.json. The own model's test figures only with sim.per_peer_eval (one
-// evaluation per peer).
+// and summary.json with the own final model's test figures (one evaluation per peer, as a
+// real run makes at its end).
 // Returns the summaries, for the run's summary.
 nlohmann::ordered_json write_peer_files(const consensus::VirtualNetwork& net,
                                         const SimulatedPeers& peers, const SimulationResult& result,
@@ -147,8 +147,7 @@ nlohmann::ordered_json write_peer_files(const consensus::VirtualNetwork& net,
     metrics::write_model(dir / "model-final.f32", values);
     metrics::PeerReport r = peer_report(net, peers, result, i);
     r.base_gradient_s = in.calibration ? in.calibration->gradient_s : NAN;
-    r.final_eval =
-        in.sim.per_peer_eval ? model.evaluate(values, test) : learning::Evaluation{NAN, NAN};
+    r.final_eval = model.evaluate(values, test);
     summaries.push_back(metrics::to_json(r));
     metrics::write_json_file(dir / "summary.json", summaries.back());
   }
@@ -193,11 +192,35 @@ metrics::RunSummary summary_of(const SimulationResult& result, const SimulationI
   return s;
 }
 
+// Virtual seconds are real ones on a calibrated machine, units of stragglers.compute_s (one
+// plain gradient) otherwise. Without a calibration, a run.eval_interval_s finer than one
+// gradient is a setting for real peers' wall clock (the quickstart's 0.1 s): taken as
+// virtual, it would evaluate the mean model many times per gradient and take hours, so the
+// simulation evaluates at the automatic interval instead and says so.
+double evaluation_interval_s(const SimulationInputs& in, bool tell) {
+  const double gradient_s = in.stragglers.compute_s > 0 ? in.stragglers.compute_s : 1.0;
+  const double automatic_s = in.calibration ? 1.0 : 10.0 * gradient_s;
+  const double interval_s = in.run.evaluation_interval_s(automatic_s);
+  if (in.calibration || in.run.eval_interval_s <= 0 ||
+      in.run.eval_interval_s >= in.stragglers.compute_s) {
+    return interval_s;
+  }
+  const double replaced_s = in.run.duration_s > 0 ? in.run.duration_s / 20 : automatic_s;
+  if (tell) {
+    std::cout << "fastk sim: run.eval_interval_s = " << in.run.eval_interval_s
+              << " is finer than a gradient (" << in.stragglers.compute_s
+              << " virtual s without --calibration): wall time for real peers; evaluating every "
+              << replaced_s << " virtual s instead (--calibration simulates this machine's seconds)"
+              << std::endl;
+  }
+  return replaced_s;
+}
+
 // resolved_config.json: the config as the simulation used it, with its calibration.
 void write_resolved_config(const std::filesystem::path& path, const SimulationInputs& in,
                            const topology::Topology& topo) {
-  nlohmann::ordered_json j = resolved_config(
-      as_config(in), topo, in.run.evaluation_interval_s(in.calibration ? 1.0 : 10.0));
+  nlohmann::ordered_json j =
+      resolved_config(as_config(in), topo, evaluation_interval_s(in, /*tell=*/false));
   if (in.calibration) j["calibration"] = calibration::to_json(*in.calibration);
   metrics::write_json_file(path, j);
 }
@@ -244,28 +267,12 @@ std::int64_t add_outcome(const consensus::VirtualNetwork& net, const metrics::Ru
   return dropped;
 }
 
-// A config made for real peers (eval_interval_s = 0.1 of wall time) run uncalibrated evaluates
-// the mean model many times per abstract gradient: correct, but it can take hours.
-void warn_of_dense_evaluations(const SimulationInputs& in, double interval_s) {
-  const double per_gradient = in.stragglers.compute_s / interval_s;
-  if (in.calibration || per_gradient < 2) return;
-  std::cerr << "fastk sim: warning: run.eval_interval_s = " << interval_s
-            << " virtual seconds while a gradient takes stragglers.compute_s = "
-            << in.stragglers.compute_s << " (no calibration): " << per_gradient
-            << " evaluations of the mean model per gradient make this simulation slow; give "
-               "--calibration (virtual seconds are then this machine's) or raise "
-               "run.eval_interval_s"
-            << std::endl;
-}
-
 }  // namespace
 
 SimulationResult simulate(const SimulationInputs& in, const std::filesystem::path& folder,
                           const EvaluationObserver& on_evaluation) {
   training::check_optimizer(in.optimizer);
-  // Virtual seconds are real ones on a calibrated machine, abstract units otherwise.
-  const double interval_s = in.run.evaluation_interval_s(in.calibration ? 1.0 : 10.0);
-  warn_of_dense_evaluations(in, interval_s);
+  const double interval_s = evaluation_interval_s(in, /*tell=*/true);
   const topology::Topology topo = topology::build_topology(in.topology);
   const int n = topo.graph.size();
 
@@ -312,6 +319,9 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
 
   const std::int64_t dropped = add_outcome(net, out, in.run, result);
   auto per_peer = write_peer_files(net, peers, result, in, *model, data.test, folder);
+  if (!in.sim.per_peer_eval) {
+    metrics::write_final_peer_accuracy(folder, result.last.time_s, per_peer);
+  }
   metrics::RunSummary summary = summary_of(result, in, dropped, std::move(per_peer));
   result.summary = metrics::to_json(summary);
   metrics::write_json_file(folder / "summary.json", result.summary);

@@ -181,13 +181,14 @@ TEST(SimTable, ReadsEveryKeyAndRejectsBadOnes) {
   const ExperimentConfig c = parse(R"(
 [sim]
 threads = 2
-per_peer_eval = false
+per_peer_eval = true
 calibration = "machine.json"
 link_rate_mbit = 100
 )");
   EXPECT_EQ(c.sim.threads, 2);
   EXPECT_EQ(c.sim.link_rate_mbit, 100.0);
-  EXPECT_FALSE(c.sim.per_peer_eval);
+  EXPECT_TRUE(c.sim.per_peer_eval);  // the default is false
+  EXPECT_FALSE(parse("[sim]\nthreads = 1\n").sim.per_peer_eval);
   EXPECT_EQ(c.sim.calibration, "/cfg/machine.json");  // relative to the config file
   const std::string e = error_of("[sim]\nthreads = 0\nper_peer_eval = 3\nlink_rate_mbit = -1\n");
   EXPECT_THAT(e, HasSubstr("sim.threads"));
