@@ -7,6 +7,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <span>
 
 #include "learning/data_sources.h"
 #include "node/launch/snapshots.h"
@@ -55,19 +56,6 @@ std::int64_t merge_peer_csv(const std::filesystem::path& run_dir, const std::str
   return rows;
 }
 
-void write_final_peer_accuracy(const std::filesystem::path& run_dir, double time_s,
-                               const nlohmann::ordered_json& per_peer) {
-  metrics::CsvWriter csv((run_dir / "peer_accuracy.csv").string(), metrics::kPeerAccuracyColumns);
-  for (const auto& p : per_peer) {
-    // A peer that left no summary, or never iterated, has no model of its own to show.
-    if (!p.contains("test_accuracy") || p.value("iterations", 0) == 0) continue;
-    if (p["test_accuracy"].is_null()) continue;
-    csv << time_s << p.value("peer", std::int64_t{0}) << p.value("test_accuracy", 0.0);
-    csv.end_row();
-  }
-  csv.flush();
-}
-
 PeerTimes read_peer_times(const std::filesystem::path& run_dir, int peers) {
   PeerTimes times;
   for (int i = 0; i < peers; ++i) {
@@ -88,9 +76,13 @@ MeanModelEvaluator::MeanModelEvaluator(const ExperimentConfig& config,
                                        std::filesystem::path run_dir, int peers, double epoch_s,
                                        double interval_s)
     : run_dir_(std::move(run_dir)), peers_(peers), epoch_s_(epoch_s), interval_s_(interval_s) {
-  learning::TrainTest data = learning::load_data(config.data);
+  // The test set only: no training row is kept (for IDX files none is even turned into
+  // floats), so the launcher's start-up does not pay for the whole training set.
+  learning::TrainTest data = learning::load_data_rows(
+      config.data,
+      [](std::span<const std::int32_t>, int, std::int64_t) { return std::vector<std::int64_t>{}; });
   model_ = learning::make_model(config.model, data.train);
-  test_ = std::move(data.test);  // the training set is freed here
+  test_ = std::move(data.test);
 }
 
 std::filesystem::path MeanModelEvaluator::peer_dir(int peer) const {
