@@ -117,6 +117,10 @@ void run_node(const NodeOptions& o) {
   const std::filesystem::path dir =
       metrics::peer_folder(run_folder(o.config, config), options.peer);
   std::filesystem::create_directories(dir);
+  // Which config this peer ran, for `fastk report RUN_DIR` after an mpirun or srun launch.
+  metrics::write_json_file(dir / metrics::kPeerLaunchFile,
+                           {{"config", std::filesystem::absolute(o.config.config).string()},
+                            {"overrides", o.config.overrides}});
   options.checkpoint = peer::checkpoint_path(dir);
   options.resume = o.resume;
   if (o.resume) {

@@ -1,8 +1,13 @@
 // fastk report RUN_DIR: what `fastk run` builds at the end (node/report/run_results.h), from
 // the peer folders of any launch: mpirun, srun, peers started by hand, folders fetched from
 // other hosts.
+#include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <vector>
 
 #include "node/cli/commands.h"
 #include "node/cli/config_options.h"
@@ -63,6 +68,45 @@ bool any_snapshots(const std::filesystem::path& run_dir, int n) {
   return false;
 }
 
+// The config and overrides the peers ran, from the first peer folder's launch.json.
+ConfigOptions config_of_peers(const std::filesystem::path& run_dir) {
+  const std::filesystem::path peers = run_dir / "peers";
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(peers)) {
+    const auto file = entry.path() / metrics::kPeerLaunchFile;
+    if (std::filesystem::is_regular_file(file)) files.push_back(file);
+  }
+  if (files.empty()) {
+    throw std::runtime_error("no peer folder of " + run_dir.string() + " names its config (" +
+                             metrics::kPeerLaunchFile +
+                             ", which fastk node writes): give --config");
+  }
+  std::sort(files.begin(), files.end());
+  std::ifstream in(files.front());
+  const auto launch = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (launch.is_discarded() || !launch.contains("config") || !launch["config"].is_string() ||
+      !launch.contains("overrides") || !launch["overrides"].is_array()) {
+    throw std::runtime_error(files.front().string() +
+                             " is not a launch record ({\"config\": ..., \"overrides\": "
+                             "[...]}): give --config");
+  }
+  ConfigOptions options;
+  options.config = launch["config"].get<std::string>();
+  for (const auto& value : launch["overrides"]) {
+    if (!value.is_string()) {
+      throw std::runtime_error(files.front().string() + ": an override is not a string");
+    }
+    options.overrides.push_back(value.get<std::string>());
+  }
+  if (!std::filesystem::is_regular_file(options.config)) {
+    throw std::runtime_error("the peers of " + run_dir.string() + " ran " + options.config +
+                             ", which is not there now: give --config");
+  }
+  std::cout << "fastk report: config " << options.config << " (from " << files.front().string()
+            << ")\n";
+  return options;
+}
+
 // Every peer left a summary and finished its run.
 bool complete(const std::filesystem::path& run_dir, int n) {
   for (int i = 0; i < n; ++i) {
@@ -87,8 +131,10 @@ int report(const ReportOptions& o) {
                              " is reported already (summary.json); to report it again (say, "
                              "once a missing peer's folder is there), remove its summary.json");
   }
-  const std::filesystem::path config_path = o.config;
-  const ExperimentConfig config = load_config({config_path.string(), o.overrides, ""});
+  const ConfigOptions ran =
+      o.config.empty() ? config_of_peers(run_dir) : ConfigOptions{o.config, o.overrides, ""};
+  const std::filesystem::path config_path = ran.config;
+  const ExperimentConfig config = load_config(ran);
   const auto topology = topology::build_topology(config.topology);
   const int n = topology.graph.size();
   if (check_peers(run_dir, n) == 0) {
@@ -138,11 +184,12 @@ void add_report_command(CLI::App& app) {
       ->check(CLI::ExistingDirectory);
   cmd->add_option("--config", options->config,
                   "The config the peers ran (where they read it: its relative paths count from "
-                  "its folder)")
-      ->required()
+                  "its folder); default: the one their folders name (peers/peer-*/launch.json)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--set", options->overrides,
-                  "table.key=value, as given to the launch (repeatable)");
+                  "table.key=value, as given to the launch (repeatable; only with --config: "
+                  "without it, the peers' own overrides apply)")
+      ->needs("--config");
   cmd->add_flag("--no-plots", options->no_plots, "Skip the PNG plots");
   cmd->callback([options] {
     const int code = report(*options);

@@ -24,6 +24,9 @@ std::optional<std::vector<float>> read_model(const std::filesystem::path& path,
                                              std::size_t parameters);
 // <run_dir>/peers/peer-<peer>: where each peer's files go, in both runtimes.
 std::filesystem::path peer_folder(const std::filesystem::path& run_dir, int peer);
+// In a peer's folder: {"config": absolute path of the config it ran, "overrides": [--set
+// values]}, so that `fastk report RUN_DIR` reads the config the peers read.
+inline constexpr const char* kPeerLaunchFile = "launch.json";
 // JSON, indented by two, with a final newline.
 void write_json_file(const std::filesystem::path& path, const nlohmann::ordered_json& json);
 
