@@ -11,10 +11,23 @@
 //   fastk sweep CONFIG --vary K=V1,V2      every combination, compared over seeds
 //   fastk <command> --help                 flags of each command
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <iostream>
+#include <string>
 
 #include "node/cli/commands.h"
 #include "node/doctor/host_check.h"
+
+namespace {
+
+// FASTK_PARSE_ONLY=1: parse the command line (subcommand, flags, their checks) and do nothing
+// else, so that a test can check every command the README shows without running it.
+bool parse_only() {
+  const char* value = std::getenv("FASTK_PARSE_ONLY");
+  return value != nullptr && std::string(value) != "" && std::string(value) != "0";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"fastk: decentralized training with dynamic backup workers", "fastk"};
@@ -30,6 +43,9 @@ int main(int argc, char** argv) {
   fastk::node::add_report_command(app);
   fastk::node::add_keys_command(app);
   fastk::node::add_sweep_command(app);
+  // Runs once the whole line has parsed, before any subcommand's callback; the commands'
+  // options stay owned by their callbacks, so those must stay in place.
+  if (parse_only()) app.parse_complete_callback([] { throw CLI::Success(); });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
