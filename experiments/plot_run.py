@@ -1,7 +1,8 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Plots of a fastk run folder (from `fastk run` or `fastk sim`: the files are the same).
 
-Usage: python3 experiments/plot_run.py RUN_DIR
+Usage: /usr/bin/python3 experiments/plot_run.py RUN_DIR
+(Debian's interpreter, where python3-matplotlib installs; fastk calls it so too.)
 
 Reads RUN_DIR/evaluation.csv (the mean model over time) and RUN_DIR/iterations.csv (one row
 per peer and iteration) and writes into RUN_DIR:
