@@ -1,8 +1,8 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Puts fastk runs side by side: the mean model's accuracy against time in one plot, and one
 line per run with its time to the target accuracy.
 
-Usage: python3 experiments/compare_runs.py RUN_DIR [RUN_DIR...] [--target 0.80]
+Usage: /usr/bin/python3 experiments/compare_runs.py RUN_DIR [RUN_DIR...] [--target 0.80]
                                            [--output comparison.png] [--labels a,b]
 
 Each RUN_DIR is a `fastk run` or `fastk sim` folder (evaluation.csv, summary.json). The

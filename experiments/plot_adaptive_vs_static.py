@@ -1,7 +1,7 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Does the adaptive policy track the best static number of backup workers without tuning?
 
-Usage: python3 experiments/plot_adaptive_vs_static.py FOLDER
+Usage: /usr/bin/python3 experiments/plot_adaptive_vs_static.py FOLDER
 
 FOLDER holds two `fastk sweep` folders (experiments/reproduce.sh adaptive_vs_static):
 static/ (consensus.policy = static, varying stragglers.transient_factor and

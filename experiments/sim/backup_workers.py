@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Backup-worker experiments (docs/protocol.md, experiments E8 and E12) with
 `fastk sim`.
 

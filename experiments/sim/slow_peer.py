@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """One peer 10x slower for the whole run: does waiting for only the fastest neighbours cut it
 off, and what does keeping the graph connected cost? (docs/protocol.md §5.8, §2.6)
 

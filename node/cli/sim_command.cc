@@ -81,7 +81,7 @@ void run_sim(const SimOptions& o) {
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   print_summary(r, folder, wall_s);
-  if (!o.no_plots) make_plots(folder);
+  if (!o.no_plots && !make_plots(folder)) throw plots_failed(folder);
 }
 
 }  // namespace

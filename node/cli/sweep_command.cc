@@ -203,9 +203,10 @@ int run_sweep(const SweepOptions& o) {
   const std::vector<SettingResult> results = sweep_settings(dir, done, o.over);
   write_time_to_target_csv(dir, results);
   std::printf("\n%s\n", time_to_target_table(results, target, unit).c_str());
-  if (!o.no_plots) make_sweep_plots(dir);
+  const bool plotted = o.no_plots || make_sweep_plots(dir);
   std::printf("outputs: %s (sweep.csv, time_to_target.csv%s)\n", dir.string().c_str(),
-              o.no_plots ? "" : ", sweep_accuracy.png");
+              o.no_plots || !plotted ? "" : ", sweep_accuracy.png");
+  if (!plotted) throw plots_failed(dir);
   if (interrupted()) {
     std::fprintf(stderr, "fastk sweep: interrupted after %zu of %zu runs\n", done.size(),
                  points.size());

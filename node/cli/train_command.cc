@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <numeric>
@@ -14,6 +15,8 @@
 #include "node/cli/commands.h"
 #include "node/cli/config_options.h"
 #include "node/config/experiment_config.h"
+#include "node/launch/run_folder_lock.h"
+#include "node/metrics/output_files.h"
 #include "node/report/progress_line.h"
 
 namespace fastk::node {
@@ -87,11 +90,18 @@ void check_finite(double loss, std::int64_t k, const learning::OptimizerSpec& op
              (long long)k, loss, opt.lr));
 }
 
-void run_train(const TrainOptions& o) {
-  const ExperimentConfig config = load_config(o.config);
-  TrainSetup setup = set_up_training(o, config);
+// What a training run ends with: the figures `final:` prints and summary.json keeps.
+struct TrainResult {
+  learning::Evaluation test;
+  double train_loss = 0;  // mean over the batches since the last evaluation
+  double epochs = 0;
+  double elapsed_s = 0;
+  std::vector<float> params;
+};
+
+TrainResult train(const ExperimentConfig& config, const TrainSetup& setup) {
   const learning::TrainTest& data = setup.data;
-  learning::Model* model = setup.model.get();
+  learning::Model* model = setup.model.get();  // evaluate() uses its workspace
   const learning::OptimizerSpec& opt = config.optimizer;
   const std::int64_t iterations = setup.iterations;
 
@@ -132,13 +142,61 @@ void run_train(const TrainOptions& o) {
                            double(k + 1) * opt.batch_size / elapsed));
     }
   }
-  const double elapsed = seconds_since(start);
-  const learning::Evaluation test = evaluate(iterations);
+  TrainResult r;
+  r.elapsed_s = seconds_since(start);
+  r.test = evaluate(iterations);
+  r.train_loss = loss_sum / double(std::max<std::int64_t>(loss_count, 1));
+  r.epochs = sampler.epochs();
+  r.params = std::move(params);
+  return r;
+}
+
+// summary.json: what the `final:` line says, and what was trained, so a script compares a
+// baseline with decentralized runs (their summary.json) without parsing the output.
+nlohmann::ordered_json train_summary(const ExperimentConfig& config, const TrainSetup& setup,
+                                     const TrainResult& r) {
+  const bool classification = setup.data.train.classes > 0;
+  const learning::OptimizerSpec& opt = config.optimizer;
+  return {{"runtime", "train"},
+          {"name", config.run.name},
+          {"overrides", config.overrides},
+          {"model", setup.model->name()},
+          {"parameters", setup.model->num_parameters()},
+          {"data", learning::to_string(config.data.kind)},
+          {"train_samples", setup.data.train.size()},
+          {"test_samples", r.test.samples},
+          {"batch_size", opt.batch_size},
+          {"iterations", setup.iterations},
+          {"epochs", r.epochs},
+          {"train_s", r.elapsed_s},
+          {"samples_per_s", double(setup.iterations) * opt.batch_size / r.elapsed_s},
+          {"final_train_loss", r.train_loss},
+          {"test_loss", r.test.loss},
+          {"test_accuracy",
+           classification ? nlohmann::ordered_json(r.test.accuracy) : nlohmann::ordered_json()}};
+}
+
+void run_train(const TrainOptions& o) {
+  ExperimentConfig config = load_config(o.config);
+  // Its own folder by default: a sim or run of the same config keeps its files.
+  config.run.name += "-train";
+  const std::filesystem::path folder = run_folder(o.config, config);
+  const RunFolderLock lock(folder);  // creates it, before the data are loaded: a bad path
+                                     // fails now, not after the training
+  std::filesystem::copy_file(o.config.config, folder / "config.toml",
+                             std::filesystem::copy_options::overwrite_existing);
+  const TrainSetup setup = set_up_training(o, config);
+  const TrainResult r = train(config, setup);
+  const bool classification = setup.data.train.classes > 0;
   std::cout << format(
       "final: %s on %lld samples; %.2f epochs, %lld iterations in %.1f s "
       "(%.0f samples/s)\n",
-      describe_test(test, classification).c_str(), (long long)test.samples, sampler.epochs(),
-      (long long)iterations, elapsed, double(iterations) * opt.batch_size / elapsed);
+      describe_test(r.test, classification).c_str(), (long long)r.test.samples, r.epochs,
+      (long long)setup.iterations, r.elapsed_s,
+      double(setup.iterations) * config.optimizer.batch_size / r.elapsed_s);
+  metrics::write_model(folder / "model-final.f32", r.params);
+  metrics::write_json_file(folder / "summary.json", train_summary(config, setup, r));
+  std::cout << "outputs: " << folder.string() << "\n";
 }
 
 }  // namespace
@@ -149,10 +207,13 @@ void add_train_command(CLI::App& app) {
       "train", "Centralized training on a config's [data], [model] and [optimizer] (baseline)");
   cmd->footer(
       "Runs run.iterations SGD steps (or --epochs passes over the training set) in one\n"
-      "process, evaluates on the test set after every epoch and at the end.\n"
+      "process, evaluates on the test set after every epoch and at the end, and writes\n"
+      "config.toml, summary.json and model-final.f32 (raw float32) into the run folder.\n"
       "Example:\n"
       "  fastk train experiments/configs/train_mlp.toml");
-  add_config_options(cmd, options->config, /*writes_run_folder=*/false);
+  add_config_options(cmd, options->config);
+  cmd->get_option("--output")
+      ->description("Run folder (default: <run.output>/<run.name>-train of the config)");
   cmd->add_option("--epochs", options->epochs,
                   "Train for this many passes over the training set instead of run.iterations")
       ->check(CLI::PositiveNumber);

@@ -17,27 +17,29 @@ class ConfigError : public std::runtime_error {
 // Collects problems so one load reports all of them, not just the first.
 class ConfigErrors {
  public:
-  // The line of the file a TOML path ("cluster.hosts[2]") was written on, 0 when it was
-  // not (absent, or set by --set); given by the loader, which has the parsed file.
-  using LineOf = std::function<int(const std::string& path)>;
-  void set_line_of(LineOf line_of) { line_of_ = std::move(line_of); }
+  // Where the value at a TOML path ("cluster.hosts[2]") came from, as the problem's prefix:
+  // "FILE:LINE" when the file wrote it, "--set KEY=VALUE" when an override did, "" when
+  // neither (an absent key). Given by the loader, which has the parsed file and overrides.
+  using OriginOf = std::function<std::string(const std::string& path)>;
+  void set_origin_of(OriginOf origin_of) { origin_of_ = std::move(origin_of); }
 
   void add(const std::string& path, const std::string& message) {
-    const int line = line_of_ && !path.empty() ? line_of_(path) : 0;
-    problems_.push_back({line, path.empty() ? message : path + ": " + message});
+    std::string origin = origin_of_ && !path.empty() ? origin_of_(path) : "";
+    problems_.push_back({std::move(origin), path.empty() ? message : path + ": " + message});
   }
   bool empty() const { return problems_.empty(); }
-  // Throws ConfigError("SOURCE: N problem(s):\n  SOURCE:LINE: path: message ...") when any
-  // problem was recorded (without ":LINE" for a problem the file has no line for).
+  // Throws ConfigError("SOURCE: N problem(s) in the config:\n  ORIGIN: path: message ...")
+  // when any problem was recorded (without "ORIGIN: " for one with no origin). The first line
+  // counts those of --set overrides, so a reader does not search the file for them.
   void throw_if_any(const std::string& source) const;
 
  private:
   struct Problem {
-    int line;
+    std::string origin;
     std::string text;
   };
   std::vector<Problem> problems_;
-  LineOf line_of_;
+  OriginOf origin_of_;
 };
 
 }  // namespace fastk::node

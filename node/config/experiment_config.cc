@@ -16,12 +16,13 @@ std::string resolve_path(const std::string& path, const std::filesystem::path& b
 namespace {
 
 // "a.b.c=value" applied to `root`: intermediate tables are created, the last key replaced.
-void apply_override(toml::table& root, const std::string& setting, ConfigErrors& errors) {
+// Returns the key path ("a.b.c"), or "" when the setting was refused.
+std::string apply_override(toml::table& root, const std::string& setting, ConfigErrors& errors) {
   const std::string where = "--set " + setting;
   const auto equals = setting.find('=');
   if (equals == std::string::npos || equals == 0) {
     errors.add(where, "expected table.key=value");
-    return;
+    return "";
   }
   const std::string path = setting.substr(0, equals);
   const std::string text = setting.substr(equals + 1);
@@ -35,12 +36,12 @@ void apply_override(toml::table& root, const std::string& setting, ConfigErrors&
   for (const auto& key : keys) {
     if (key.empty() || key.find_first_of(" \t") != std::string::npos) {
       errors.add(where, "'" + path + "' is not a key path (table.key, no empty parts or spaces)");
-      return;
+      return "";
     }
   }
   if (text.find_first_not_of(" \t") == std::string::npos) {
     errors.add(where, "no value after '=' (a string is written value or \"value\")");
-    return;
+    return "";
   }
   toml::table parsed;
   try {
@@ -55,46 +56,48 @@ void apply_override(toml::table& root, const std::string& setting, ConfigErrors&
     table = next->as_table();
     if (table == nullptr) {
       errors.add(where, "'" + keys[i] + "' is not a table");
-      return;
+      return "";
     }
   }
   table->insert_or_assign(keys.back(), std::move(*parsed.get("value")));
+  return path;
 }
 
-}  // namespace
+// Whether a problem at TOML path `problem` ("stragglers.slow_peers[0]", "consensus.policyy")
+// is about what the override of `set` ("stragglers.slow_peers") wrote: the value itself, a
+// part of it, or a table the override created.
+bool concerns(const std::string& problem, const std::string& set) {
+  const auto under = [](const std::string& inner, const std::string& outer) {
+    return inner.size() > outer.size() && inner.starts_with(outer) &&
+           (inner[outer.size()] == '.' || inner[outer.size()] == '[');
+  };
+  return problem == set || under(problem, set) || under(set, problem);
+}
 
-ExperimentConfig parse_config(std::string_view text, const std::string& source,
-                              const std::filesystem::path& base_dir,
-                              const std::vector<std::string>& overrides) {
-  toml::table root;
-  try {
-    root = toml::parse(text, source);
-  } catch (const toml::parse_error& e) {
-    const auto& where = e.source().begin;
-    throw ConfigError(source + ":" + std::to_string(where.line) + ":" +
-                      std::to_string(where.column) +
-                      ": TOML syntax error: " + std::string(e.description()));
-  }
-  if (root.empty() && overrides.empty()) {
-    // Every key has a default, but a file that sets none is a mistake (the wrong file, or
-    // one not saved yet), not a request for the default 1000-iteration run.
-    throw ConfigError(source +
-                      ": the config is empty: nothing says what to run (start from "
-                      "experiments/configs/quickstart.toml; fastk sim --help lists the tables)");
-  }
-  ExperimentConfig config;
-  config.source = source;
-  config.overrides = overrides;
-  ConfigErrors errors;
-  for (const auto& setting : overrides) apply_override(root, setting, errors);
-  // Values from the file carry its name as their source; those of --set do not.
-  errors.set_line_of([&root, &source](const std::string& path) {
-    const toml::node_view<toml::node> found = toml::at_path(root, path);
-    if (!found) return 0;
-    const toml::source_region& where = found.node()->source();
-    return where.path && *where.path == source ? static_cast<int>(where.begin.line) : 0;
-  });
-  TableReader top(&root, "", errors);
+// A problem's origin (ConfigErrors::OriginOf): the file's line when the file wrote the value,
+// else the last --set about it. toml++ keeps each value's source, so a key the file wrote and
+// an override replaced is the override's.
+ConfigErrors::OriginOf origin_of(const toml::table& root, const std::string& source,
+                                 std::vector<std::pair<std::string, std::string>> applied) {
+  return [&root, source, applied = std::move(applied)](const std::string& path) {
+    const toml::node_view<const toml::node> found = toml::at_path(root, path);
+    if (found) {
+      const toml::source_region& where = found.node()->source();
+      if (where.path && *where.path == source) {
+        return source + ":" + std::to_string(where.begin.line);
+      }
+    }
+    for (auto it = applied.rbegin(); it != applied.rend(); ++it) {
+      if (concerns(path, it->first)) return "--set " + it->second;
+    }
+    return std::string();
+  };
+}
+
+// Every table of the file into `config`, in the order their checks need (run's seed first,
+// the topology before what depends on its peers).
+void read_tables(TableReader& top, ExperimentConfig& config, const std::filesystem::path& base_dir,
+                 ConfigErrors& errors) {
   TableReader run = top.table("run");
   read_run_table(run, config.run);
   TableReader topology = top.table("topology");
@@ -126,6 +129,42 @@ ExperimentConfig parse_config(std::string_view text, const std::string& source,
                "the mass sent to it while down would be lost), so its checkpoints serve "
                "nothing: remove run.checkpoint_every and run.checkpoint_every_s");
   }
+}
+
+}  // namespace
+
+ExperimentConfig parse_config(std::string_view text, const std::string& source,
+                              const std::filesystem::path& base_dir,
+                              const std::vector<std::string>& overrides) {
+  toml::table root;
+  try {
+    root = toml::parse(text, source);
+  } catch (const toml::parse_error& e) {
+    const auto& where = e.source().begin;
+    throw ConfigError(source + ":" + std::to_string(where.line) + ":" +
+                      std::to_string(where.column) +
+                      ": TOML syntax error: " + std::string(e.description()));
+  }
+  if (root.empty() && overrides.empty()) {
+    // Every key has a default, but a file that sets none is a mistake (the wrong file, or
+    // one not saved yet), not a request for the default 1000-iteration run.
+    throw ConfigError(source +
+                      ": the config is empty: nothing says what to run (start from "
+                      "experiments/configs/quickstart.toml; fastk sim --help lists the tables)");
+  }
+  ExperimentConfig config;
+  config.source = source;
+  config.overrides = overrides;
+  ConfigErrors errors;
+  std::vector<std::pair<std::string, std::string>> applied;  // key path, setting
+  for (const auto& setting : overrides) {
+    std::string path = apply_override(root, setting, errors);
+    if (!path.empty()) applied.emplace_back(std::move(path), setting);
+  }
+  // Values from the file carry its name as their source; those of --set do not.
+  errors.set_origin_of(origin_of(root, source, std::move(applied)));
+  TableReader top(&root, "", errors);
+  read_tables(top, config, base_dir, errors);
   top.finish();
   errors.throw_if_any(source);
   return config;

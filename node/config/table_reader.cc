@@ -47,10 +47,15 @@ void ConfigErrors::throw_if_any(const std::string& source) const {
   if (problems_.empty()) return;
   std::ostringstream out;
   out << source << ": " << problems_.size() << (problems_.size() == 1 ? " problem" : " problems")
-      << " in the config:";
+      << " in the config";
+  const auto from_set = std::count_if(problems_.begin(), problems_.end(), [](const Problem& p) {
+    return p.origin.starts_with("--set ") || p.text.starts_with("--set ");
+  });
+  if (from_set > 0) out << " (" << from_set << " from --set)";
+  out << ":";
   for (const auto& p : problems_) {
     out << "\n  ";
-    if (p.line > 0) out << source << ":" << p.line << ": ";
+    if (!p.origin.empty()) out << p.origin << ": ";
     out << p.text;
   }
   throw ConfigError(out.str());

@@ -123,8 +123,9 @@ nlohmann::ordered_json write_run_results(RunResultsInput in) {
                                      summary["per_peer"]);
   metrics::write_json_file(run_dir / "summary.json", summary);
   print_outcome(summary, evaluations, config.run);
-  if (in.plots) make_plots(run_dir);
+  const bool plotted = !in.plots || make_plots(run_dir);
   std::cout << "outputs in " << run_dir.string() << std::endl;
+  if (!plotted) throw plots_failed(run_dir);  // exit code 1, not the run's own
   return summary;
 }
 

@@ -11,6 +11,7 @@
 
 #include "tests/integration/run_fastk.h"
 #include "tests/support/data_fixtures.h"
+#include "tests/support/tiny_tmpfs.h"
 
 namespace {
 
@@ -93,6 +94,32 @@ TEST_F(SimCli, SetAndOutputOverrideTheFile) {
       run_fastk("sim --quiet --no-plots " + config("c", "") + " --set consensus.policyy=full");
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_THAT(bad.output, HasSubstr("consensus.policyy: unknown key"));
+}
+
+// A plot that cannot be written is a failure, not a success with a line in the output: the
+// exit code says so, and the message names the file. Here backups.png cannot be a file.
+TEST_F(SimCli, APlotThatCannotBeWrittenFailsTheCommandNamingTheFile) {
+  const fs::path plot = dir_ / "p" / "backups.png";
+  fs::create_directories(plot);  // a folder where the plot goes
+  const auto r = run_fastk("sim --quiet " + config("p", ""));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("plot_run: cannot write " + plot.string() + ": "));
+  EXPECT_THAT(r.output, HasSubstr("the plots of " + (dir_ / "p").string() + " were not written"));
+  EXPECT_TRUE(fs::exists(dir_ / "p" / "summary.json"));  // the rest was written
+}
+
+// The same on a full disk: a tmpfs with room for the run's files, not for its plots.
+TEST_F(SimCli, AFullDiskFailsTheCommandNamingTheFile) {
+  const fs::path small = dir_ / "small";
+  const fastk::testing::TinyTmpfs disk(small, 96 * 1024);
+  if (!disk.skip_reason().empty()) GTEST_SKIP() << disk.skip_reason();
+  const auto r = run_fastk("sim --quiet " + config("full", "") + " --set run.iterations=10" +
+                           " --set topology.peers=3 --set run.neighbours_csv=false --output " +
+                           (small / "full").string());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("plot_run: cannot write " + (small / "full").string() + "/"));
+  EXPECT_THAT(r.output, HasSubstr("No space left on device"));
+  EXPECT_TRUE(fs::exists(small / "full" / "summary.json")) << r.output;
 }
 
 TEST_F(SimCli, ThreadCountDoesNotChangeTheOutputs) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "learning/data_sources.h"
 #include "tests/integration/run_fastk.h"
@@ -16,8 +17,6 @@ using ::testing::HasSubstr;
 
 using Result = fastk::testing::CommandResult;
 
-Result run(const std::string& args) { return fastk::testing::run_fastk(args); }
-
 class TrainCli : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -27,6 +26,16 @@ class TrainCli : public ::testing::Test {
     std::filesystem::create_directories(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
+  // `fastk train ARGS` writing its run folder under the test's folder, not the source tree.
+  Result run(const std::string& args) const {
+    return fastk::testing::run_fastk(args + " --output " + (dir_ / "out").string());
+  }
+  std::string read(const std::filesystem::path& path) const {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
   std::string write_config(const std::string& text) const {
     const std::string path = (dir_ / "exp.toml").string();
     std::ofstream(path) << text;
@@ -98,6 +107,53 @@ TEST_F(TrainCli, MissingDataFilesAndMismatchedModelsAreClearErrors) {
   r = run("train " + write_config("[optimizer]\nlr = \"fast\"\n"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.output, HasSubstr("optimizer.lr: expected a number, got a string"));
+}
+
+// Like `fastk sim` and `fastk run`, train leaves its results in a run folder: by default
+// <run.output>/<run.name>-train, so a simulation of the same config keeps its own.
+TEST_F(TrainCli, WritesItsSummaryAndFinalModelIntoTheRunFolder) {
+  const std::string config =
+      write_config("[run]\nname = \"base\"\niterations = 50\noutput = \"" + dir_.string() + R"("
+[data]
+kind = "gaussian_mixture"
+train_samples = 200
+test_samples = 100
+dim = 4
+classes = 2
+[model]
+kind = "logistic_regression"
+)");
+  const Result r = fastk::testing::run_fastk("train " + config + " --set run.iterations=40");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::filesystem::path folder = dir_ / "base-train";
+  EXPECT_THAT(r.output, HasSubstr("outputs: " + folder.string()));
+  EXPECT_EQ(read(folder / "config.toml"), read(config));
+  // logistic regression on 4 features and 2 classes: 5 x 2 float32 parameters.
+  ASSERT_TRUE(std::filesystem::exists(folder / "model-final.f32")) << r.output;
+  EXPECT_EQ(std::filesystem::file_size(folder / "model-final.f32"), 10 * sizeof(float));
+  const std::string summary = read(folder / "summary.json");
+  EXPECT_THAT(summary, HasSubstr("\"runtime\": \"train\""));
+  EXPECT_THAT(summary, HasSubstr("\"name\": \"base-train\""));
+  EXPECT_THAT(summary, HasSubstr("\"overrides\": [\n    \"run.iterations=40\"\n  ]"));
+  EXPECT_THAT(summary, HasSubstr("\"iterations\": 40,"));
+  EXPECT_THAT(summary, HasSubstr("\"test_samples\": 100,"));
+  // The figures the final line prints, in the summary too.
+  const auto at = r.output.find("final: test accuracy ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const double printed = std::stod(r.output.substr(at + 21, 6));
+  const auto key = summary.find("\"test_accuracy\": ");
+  ASSERT_NE(key, std::string::npos) << summary;
+  EXPECT_NEAR(std::stod(summary.substr(key + 17)), printed, 1e-4) << summary;
+  for (const char* other : {"\"train_s\": ", "\"test_loss\": ", "\"final_train_loss\": "}) {
+    EXPECT_THAT(summary, HasSubstr(other));
+  }
+  // --output names the folder; regression has no accuracy: null, not 0.
+  const std::filesystem::path elsewhere = dir_ / "elsewhere";
+  const Result regression = fastk::testing::run_fastk(
+      "train " + config + " --set data.kind=least_squares --set model.kind=linear_regression" +
+      " --output " + elsewhere.string());
+  ASSERT_EQ(regression.exit_code, 0) << regression.output;
+  EXPECT_THAT(read(elsewhere / "summary.json"), HasSubstr("\"test_accuracy\": null"));
 }
 
 TEST_F(TrainCli, RegressionReportsTheTestLossOnly) {

@@ -126,7 +126,7 @@ namespace fastk::node {
 namespace {
 
 // Every problem with a place in the file says FILE:LINE, as syntax errors do; a value given
-// with --set has none.
+// with --set names its override instead.
 TEST(ConfigErrors, NameTheFileAndLineOfEachProblem) {
   const std::string message = testing::error_of(
       "[run]\nname = \"x\"\niterations = -5\n\n[cluster]\nhosts = [\"10.0.0.1\", \"a b\"]\n"
@@ -143,8 +143,48 @@ TEST(ConfigErrors, NameTheFileAndLineOfEachProblem) {
     node::parse_config("[run]\nseed = 1\n", "exp.toml", "/cfg", {"run.seed=-1"});
     ADD_FAILURE() << "a negative seed was accepted";
   } catch (const ConfigError& e) {
-    EXPECT_THAT(e.what(), ::testing::HasSubstr("\n  run.seed: expected an integer >= 0"));
+    EXPECT_THAT(e.what(),
+                ::testing::HasSubstr("\n  --set run.seed=-1: run.seed: expected an integer >= 0"));
   }
+}
+
+// The message of the ConfigError that parsing `text` with `overrides` gives.
+std::string override_error(const std::string& text, const std::vector<std::string>& overrides) {
+  try {
+    node::parse_config(text, "exp.toml", "/cfg", overrides);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "the overrides were accepted";
+  return "";
+}
+
+// A typo in --set is the command line's, not the file's: the problem names the override as
+// it was typed, and the first line says how many came from --set, so nobody searches the
+// file for a key it does not hold.
+TEST(ConfigErrors, ProblemsOfSetOverridesNameTheOverride) {
+  const std::string file = "[consensus]\npolicy = \"adaptive\"\n[run]\niterations = 10\n";
+  std::string e = override_error(file, {"consensus.policyy=full"});
+  EXPECT_THAT(e, ::testing::StartsWith("exp.toml: 1 problem in the config (1 from --set):\n"));
+  EXPECT_THAT(e, HasSubstr("\n  --set consensus.policyy=full: consensus.policyy: unknown key"));
+  EXPECT_THAT(e, HasSubstr("did you mean"));
+  // A bad value replacing one of the file's: the override, not the file's line 4.
+  e = override_error(file, {"run.iterations=many"});
+  EXPECT_THAT(e, HasSubstr("\n  --set run.iterations=many: run.iterations: expected an integer"));
+  EXPECT_THAT(e, ::testing::Not(HasSubstr("exp.toml:4")));
+  // A table the override made up, a part of an array it wrote, and the last of two
+  // overrides of one key; the file's own problem keeps its line.
+  e = override_error("[run]\niterations = -1\n",
+                     {"optimiser.lr=0.1", "stragglers.slow_peers=[1, 2.5]", "consensus.policy=full",
+                      "consensus.policy=fastest"});
+  EXPECT_THAT(e, HasSubstr("4 problems in the config (3 from --set):"));
+  EXPECT_THAT(e, HasSubstr("\n  exp.toml:2: run.iterations: expected an integer"));
+  EXPECT_THAT(e, HasSubstr("\n  --set optimiser.lr=0.1: optimiser: unknown"));
+  EXPECT_THAT(e, HasSubstr("\n  --set stragglers.slow_peers=[1, 2.5]: stragglers.slow_peers[1]"));
+  EXPECT_THAT(e, HasSubstr("\n  --set consensus.policy=fastest: consensus.policy: "));
+  // Problems of the file alone read as before.
+  EXPECT_THAT(testing::error_of("[run]\niterations = -1\n"),
+              ::testing::StartsWith("exp.toml: 1 problem in the config:\n  exp.toml:2: "));
 }
 
 }  // namespace

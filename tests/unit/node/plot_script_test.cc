@@ -43,5 +43,32 @@ TEST(PlotScript, TheEnvironmentOverridesAndABuildTreeFallsBackToItsSources) {
   EXPECT_EQ(fallback->parent_path().filename(), "experiments");
 }
 
+// A run stopped before its first iteration (Ctrl-C during start-up) has nothing to plot:
+// the script is not even started, and nothing failed. With one iteration it runs, and a
+// script that fails is reported as failed.
+TEST(Plots, NoIterationsMeansNoPlotAttemptAndNoFailure) {
+  const fs::path dir = testutil::fresh_test_dir();
+  const fs::path run = dir / "run";
+  fs::create_directories(run);
+  // A stand-in for plot_run.py that leaves a mark when it is run, then fails.
+  std::ofstream(dir / "plot.py") << "import pathlib, sys\n"
+                                    "pathlib.Path(sys.argv[1], 'attempted').touch()\n"
+                                    "sys.exit('plot_run: cannot write x.png: No space left')\n";
+  ::setenv("FASTK_PLOT_SCRIPT", (dir / "plot.py").c_str(), 1);
+  std::ofstream(run / "iterations.csv") << "peer,iteration,start_s\n";
+  ::testing::internal::CaptureStdout();
+  EXPECT_TRUE(make_plots(run));
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(), "no iterations recorded: no plots\n");
+  EXPECT_FALSE(fs::exists(run / "attempted"));
+  fs::remove(run / "iterations.csv");  // a run stopped before writing any
+  EXPECT_TRUE(make_plots(run));
+  EXPECT_FALSE(fs::exists(run / "attempted"));
+
+  std::ofstream(run / "iterations.csv") << "peer,iteration,start_s\n0,0,0.0\n";
+  EXPECT_FALSE(make_plots(run));
+  EXPECT_TRUE(fs::exists(run / "attempted"));
+  ::unsetenv("FASTK_PLOT_SCRIPT");
+}
+
 }  // namespace
 }  // namespace fastk::node
