@@ -15,7 +15,6 @@
 #include "node/cli/commands.h"
 #include "node/cli/config_options.h"
 #include "node/config/experiment_config.h"
-#include "node/launch/run_folder_lock.h"
 #include "node/metrics/output_files.h"
 #include "node/report/progress_line.h"
 
@@ -177,14 +176,11 @@ nlohmann::ordered_json train_summary(const ExperimentConfig& config, const Train
 }
 
 void run_train(const TrainOptions& o) {
-  ExperimentConfig config = load_config(o.config);
-  // Its own folder by default: a sim or run of the same config keeps its files.
-  config.run.name += "-train";
-  const std::filesystem::path folder = run_folder(o.config, config);
-  const RunFolderLock lock(folder);  // creates it, before the data are loaded: a bad path
-                                     // fails now, not after the training
-  std::filesystem::copy_file(o.config.config, folder / "config.toml",
-                             std::filesystem::copy_options::overwrite_existing);
+  const ExperimentConfig config = load_config(o.config);
+  // Claimed before the data are loaded: a bad path fails now, not after the training.
+  const auto claim = claim_run_folder(o.config, config, "-train");
+  const std::filesystem::path& folder = claim->path();
+  std::filesystem::copy_file(o.config.config, folder / "config.toml");
   const TrainSetup setup = set_up_training(o, config);
   const TrainResult r = train(config, setup);
   const bool classification = setup.data.train.classes > 0;
@@ -196,6 +192,7 @@ void run_train(const TrainOptions& o) {
       double(setup.iterations) * config.optimizer.batch_size / r.elapsed_s);
   metrics::write_model(folder / "model-final.f32", r.params);
   metrics::write_json_file(folder / "summary.json", train_summary(config, setup, r));
+  claim->keep();
   std::cout << "outputs: " << folder.string() << "\n";
 }
 
@@ -213,7 +210,9 @@ void add_train_command(CLI::App& app) {
       "  fastk train experiments/configs/train_mlp.toml");
   add_config_options(cmd, options->config);
   cmd->get_option("--output")
-      ->description("Run folder (default: <run.output>/<run.name>-train of the config)");
+      ->description(
+          "Run folder, new or empty (default: <run.output>/<run.name>-train of the config, "
+          "numbered -2, -3, ... when that folder holds a run)");
   cmd->add_option("--epochs", options->epochs,
                   "Train for this many passes over the training set instead of run.iterations")
       ->check(CLI::PositiveNumber);
