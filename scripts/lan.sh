@@ -62,12 +62,9 @@ preflight() {
   ((EUID == 0)) || fail "must run as root (network namespaces, bridges and sshd need it)"
   command -v ip > /dev/null || fail "no 'ip' command (apt-get install iproute2)"
   command -v tc > /dev/null || fail "no 'tc' command (apt-get install iproute2)"
-  if ! command -v sshd > /dev/null && [[ ! -x /usr/sbin/sshd ]]; then
-    echo "lan.sh: installing openssh-server (sshd for the hosts)"
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-      --no-install-recommends openssh-server; } > /dev/null ||
-      fail "no sshd and apt-get could not install openssh-server"
-  fi
+  # Not installed here: tests bring LANs up in parallel, and one must not find sshd half
+  # installed by another.
+  [[ -x /usr/sbin/sshd ]] || fail "no sshd (scripts/install-deps.sh installs openssh-server)"
   local probe="$name-probe$$"
   ip netns add "$probe" 2> /dev/null || fail "cannot create network namespaces here (ip netns add failed: a container without CAP_SYS_ADMIN?)"
   ip netns delete "$probe"
@@ -189,18 +186,19 @@ EOF
   echo "  ssh -o BatchMode=yes $(address 1) hostname"
 }
 
-# sshd takes a moment to listen: retry each host for a few seconds.
+# sshd takes a moment to listen: retry each host for up to 30 s (a loaded 2-core machine,
+# with CTest's other tests running, has taken over 5 s).
 wait_for_ssh() {
   for ((i = 1; i <= hosts; i++)); do
     local ok=0
-    for _ in $(seq 1 50); do
+    for _ in $(seq 1 300); do
       if ssh -o BatchMode=yes "$(address "$i")" true 2> /dev/null; then
         ok=1
         break
       fi
       sleep 0.1
     done
-    ((ok)) || fail "cannot ssh into host $i ($(address "$i")) after 5 s"
+    ((ok)) || fail "cannot ssh into host $i ($(address "$i")) after 30 s"
   done
 }
 
