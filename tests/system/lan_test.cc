@@ -115,10 +115,14 @@ class LanInABox : public ::testing::Test {
 };
 
 // fastk run over ssh, with the keys it makes for the launch: a forger on the LAN without
-// them changes nothing (the bits are the simulation's) and is counted.
+// them changes nothing (the bits are the simulation's) and is counted. The forger sends from
+// before the launch until the run ends and retries its connection every 10 ms; the run
+// trains 5000 iterations (seconds; 100 took 0.1 s, about the time the forger needs to get
+// through, and it lost that race), so peer 2 listens for a hundred times longer than the
+// forger needs to reach it, however slow the start-up.
 TEST_F(LanInABox, FastkRunOverSshOnFourHostsEndsWithTheSimulationsBits) {
   if (!up("fkssh", 4)) return;
-  TinyExperiment e = two_peers_per_host(100);
+  TinyExperiment e = two_peers_per_host(5000);
   e.peer_timeout_ms = 30000;  // a stall on a loaded machine must not make a neighbour "gone"
   const auto config = write_config(dir_, e);
 
