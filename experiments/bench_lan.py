@@ -38,6 +38,9 @@ import bench_peers  # noqa: E402  (its CONFIG)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAN = "fkbench"
+# fastk run (here and in the experiments that import this) reaches the hosts with the LAN's
+# own ssh settings: scripts/lan.sh's ssh and scp, first on PATH (root's ~/.ssh is untouched).
+os.environ["PATH"] = f"/run/fastk-lan/{LAN}/bin:" + os.environ.get("PATH", "/usr/bin:/bin")
 HOSTS = 8
 
 # bench_peers.py's experiment, on the LAN's hosts instead of this machine.

@@ -9,6 +9,10 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev clang-format
   python3 python3-matplotlib
   dataset-fashion-mnist
+  # The LAN-in-a-box tests (scripts/lan.sh, scripts/lan-slurm.sh): installed here, before
+  # any test runs, because a package installed while CTest runs two LAN tests at once is
+  # half-set-up for the other one (sshd without its privilege-separation user).
+  openssh-server openssh-client iproute2 util-linux  # sshd per host; ip, tc; nsenter, flock
   openmpi-bin  # the tests start peers across LAN-in-a-box hosts with mpirun too
   nftables     # and block an edge with a firewall rule for fastk doctor to find
   slurm-wlm munge  # and with srun on a Slurm of the LAN's own (scripts/lan-slurm.sh)

@@ -11,9 +11,11 @@
 # and `status` print the addresses, /run/fastk-lan/NAME/hosts lists them); this machine's
 # own namespace is 10.213.N.254 on the bridge, so a launcher here reaches every host. RATE (tc
 # syntax: 100mbit, 1gbit) shapes each host's link in both directions with a token bucket
-# (tbf; this kernel has no netem). `up` also puts an Include of the LAN's ssh settings at the
-# top of root's ~/.ssh/config (`down` takes it out), so plain `ssh -o BatchMode=yes 10.213.N.2`
-# and scp work, from here and between hosts, as fastk run uses them.
+# (tbf; this kernel has no netem). The LAN's key and ssh settings stay in /run/fastk-lan/NAME
+# (root's ~/.ssh is not touched): `ssh -F /run/fastk-lan/NAME/ssh_config 10.213.N.2` logs in,
+# and /run/fastk-lan/NAME/bin holds ssh and scp that add that -F, so with it first on PATH
+# fastk run, fastk doctor and mpirun reach the hosts as they would a cluster's:
+#   PATH=/run/fastk-lan/NAME/bin:$PATH fastk run CONFIG
 #
 # Traffic stays inside the namespaces this script creates and the bridge's own address.
 # `up` on a LAN that exists rebuilds it; `down` removes everything and is safe to repeat;
@@ -62,12 +64,9 @@ preflight() {
   ((EUID == 0)) || fail "must run as root (network namespaces, bridges and sshd need it)"
   command -v ip > /dev/null || fail "no 'ip' command (apt-get install iproute2)"
   command -v tc > /dev/null || fail "no 'tc' command (apt-get install iproute2)"
-  if ! command -v sshd > /dev/null && [[ ! -x /usr/sbin/sshd ]]; then
-    echo "lan.sh: installing openssh-server (sshd for the hosts)"
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-      --no-install-recommends openssh-server; } > /dev/null ||
-      fail "no sshd and apt-get could not install openssh-server"
-  fi
+  # Not installed here: tests bring LANs up in parallel, and one must not find sshd half
+  # installed by another.
+  [[ -x /usr/sbin/sshd ]] || fail "no sshd (scripts/install-deps.sh installs openssh-server)"
   local probe="$name-probe$$"
   ip netns add "$probe" 2> /dev/null || fail "cannot create network namespaces here (ip netns add failed: a container without CAP_SYS_ADMIN?)"
   ip netns delete "$probe"
@@ -88,37 +87,18 @@ down() {
     ip link delete "$link" 2> /dev/null || true
   done
   ip link delete "$bridge" 2> /dev/null || true
-  unlink_ssh_config
   rm -rf "$state"
 }
 
-# The marked Include block at the top of root's ssh config, so every ssh finds the LAN's key.
-ssh_config=/root/.ssh/config
-begin_mark() { echo "# fastk LAN $name (scripts/lan.sh up; lan.sh down removes it)"; }
-# Several LANs may come up or go down at once (tests run in parallel): one edit at a time.
-edit_ssh_config() {
-  mkdir -p /root/.ssh /run/fastk-lan
-  chmod 700 /root/.ssh
-  (
-    flock 9
-    touch "$ssh_config"
-    "$@" < "$ssh_config" > "$ssh_config.$name.new"
-    chmod 600 "$ssh_config.$name.new"
-    mv "$ssh_config.$name.new" "$ssh_config"
-  ) 9> /run/fastk-lan/ssh_config.lock
+# ssh and scp that read the LAN's ssh settings, for PATH: programs that run plain `ssh`
+# (fastk run, fastk doctor, mpirun) then find the LAN's key without root's ~/.ssh/config.
+write_ssh_wrappers() {
+  mkdir -p "$state/bin"
+  for tool in ssh scp; do
+    printf '#!/bin/sh\nexec /usr/bin/%s -F %s "$@"\n' "$tool" "$state/ssh_config" > "$state/bin/$tool"
+    chmod 755 "$state/bin/$tool"
+  done
 }
-without_our_block() {
-  awk -v begin="$(begin_mark)" -v end="# end fastk LAN $name" '
-    $0 == begin { skip = 1 } !skip { print } $0 == end { skip = 0 }'
-}
-with_our_block() {
-  begin_mark
-  echo "Include $state/ssh_config"
-  echo "# end fastk LAN $name"
-  without_our_block
-}
-link_ssh_config() { edit_ssh_config with_our_block; }
-unlink_ssh_config() { [[ -f $ssh_config ]] && edit_ssh_config without_our_block || true; }
 
 # One host: namespace, veth pair into the bridge, address, shaped link both ways.
 make_host() {
@@ -182,31 +162,33 @@ EOF
   for ((i = 1; i <= hosts; i++)); do make_host "$i"; done
   for ((i = 1; i <= hosts; i++)); do start_sshd "$i"; done
   for ((i = 1; i <= hosts; i++)); do echo "$(address "$i") $(namespace "$i")"; done > "$state/hosts"
-  link_ssh_config
+  write_ssh_wrappers
   wait_for_ssh
   trap - EXIT INT TERM
   echo "lan.sh: $hosts hosts up ($subnet.1..$subnet.$hosts, links at $rate); try:"
-  echo "  ssh -o BatchMode=yes $(address 1) hostname"
+  echo "  ssh -F $state/ssh_config $(address 1) hostname"
+  echo "  PATH=$state/bin:\$PATH fastk run CONFIG   (fastk run, doctor and mpirun use this ssh)"
 }
 
-# sshd takes a moment to listen: retry each host for a few seconds.
+# sshd takes a moment to listen: retry each host for up to 30 s (a loaded 2-core machine,
+# with CTest's other tests running, has taken over 5 s).
 wait_for_ssh() {
   for ((i = 1; i <= hosts; i++)); do
     local ok=0
-    for _ in $(seq 1 50); do
-      if ssh -o BatchMode=yes "$(address "$i")" true 2> /dev/null; then
+    for _ in $(seq 1 300); do
+      if ssh -F "$state/ssh_config" "$(address "$i")" true 2> /dev/null; then
         ok=1
         break
       fi
       sleep 0.1
     done
-    ((ok)) || fail "cannot ssh into host $i ($(address "$i")) after 5 s"
+    ((ok)) || fail "cannot ssh into host $i ($(address "$i")) after 30 s"
   done
 }
 
 status() {
   [[ -d $state ]] || { echo "lan.sh: no LAN named $name is up"; return 1; }
-  echo "lan.sh: LAN $name (ssh -o BatchMode=yes ADDRESS):"
+  echo "lan.sh: LAN $name (ssh -F $state/ssh_config ADDRESS):"
   while read -r addr ns; do
     local shaped
     shaped=$(ip netns exec "$ns" tc qdisc show dev eth0 | grep -o 'rate [^ ]*' || echo "unshaped")

@@ -29,6 +29,9 @@ class RawSender {
                      const std::optional<CurveClient>& curve = std::nullopt)
       : socket_(context_, zmq::socket_type::push) {
     socket_.set(zmq::sockopt::linger, static_cast<int>(linger.count()));
+    // Retry the connection every 10 ms (ZeroMQ's default is 100 ms), so a peer that starts
+    // listening is reached soon after, well within a short run.
+    socket_.set(zmq::sockopt::reconnect_ivl, 10);
     if (curve) {
       socket_.set(zmq::sockopt::curve_serverkey, curve->server_public);
       socket_.set(zmq::sockopt::curve_publickey, curve->own_public);

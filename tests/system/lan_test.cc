@@ -4,8 +4,11 @@
 // (scripts/lan-slurm.sh), they end with the simulator's bits under policy full; a
 // host whose link goes down mid-run is reported by the launcher and left behind by its
 // neighbours. Needs root and network namespaces: skipped, with the reason, where lan.sh says
-// it cannot run. Each test has a LAN of its own (its own name and subnet), so CTest may run
-// them in parallel.
+// it cannot run. Each test has a LAN of its own (its own name and subnet); CTest still runs
+// them one at a time (RESOURCE_LOCK fastk_lan, tests/CMakeLists.txt): they share sshd's
+// binaries, /run/fastk-lan and the machine's two cores, and start-up under load is slow.
+// ssh reaches the hosts with the LAN's own ssh settings (scripts/lan.sh's ssh and scp first
+// on PATH), so root's ~/.ssh is never changed.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -41,6 +44,9 @@ class LanInABox : public ::testing::Test {
       FAIL() << "scripts/lan.sh up failed:\n" << why;
     }
     name_ = name;
+    // This process and what it starts (fastk, mpirun) run ssh and scp from PATH: the LAN's.
+    const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin";
+    ::setenv("PATH", ("/run/fastk-lan/" + name + "/bin:" + path).c_str(), 1);
     std::ifstream list("/run/fastk-lan/" + name + "/hosts");
     for (std::string address, ns; list >> address >> ns;) addresses_.push_back(address);
     ASSERT_EQ(addresses_.size(), static_cast<std::size_t>(hosts));
@@ -54,9 +60,11 @@ class LanInABox : public ::testing::Test {
     }
   }
 
-  // A ring of two peers per host, the [cluster] naming every host.
+  // A ring of two peers per host, the [cluster] naming every host. Start-up (ssh to every
+  // host, peers saying hello) gets a minute: on a loaded 2-core machine 10 s was too little.
   TinyExperiment two_peers_per_host(std::int64_t iterations) const {
     TinyExperiment e = tiny_experiment(2 * static_cast<int>(addresses_.size()), iterations);
+    e.startup_timeout_ms = 60000;
     e.extra = "hosts = [";
     for (const auto& a : addresses_) e.extra += "\"" + a + "\", ";
     e.extra += "]\n";
@@ -107,10 +115,14 @@ class LanInABox : public ::testing::Test {
 };
 
 // fastk run over ssh, with the keys it makes for the launch: a forger on the LAN without
-// them changes nothing (the bits are the simulation's) and is counted.
+// them changes nothing (the bits are the simulation's) and is counted. The forger sends from
+// before the launch until the run ends and retries its connection every 10 ms; the run
+// trains 5000 iterations (seconds; 100 took 0.1 s, about the time the forger needs to get
+// through, and it lost that race), so peer 2 listens for a hundred times longer than the
+// forger needs to reach it, however slow the start-up.
 TEST_F(LanInABox, FastkRunOverSshOnFourHostsEndsWithTheSimulationsBits) {
   if (!up("fkssh", 4)) return;
-  TinyExperiment e = two_peers_per_host(100);
+  TinyExperiment e = two_peers_per_host(5000);
   e.peer_timeout_ms = 30000;  // a stall on a loaded machine must not make a neighbour "gone"
   const auto config = write_config(dir_, e);
 
@@ -152,8 +164,10 @@ TEST_F(LanInABox, MpirunAcrossHostsEndsWithTheSimulationsBits) {
   const auto keys = make_keys(config);
   const int status =
       shell("timeout 120 mpirun --allow-run-as-root -n 8 -H " + slots +
-            " --mca oob_tcp_if_include " + subnet() + " " FASTK_BINARY " node " + config.string() +
-            " --keys " + keys.string() + " > " + log.string() + " 2>&1");
+            " --mca oob_tcp_if_include " + subnet() +
+            // ssh with the LAN's settings also where an orted starts others (tree spawn).
+            " --mca plm_rsh_args '-F /run/fastk-lan/fkmpi/ssh_config' " FASTK_BINARY " node " +
+            config.string() + " --keys " + keys.string() + " > " + log.string() + " 2>&1");
   ASSERT_EQ(status, 0) << read_bytes(log);
   expect_ranks_ran_as_their_peers_with_the_simulations_bits(config, e.peers);
 }

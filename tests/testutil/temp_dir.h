@@ -1,5 +1,8 @@
 // A fresh, empty folder per test (named after the process and the running test), so tests
-// that write files can run in parallel under CTest.
+// that write files can run in parallel under CTest. It lives in the temporary folder, which
+// CTest points into the build folder (TMPDIR, tests/CMakeLists.txt), so the suite leaves
+// nothing in /tmp; it is removed when its test passes or skips, and kept, for a look, when
+// the test fails.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -7,8 +10,35 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace fastk::testutil {
+
+// Removes the folders made for a test when the test ends without a failure.
+class RemoveFoldersOfPassingTests : public ::testing::EmptyTestEventListener {
+ public:
+  void add(const std::filesystem::path& dir) { dirs_.push_back(dir); }
+  void OnTestEnd(const ::testing::TestInfo& info) override {
+    if (!info.result()->Failed()) {
+      std::error_code ignored;  // a folder a test removed itself is fine
+      for (const auto& dir : dirs_) std::filesystem::remove_all(dir, ignored);
+    }
+    dirs_.clear();
+  }
+
+ private:
+  std::vector<std::filesystem::path> dirs_;
+};
+
+// The process's one listener, registered with GoogleTest (which owns it) on first use.
+inline RemoveFoldersOfPassingTests& folders_to_remove() {
+  static auto* listener = [] {
+    auto* made = new RemoveFoldersOfPassingTests;
+    ::testing::UnitTest::GetInstance()->listeners().Append(made);
+    return made;
+  }();
+  return *listener;
+}
 
 inline std::filesystem::path fresh_test_dir(const std::string& prefix = "fastk") {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
@@ -17,6 +47,7 @@ inline std::filesystem::path fresh_test_dir(const std::string& prefix = "fastk")
                                                 info->test_suite_name() + "_" + info->name());
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  folders_to_remove().add(dir);
   return dir;
 }
 
