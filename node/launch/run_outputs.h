@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "learning/dataset.h"
@@ -71,7 +72,10 @@ class MeanModelEvaluator {
   std::optional<ModelFile> model_at(const PeerState& state, int peer, std::int64_t instant,
                                     bool exited) const;
   std::vector<metrics::Evaluation> evaluate_instants(bool exited, double end_unix_s);
-  std::optional<metrics::Evaluation> evaluate(const std::vector<ModelFile>& files, double unix_s);
+  std::vector<metrics::Evaluation> evaluate_all(
+      const std::vector<std::pair<double, std::vector<ModelFile>>>& instants);
+  std::optional<metrics::Evaluation> evaluate(const std::vector<ModelFile>& files, double unix_s,
+                                              learning::Model& model) const;
   double instant_unix_s(std::int64_t instant) const;
   std::filesystem::path peer_dir(int peer) const;
 
