@@ -12,8 +12,8 @@
 #include "node/transport/curve_keys.h"
 #include "node/transport/zmq_transport.h"
 #include "tests/support/raw_sender.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/wire_frames.h"
-#include "tests/testutil/temp_dir.h"
 
 namespace fastk::node::transport {
 namespace {

@@ -20,7 +20,7 @@
 #include "node/transport/in_process_link.h"
 #include "node/transport/zmq_transport.h"
 #include "node/wire/compressed_payload.h"
-#include "tests/testutil/temp_dir.h"
+#include "tests/support/temp_dir.h"
 #include "tests/unit/consensus/toy_runtime.h"
 
 namespace fastk::node::peer {

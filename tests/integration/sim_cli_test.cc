@@ -9,8 +9,8 @@
 #include <set>
 #include <sstream>
 
-#include "tests/integration/run_fastk.h"
 #include "tests/support/data_fixtures.h"
+#include "tests/support/run_fastk.h"
 #include "tests/support/tiny_tmpfs.h"
 
 namespace {

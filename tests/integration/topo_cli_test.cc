@@ -8,8 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "tests/integration/run_fastk.h"
-#include "tests/testutil/temp_dir.h"
+#include "tests/support/run_fastk.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "learning/data_sources.h"
-#include "tests/integration/run_fastk.h"
+#include "tests/support/run_fastk.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 
 #include <filesystem>
 
-#include "tests/system/system_support.h"
+#include "tests/support/system_support.h"
 
 namespace fastk::systest {
 namespace {

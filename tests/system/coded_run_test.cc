@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "tests/system/system_support.h"
+#include "tests/support/system_support.h"
 
 namespace fastk::systest {
 namespace {

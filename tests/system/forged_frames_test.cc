@@ -15,8 +15,8 @@
 #include <optional>
 #include <sstream>
 
-#include "tests/system/forger.h"
-#include "tests/system/system_support.h"
+#include "tests/support/forger.h"
+#include "tests/support/system_support.h"
 
 namespace fastk::systest {
 namespace {

@@ -14,8 +14,8 @@
 #include <cstdlib>
 #include <thread>
 
-#include "tests/system/forger.h"
-#include "tests/system/system_support.h"
+#include "tests/support/forger.h"
+#include "tests/support/system_support.h"
 
 namespace fastk::systest {
 namespace {

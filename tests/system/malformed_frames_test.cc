@@ -11,8 +11,8 @@
 #include "node/metrics/output_files.h"
 #include "node/wire/model_slot_payload.h"
 #include "tests/support/raw_sender.h"
+#include "tests/support/system_support.h"
 #include "tests/support/wire_frames.h"
-#include "tests/system/system_support.h"
 
 namespace fastk::systest {
 namespace {

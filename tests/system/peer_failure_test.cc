@@ -10,7 +10,7 @@
 #include <sstream>
 #include <thread>
 
-#include "tests/system/system_support.h"
+#include "tests/support/system_support.h"
 
 namespace fastk::systest {
 namespace {

@@ -8,7 +8,7 @@
 #include <map>
 #include <sstream>
 
-#include "tests/system/system_support.h"
+#include "tests/support/system_support.h"
 
 namespace fastk::systest {
 namespace {

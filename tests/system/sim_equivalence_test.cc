@@ -8,7 +8,7 @@
 #include <random>
 #include <set>
 
-#include "tests/system/system_support.h"
+#include "tests/support/system_support.h"
 
 namespace fastk::systest {
 namespace {

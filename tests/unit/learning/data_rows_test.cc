@@ -5,7 +5,7 @@
 #include <numeric>
 
 #include "learning/data_sources.h"
-#include "tests/testutil/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace fastk::learning {
 namespace {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "learning/data_sources.h"
-#include "tests/testutil/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace fastk::learning {
 namespace {

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <limits>
 
-#include "tests/testutil/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace fastk::node::peer {
 namespace {

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "tests/testutil/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace fastk::node {
 namespace {

@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "node/report/plots.h"
-#include "tests/testutil/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace fastk::node {
 namespace {

@@ -14,7 +14,7 @@
 #include "node/metrics/csv_writer.h"
 #include "node/metrics/iteration_csv.h"
 #include "node/metrics/output_files.h"
-#include "tests/testutil/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace fastk::node {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "tests/testutil/temp_dir.h"
+#include "tests/support/temp_dir.h"
 #include "topology/facts.h"
 #include "topology/topology.h"
 

@@ -14,7 +14,7 @@
 
 #include "node/transport/curve_keys.h"
 #include "tests/support/raw_sender.h"
-#include "tests/system/system_support.h"
+#include "tests/support/system_support.h"
 
 namespace fastk::systest {
 

@@ -25,7 +25,7 @@
 #include "node/config/cluster.h"
 #include "node/launch/child_process.h"
 #include "node/launch/progress.h"
-#include "tests/testutil/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace fastk::systest {
 
