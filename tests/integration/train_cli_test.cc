@@ -133,7 +133,7 @@ kind = "logistic_regression"
   EXPECT_EQ(std::filesystem::file_size(folder / "model-final.f32"), 10 * sizeof(float));
   const std::string summary = read(folder / "summary.json");
   EXPECT_THAT(summary, HasSubstr("\"runtime\": \"train\""));
-  EXPECT_THAT(summary, HasSubstr("\"name\": \"base-train\""));
+  EXPECT_THAT(summary, HasSubstr("\"name\": \"base\""));
   EXPECT_THAT(summary, HasSubstr("\"overrides\": [\n    \"run.iterations=40\"\n  ]"));
   EXPECT_THAT(summary, HasSubstr("\"iterations\": 40,"));
   EXPECT_THAT(summary, HasSubstr("\"test_samples\": 100,"));

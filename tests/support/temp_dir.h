@@ -8,7 +8,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,11 +42,17 @@ inline RemoveFoldersOfPassingTests& folders_to_remove() {
   return *listener;
 }
 
+// Named <prefix>_<pid>_<8 hex digits of the test's name>, short because Unix-domain socket
+// paths inside it must stay under 108 bytes wherever the build folder is (a kept folder is
+// found by its pid and the time it was made).
 inline std::filesystem::path fresh_test_dir(const std::string& prefix = "fastk") {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  auto dir =
-      std::filesystem::temp_directory_path() / (prefix + "_" + std::to_string(::getpid()) + "_" +
-                                                info->test_suite_name() + "_" + info->name());
+  const std::string name = std::string(info->test_suite_name()) + "." + info->name();
+  char hash[9];
+  std::snprintf(hash, sizeof hash, "%08x",
+                static_cast<unsigned>(std::hash<std::string>{}(name)&0xffffffffu));
+  auto dir = std::filesystem::temp_directory_path() /
+             (prefix + "_" + std::to_string(::getpid()) + "_" + hash);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   folders_to_remove().add(dir);

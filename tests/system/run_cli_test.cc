@@ -97,7 +97,7 @@ TEST(RunCli, TheTimeBudgetEndsEveryPeer) {
 
 // A second run on the ports a live run uses is refused before it touches anything: it names
 // the endpoints and base_port, and the live run ends well with all its outputs.
-TEST(RunCli, SecondRunsOnTakenPortsOrTheSameFolderAreRefusedAndTheFirstIsUnharmed) {
+TEST(RunCli, SecondRunsOnTakenPortsOrInTheSameFolderAreRefusedAndTheFirstIsUnharmed) {
   const auto dir = testutil::fresh_test_dir("fastk_sys");
   TinyExperiment e = tiny_experiment(3, 100000000);
   e.duration_s = 3;
@@ -126,14 +126,22 @@ TEST(RunCli, SecondRunsOnTakenPortsOrTheSameFolderAreRefusedAndTheFirstIsUnharme
   EXPECT_THAT(second.output(),
               HasSubstr("[cluster] base_port (now " + std::to_string(e.base_port)));
 
-  // On other ports, but with the same run folder: refused before it empties the live run's
-  // peers/ folder (it used to, and both runs exited 0).
-  FastkProcess third({"run", config.string(), "--no-plots", "--set",
-                      "cluster.base_port=" + std::to_string(free_base_port(e.peers))});
-  const auto locked = third.wait(Seconds(60));
-  ASSERT_TRUE(locked.has_value()) << third.output();
-  EXPECT_EQ(locked->code, 1) << third.output();
-  EXPECT_THAT(third.output(), HasSubstr("is in use by another fastk run"));
+  // On other ports, with the same run name: it never touches the live run's folder (it once
+  // emptied its peers/ folder); by default it moves to a folder of its own, and given the
+  // live folder as --output it is refused.
+  const std::string other_ports = "cluster.base_port=" + std::to_string(free_base_port(e.peers));
+  FastkProcess refused_folder({"run", config.string(), "--no-plots", "--set", other_ports,
+                               "--output", run_dir(dir).string()});
+  const auto locked = refused_folder.wait(Seconds(60));
+  ASSERT_TRUE(locked.has_value()) << refused_folder.output();
+  EXPECT_EQ(locked->code, 1) << refused_folder.output();
+  EXPECT_THAT(refused_folder.output(), HasSubstr("already holds files"));
+  FastkProcess moved(
+      {"run", config.string(), "--no-plots", "--set", other_ports, "--set", "run.duration_s=0.5"});
+  const auto elsewhere = moved.wait(Seconds(60));
+  ASSERT_TRUE(elsewhere.has_value() && elsewhere->ok()) << moved.output();
+  EXPECT_THAT(moved.output(), HasSubstr("holds an earlier run: this one writes "));
+  EXPECT_TRUE(std::filesystem::exists(dir / "runs" / "sys-2" / "summary.json"));
 
   const auto status = first.wait(Seconds(60));
   ASSERT_TRUE(status.has_value() && status->ok()) << first.output();
@@ -286,10 +294,12 @@ TEST(RunCli, AFullDiskIsAnErrorNamingTheFileAndLeavesNoEmptyResult) {
       const std::string left = line.substr(5);  // relative to the output folder
       // Logs, and a failed peer's own log of its iterations, are logs rather than results.
       // The run folder's lock file is empty by nature.
-      const bool a_log = left == "sys/.lock" ||
-                         (!left.ends_with(".tmp") &&
-                          (left.starts_with("sys/logs/") ||
-                           (left.starts_with("sys/peers/") && left.ends_with("/iterations.csv"))));
+      const bool a_log =
+          left == "sys/.lock" ||
+          (!left.ends_with(".tmp") &&
+           (left.starts_with("sys/logs/") ||
+            (left.starts_with("sys/peers/") &&
+             (left.ends_with("/iterations.csv") || left.ends_with("/neighbours.csv")))));
       EXPECT_TRUE(a_log) << size << ": an empty or temporary result: " << left;
     }
   }
