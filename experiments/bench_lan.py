@@ -28,6 +28,7 @@ hosts; --curve-cost runs each configuration a second time with [security] curve 
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -102,6 +103,14 @@ def run_checked(command, what):
         sys.exit(f"{os.path.basename(sys.argv[0])}: {what} failed:\n{done.stdout}")
 
 
+def fresh_output(workdir, name):
+    """The run folder of `name` in `workdir`, emptied: fastk never writes over a run, and
+    a benchmark's repetitions reuse their names."""
+    folder = os.path.join(workdir, "runs", name)
+    shutil.rmtree(folder, ignore_errors=True)
+    return folder
+
+
 def summary_of(workdir, name):
     with open(os.path.join(workdir, "runs", name, "summary.json")) as f:
         return json.load(f)
@@ -126,13 +135,15 @@ def run_once(fastk, rate, iterations, workdir, curve="auto"):
                               hosts=", ".join(f'"{a}"' for a in addresses)))
     before = hosts_sent_bytes()
     started = time.monotonic()
-    run = subprocess.run([fastk, "run", config, "--no-plots"], cwd=workdir,
+    folder = os.path.join(output, "bench_lan")
+    shutil.rmtree(folder, ignore_errors=True)  # a repetition's: fastk never writes over a run
+    run = subprocess.run([fastk, "run", config, "--no-plots", "--output", folder], cwd=workdir,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     wall = time.monotonic() - started
     sent = hosts_sent_bytes() - before
     if run.returncode != 0:
         sys.exit(f"bench_lan: fastk run failed at {rate}:\n{run.stdout}")
-    with open(os.path.join(output, "bench_lan", "summary.json")) as f:
+    with open(os.path.join(folder, "summary.json")) as f:
         summary = json.load(f)
     # What the peers' summaries say their links were, not what was asked for.
     links = {p.get("links") for p in summary["per_peer"]}

@@ -36,6 +36,7 @@ import json
 import os
 import re
 import resource
+import shutil
 import socket
 import subprocess
 import sys
@@ -93,7 +94,8 @@ def children_cpu_s():
 def run_peers(fastk, config, run_dir):
     cpu_before = children_cpu_s()
     began = time.monotonic()
-    done = subprocess.run([fastk, "run", config, "--no-plots"],
+    shutil.rmtree(run_dir, ignore_errors=True)  # a repetition's: fastk never writes over a run
+    done = subprocess.run([fastk, "run", config, "--no-plots", "--output", run_dir],
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     wall_s = time.monotonic() - began
     cpu_s = children_cpu_s() - cpu_before

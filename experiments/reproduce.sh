@@ -47,6 +47,13 @@ need_mnist() {
 
 figure() {
   [[ $1 == *mnist* ]] && need_mnist "$1"
+  # fastk never writes over a run: an earlier run of this figure moves aside, kept.
+  if [[ -e $out/$1 ]]; then
+    local kept
+    kept=$out/$1.$(date +%Y%m%d-%H%M%S)
+    mv "$out/$1" "$kept"
+    echo "reproduce.sh: the earlier $out/$1 is now $kept"
+  fi
   case "$1" in
     backup_workers_sim_fashion)
       "$fastk" sweep $sim "${policies[@]}" "${seeds[@]}" --output $out/$1 ;;

@@ -25,6 +25,12 @@ while (($#)); do
   fi
 done
 jobs=${FASTK_JOBS:-2}
+# ccache (install-deps.sh installs it): a file compiled before, in this tree or another clone
+# (paths count from the tree's root), is not compiled again.
+if command -v ccache >/dev/null; then
+  cmake_options+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  export CCACHE_BASEDIR=$root
+fi
 
 cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${cmake_options[@]}" >/dev/null
 cmake --build "$build_dir" -j "$jobs" "${targets[@]}"

@@ -46,8 +46,10 @@ for level in "${levels[@]}"; do
   mkdir -p "$build_dir"
   start=$SECONDS
   echo "check-isa: compiling for -march=$level with warnings as errors (log: $log)"
+  export CCACHE_BASEDIR=$root  # ccache entries shared between clones
   if cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DFASTK_MARCH="$level" -DFASTK_WERROR=ON -DFASTK_BUILD_TESTS=ON \
+    -DCMAKE_CXX_COMPILER_LAUNCHER="$(command -v ccache || true)" \
     -DFASTK_BUILD_BENCHMARKS=ON -DCMAKE_GTEST_DISCOVER_TESTS_DISCOVERY_MODE=PRE_TEST \
     >"$log" 2>&1 &&
     cmake --build "$build_dir" -j "${FASTK_JOBS:-2}" >>"$log" 2>&1; then

@@ -112,13 +112,15 @@ def main():
                 for code, coding in CODES.items():
                     name = f"{code}_r{repeat}"
                     real = write_config(workdir, name, coding, args, hosts)
-                    bench_lan.run_checked([fastk, "run", real, "--no-plots"],
+                    bench_lan.run_checked([fastk, "run", real, "--no-plots", "--output",
+                                           bench_lan.fresh_output(workdir, name)],
                                           f"fastk run ({code})")
                     result = {"code": code, "repeat": repeat,
                               "real": figures(bench_lan.summary_of(workdir, name),
                                               args.iterations)}
                     sim = write_config(workdir, name + "_sim", coding, args, "")
-                    bench_lan.run_checked([fastk, "sim", sim, "--no-plots"],
+                    bench_lan.run_checked([fastk, "sim", sim, "--no-plots", "--output",
+                                           bench_lan.fresh_output(workdir, name + "_sim")],
                                           f"fastk sim ({code})")
                     result["sim"] = figures(bench_lan.summary_of(workdir, name + "_sim"),
                                             args.iterations)

@@ -37,6 +37,7 @@ import argparse
 import csv
 import json
 import statistics
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -97,8 +98,10 @@ def run(fastk, out, name, seed, coding, args, rate=0.0):
     config.write_text(BASE.format(name=name, seed=seed, iterations=args.iterations,
                                   out=out.resolve(), coding=coding, p_ns=args.p_ns,
                                   p_sn=args.p_sn, rate=rate))
-    subprocess.run([fastk, "sim", "--no-plots", str(config)], check=True, stdout=subprocess.DEVNULL)
     folder = out / name
+    shutil.rmtree(folder, ignore_errors=True)  # a rerun's: fastk never writes over a run
+    subprocess.run([fastk, "sim", "--no-plots", str(config), "--output", str(folder)], check=True,
+                   stdout=subprocess.DEVNULL)
     with open(folder / "iterations.csv") as f:
         rows = list(csv.DictReader(f))
     finish = {}

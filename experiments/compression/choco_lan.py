@@ -93,7 +93,8 @@ def write_config(workdir, name, kind, rate, args, hosts):
 def real_run(fastk, workdir, name, kind, rate, args, hosts):
     config = write_config(workdir, name, kind, rate, args, hosts)
     before = bench_lan.hosts_sent_bytes()
-    bench_lan.run_checked([fastk, "run", config, "--no-plots"], f"fastk run ({kind}, {rate})")
+    bench_lan.run_checked([fastk, "run", config, "--no-plots", "--output",
+                           bench_lan.fresh_output(workdir, name)], f"fastk run ({kind}, {rate})")
     sent = bench_lan.hosts_sent_bytes() - before
     summary = bench_lan.summary_of(workdir, name)
     return {
@@ -107,7 +108,8 @@ def real_run(fastk, workdir, name, kind, rate, args, hosts):
 
 def simulated_iteration_ms(fastk, workdir, name, kind, rate, args):
     config = write_config(workdir, name + "_sim", kind, rate, args, "")
-    bench_lan.run_checked([fastk, "sim", config, "--no-plots", "--quiet"], f"fastk sim ({kind})")
+    bench_lan.run_checked([fastk, "sim", config, "--no-plots", "--quiet", "--output",
+                           bench_lan.fresh_output(workdir, name + "_sim")], f"fastk sim ({kind})")
     return 1000 * bench_lan.summary_of(workdir, name + "_sim")["training_phase_s"] / args.iterations
 
 

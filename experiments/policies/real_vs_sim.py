@@ -277,6 +277,8 @@ def main():
     unknown = [s for s in args.settings.split(",") if s not in SETTINGS]
     if unknown:
         sys.exit(f"unknown setting {', '.join(unknown)}; expected some of {', '.join(SETTINGS)}")
+    if os.path.isdir(args.out) and os.listdir(args.out):
+        sys.exit(f"--out {args.out} holds an earlier comparison: remove it or choose another")
     os.makedirs(args.out, exist_ok=True)
     calibration = args.calibration or os.path.join(args.out, "calibration.json")
     if not args.calibration:

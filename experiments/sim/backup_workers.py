@@ -16,6 +16,7 @@ import argparse
 import csv
 import json
 import statistics
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -34,8 +35,10 @@ def run(fastk, out, name, seed, topology, consensus, stragglers, iterations, tar
         run=f"iterations = {iterations}\neval_interval_s = {eval_interval}\n"
             f"target_accuracy = {target}\nstop_at_target = {'true' if stop else 'false'}",
         stragglers=stragglers))
-    subprocess.run([fastk, "sim", "--quiet", "--no-plots", str(cfg)], check=True, stdout=subprocess.DEVNULL)
     folder = Path(out) / f"{name}_s{seed}"
+    shutil.rmtree(folder, ignore_errors=True)  # a rerun's: fastk never writes over a run
+    subprocess.run([fastk, "sim", "--quiet", "--no-plots", str(cfg), "--output", str(folder)],
+                   check=True, stdout=subprocess.DEVNULL)
     return folder, json.loads((folder / "summary.json").read_text())
 
 

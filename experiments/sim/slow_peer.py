@@ -22,6 +22,7 @@ import argparse
 import csv
 import json
 import statistics
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -59,9 +60,11 @@ def simulate(fastk, out, setup, label, consensus, seed):
         run=f"iterations = 100000\nduration_s = {DURATION_S}\neval_interval_s = 10",
         data=partition, stragglers=f"slow_peers = [{SLOW_PEER}]\nslow_factors = [10]",
         per_peer_eval=True))
-    subprocess.run([fastk, "sim", "--quiet", "--no-plots", str(config)], check=True,
-                   stdout=subprocess.DEVNULL)
-    return Path(out) / name
+    folder = Path(out) / name
+    shutil.rmtree(folder, ignore_errors=True)  # a rerun's: fastk never writes over a run
+    subprocess.run([fastk, "sim", "--quiet", "--no-plots", str(config), "--output", str(folder)],
+                   check=True, stdout=subprocess.DEVNULL)
+    return folder
 
 
 def read_run(folder):

@@ -164,6 +164,7 @@ void run_calibrate(const CalibrateOptions& o) {
   // own: the calibration file itself is written only once it is complete.
   const std::filesystem::path partial = folder / "calibration-partial.json";
   calibration::write_calibration(partial, c);
+  claim->keep();  // the reference runs' outputs stay: a failure message points at them
   struct sigaction action {};
   action.sa_handler = [](int) { g_interrupted = true; };
   sigaction(SIGINT, &action, nullptr);
@@ -175,7 +176,6 @@ void run_calibrate(const CalibrateOptions& o) {
   std::filesystem::remove(partial);
   c = calibration::fit_costs(c, config, one_way_s);
   calibration::write_calibration(file, c);
-  claim->keep();
   print_calibration(c, file);
 }
 

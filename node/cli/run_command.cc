@@ -357,9 +357,9 @@ int run(const RunOptions& o) {
   }
   print_start_line(peers, config, base_s, run_dir);
   LiveEvaluation live{evaluator, {}, false};
+  claim->keep();  // the peers start: their logs and results stay, whatever follows
   const LaunchResult result = launch_with_signals(
       peers, launch_options(config, run_dir, o.restart_failed, live), config, n);
-  claim->keep();  // the peers ran: their logs and results stay, whatever follows
   const std::vector<int> not_fetched = fetch_remote_outputs(peers, run_dir);
   keys.reset();  // nothing needs them now: gone before the evaluation and plots
   catch_interrupts(false);

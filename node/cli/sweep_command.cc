@@ -171,6 +171,7 @@ int run_sweep(const SweepOptions& o) {
   write_plan(dir, o, variations, points, target);
   const std::string unit = o.runtime == "sim" ? "virtual s" : "s";
 
+  claim->keep();  // the runs' logs say what happened, even when none finished
   catch_signals(true);
   std::vector<SweepPoint> done;
   int failed = 0;
@@ -193,7 +194,6 @@ int run_sweep(const SweepOptions& o) {
     done.push_back(points[i]);
   }
   catch_signals(false);
-  claim->keep();  // the runs' logs say what happened, even when none finished
   if (done.empty()) {
     std::fprintf(stderr, "fastk sweep: %s before any run finished\n",
                  interrupted() ? "interrupted" : "failed");

@@ -34,42 +34,61 @@ bool holds_files(const fs::path& dir) {
 
 ClaimedRunFolder::ClaimedRunFolder(const fs::path& explicit_dir, const fs::path& default_dir,
                                    std::ostream& notes) {
-  if (!explicit_dir.empty()) {
-    path_ = fs::absolute(explicit_dir);
-    if (holds_files(path_)) {
-      throw std::runtime_error("--output " + explicit_dir.string() +
-                               " already holds files (an earlier run's?): fastk never writes "
-                               "over another run; remove it or choose another folder");
+  if (explicit_dir.empty()) {
+    claim_default(default_dir, notes);
+    return;
+  }
+  path_ = fs::absolute(explicit_dir);
+  if (holds_files(path_)) {
+    throw std::runtime_error("--output " + explicit_dir.string() +
+                             " already holds files (an earlier run's?): fastk never writes "
+                             "over another run; remove it or choose another folder");
+  }
+  made_here_ = make_folder(path_);
+  try {
+    lock_.emplace(path_);
+  } catch (...) {
+    if (made_here_) remove_folder();  // no destructor runs for a constructor that throws
+    throw;
+  }
+}
+
+// The default folder, or the first numbered one that is new, or empty and not locked by a
+// command starting in it (fastk calibrate holds its folder empty for seconds).
+void ClaimedRunFolder::claim_default(const fs::path& default_dir, std::ostream& notes) {
+  std::string shown = default_dir.string();
+  for (int number = 1;; ++number) {
+    if (number > kMaxNumberedFolders) {
+      throw std::runtime_error(default_dir.string() + "-2 ... -" +
+                               std::to_string(kMaxNumberedFolders) +
+                               " all hold runs: remove some, or give --output");
     }
+    if (number > 1) shown = default_dir.string() + "-" + std::to_string(number);
+    path_ = fs::absolute(shown);
     made_here_ = make_folder(path_);
-  } else {
-    path_ = fs::absolute(default_dir);
-    made_here_ = make_folder(path_);
-    std::string shown = default_dir.string();
-    for (int number = 2; !made_here_ && holds_files(path_); ++number) {
-      if (number > kMaxNumberedFolders) {
-        throw std::runtime_error(default_dir.string() + "-2 ... -" +
-                                 std::to_string(kMaxNumberedFolders) +
-                                 " all hold runs: remove some, or give --output");
-      }
-      shown = default_dir.string() + "-" + std::to_string(number);
-      path_ = fs::absolute(shown);
-      made_here_ = make_folder(path_);
-    }
-    if (shown != default_dir.string()) {
-      notes << "fastk: " << default_dir.string() << " holds an earlier run: this one writes "
-            << shown << std::endl;
+    if (!made_here_ && holds_files(path_)) continue;
+    try {
+      lock_.emplace(path_);
+      break;
+    } catch (const RunFolderInUse&) {
+      made_here_ = false;  // whoever holds it uses it
     }
   }
-  lock_.emplace(path_);
+  if (shown != default_dir.string()) {
+    notes << "fastk: " << default_dir.string() << " holds an earlier run: this one writes " << shown
+          << std::endl;
+  }
+}
+
+void ClaimedRunFolder::remove_folder() {
+  std::error_code ignored;  // best effort: called from a destructor, which must not throw
+  fs::remove_all(path_, ignored);
 }
 
 ClaimedRunFolder::~ClaimedRunFolder() {
+  // Removed while still locked, so that no other command claims it in between.
+  if (made_here_ && !keep_) remove_folder();
   lock_.reset();
-  if (made_here_ && !keep_) {
-    std::error_code ignored;  // best effort: a destructor must not throw
-    fs::remove_all(path_, ignored);
-  }
 }
 
 }  // namespace fastk::node

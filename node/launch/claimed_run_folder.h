@@ -18,8 +18,9 @@ namespace fastk::node {
 class ClaimedRunFolder {
  public:
   // `explicit_dir` (from --output) if not empty, else `default_dir` or the first free
-  // numbered folder after it; a move is reported on `notes`. Throws std::runtime_error
-  // naming the folder when --output holds files or another process holds the lock.
+  // numbered folder after it (passing over ones another command holds); a move is reported
+  // on `notes`. Throws std::runtime_error naming the folder when --output holds files or
+  // another process holds its lock.
   ClaimedRunFolder(const std::filesystem::path& explicit_dir,
                    const std::filesystem::path& default_dir, std::ostream& notes);
   ~ClaimedRunFolder();
@@ -32,6 +33,9 @@ class ClaimedRunFolder {
   void keep() { keep_ = true; }
 
  private:
+  void claim_default(const std::filesystem::path& default_dir, std::ostream& notes);
+  void remove_folder();
+
   std::filesystem::path path_;
   bool made_here_ = false;  // created by this claim: removed unless kept
   bool keep_ = false;

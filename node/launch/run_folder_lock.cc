@@ -19,9 +19,9 @@ RunFolderLock::RunFolderLock(const std::filesystem::path& run_dir) {
   }
   if (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK) {
-      throw std::runtime_error("the run folder '" + run_dir.string() +
-                               "' is in use by another fastk run or report: wait for it, or "
-                               "give this one another run.name (--set run.name=...) or --output");
+      throw RunFolderInUse("the run folder '" + run_dir.string() +
+                           "' is in use by another fastk run or report: wait for it, or "
+                           "give this one another run.name (--set run.name=...) or --output");
     }
     throw std::runtime_error("cannot lock the run folder '" + run_dir.string() +
                              "': " + std::strerror(errno));

@@ -6,15 +6,22 @@
 #pragma once
 
 #include <filesystem>
+#include <stdexcept>
 
 #include "node/os/unique_fd.h"
 
 namespace fastk::node {
 
+// Thrown when another process holds the folder's lock.
+class RunFolderInUse : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class RunFolderLock {
  public:
-  // Creates the folder if needed and locks it. Throws std::runtime_error naming the folder
-  // when another process holds it, or the lock file cannot be made.
+  // Creates the folder if needed and locks it. Throws RunFolderInUse naming the folder when
+  // another process holds it, std::runtime_error when the lock file cannot be made.
   explicit RunFolderLock(const std::filesystem::path& run_dir);
 
  private:

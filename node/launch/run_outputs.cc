@@ -188,23 +188,33 @@ std::vector<metrics::Evaluation> MeanModelEvaluator::evaluate_all(
     const std::vector<std::pair<double, std::vector<ModelFile>>>& instants) {
   std::vector<std::optional<metrics::Evaluation>> results(instants.size());
   std::atomic<std::size_t> next{0};
+  // An error in one thread stops them all and is rethrown here, as it was before threads.
+  std::mutex failed;
+  std::exception_ptr error;
   auto work = [&](learning::Model& model) {
-    for (std::size_t i = next++; i < instants.size(); i = next++) {
-      results[i] = evaluate(instants[i].second, instants[i].first, model);
+    try {
+      for (std::size_t i = next++; i < instants.size(); i = next++) {
+        results[i] = evaluate(instants[i].second, instants[i].first, model);
+      }
+    } catch (...) {
+      next = instants.size();
+      const std::lock_guard<std::mutex> hold(failed);
+      if (!error) error = std::current_exception();
     }
   };
   cpu_set_t cpus;
   const int usable = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+  // Each thread holds every peer's model at once: at most 8, whatever the machine.
   const std::size_t helpers =
-      std::min<std::size_t>(static_cast<std::size_t>(std::max(usable, 1)), instants.size());
+      std::min<std::size_t>({static_cast<std::size_t>(std::max(usable, 1)), instants.size(), 8});
   std::vector<std::unique_ptr<learning::Model>> models;
-  std::vector<std::thread> threads;
-  for (std::size_t t = 1; t < helpers; ++t) {
-    models.push_back(model_->clone());
-    threads.emplace_back(work, std::ref(*models.back()));
+  for (std::size_t t = 1; t < helpers; ++t) models.push_back(model_->clone());
+  {
+    std::vector<std::jthread> threads;  // joined when this scope ends, however it ends
+    for (auto& model : models) threads.emplace_back(work, std::ref(*model));
+    work(*model_);
   }
-  work(*model_);
-  for (auto& thread : threads) thread.join();
+  if (error) std::rethrow_exception(error);
   std::vector<metrics::Evaluation> out;
   for (auto& r : results) {
     if (r) out.push_back(std::move(*r));

@@ -205,7 +205,8 @@ double evaluation_interval_s(const SimulationInputs& in, bool tell) {
       in.run.eval_interval_s >= in.stragglers.compute_s) {
     return interval_s;
   }
-  const double replaced_s = in.run.duration_s > 0 ? in.run.duration_s / 20 : automatic_s;
+  const double replaced_s =
+      std::max(in.run.duration_s > 0 ? in.run.duration_s / 20 : automatic_s, gradient_s);
   if (tell) {
     std::cout << "fastk sim: run.eval_interval_s = " << in.run.eval_interval_s
               << " is finer than a gradient (" << in.stragglers.compute_s

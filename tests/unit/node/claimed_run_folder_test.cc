@@ -88,5 +88,16 @@ TEST(ClaimedRunFolder, AFolderInUseIsRefused) {
   EXPECT_TRUE(fs::is_directory(dir / "out"));  // the second claim did not remove it
 }
 
+// A default folder that is still empty while another command starts in it (fastk calibrate
+// measures for seconds before writing) is passed over like a full one.
+TEST(ClaimedRunFolder, ADefaultFolderInUseIsPassedOver) {
+  const fs::path dir = testutil::fresh_test_dir("fastk_claim");
+  std::ostringstream notes;
+  ClaimedRunFolder first({}, dir / "a", notes);
+  ClaimedRunFolder second({}, dir / "a", notes);
+  EXPECT_EQ(first.path(), fs::absolute(dir / "a"));
+  EXPECT_EQ(second.path(), fs::absolute(dir / "a-2"));
+}
+
 }  // namespace
 }  // namespace fastk::node
