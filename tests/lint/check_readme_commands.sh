@@ -10,7 +10,7 @@
 #    `fastk` ends with a colon, or there is none).
 # 3. Every relative link [text](target) outside code blocks names a file or folder of the
 #    repository (an #anchor is cut off; http(s), mailto and pure #anchors are not checked),
-#    and none leads outside the repository (e.g. ../shared/).
+#    and none leads outside the repository (a path starting with ../).
 # 4. Every command line in a fenced code block that invokes ./build/fastk is run with
 #    FASTK_PARSE_ONLY=1, which makes the binary parse its command line (subcommand, flags,
 #    validators such as existing-file checks) and exit 0 without doing anything, or exit
