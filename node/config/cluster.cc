@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <set>
 
 namespace fastk::node {
@@ -59,7 +60,16 @@ bool uses_ipc(const ClusterConfig& cluster) {
 
 }  // namespace
 
-std::string ipc_directory() { return "/tmp/fastk-" + std::to_string(::geteuid()); }
+std::string ipc_directory_under(const char* tmpdir, unsigned uid) {
+  std::string base = tmpdir ? tmpdir : "";
+  while (base.size() > 1 && base.ends_with('/')) base.pop_back();
+  // The longest socket path then is base + "/fastk-<10 digits>/<15>-<5>.sock": 104 bytes, of
+  // the 107 a Unix socket path may have.
+  if (!base.starts_with('/') || base.size() > kLongestSocketTmpdir) base = "/tmp";
+  return (base == "/" ? "" : base) + "/fastk-" + std::to_string(uid);
+}
+
+std::string ipc_directory() { return ipc_directory_under(std::getenv("TMPDIR"), ::geteuid()); }
 
 bool is_loopback(const std::string& host) {
   return host == "localhost" || host.starts_with("127.");

@@ -29,11 +29,16 @@ struct ClusterConfig {
   bool bind_cpus = true;
 };
 
-// Where local peers' Unix-domain sockets live: ipc:///tmp/fastk-<uid>/<host>-<port>.sock,
+// Where local peers' Unix-domain sockets live: ipc://$TMPDIR/fastk-<uid>/<host>-<port>.sock,
 // named after the TCP endpoint they replace, so that ports keep runs apart as they do over
 // TCP, in a folder of the user's own (mode 0700, made by the peers: os/private_folder.h), so
-// that no other user can connect whatever the umask (docs/security.md).
+// that no other user can connect whatever the umask (docs/security.md). $TMPDIR counts when
+// it is an absolute path short enough for a socket path (at most 107 bytes), as
+// for the test suite's folder in the build tree; otherwise /tmp. Every peer of a machine
+// must see the same TMPDIR (children of one launcher do).
 std::string ipc_directory();
+std::string ipc_directory_under(const char* tmpdir, unsigned uid);
+inline constexpr std::size_t kLongestSocketTmpdir = 60;
 // local_transport = "shm": each peer's model slots are the POSIX shared-memory object
 // /fastk-<host>-<port>.models (a file in /dev/shm), named like its socket.
 inline constexpr const char* kSharedModelsPrefix = "/fastk-";

@@ -28,7 +28,13 @@ TEST(ClusterConfig, DefaultsPutEveryPeerOnLoopbackFromPort47000) {
   // shared memory named the same way.
   PeerEndpoints e = peer_endpoints(c.cluster, 8, 5);
   EXPECT_EQ(e.bind, "ipc://" + ipc_directory() + "/127.0.0.1-47005.sock");
-  EXPECT_EQ(ipc_directory(), "/tmp/fastk-" + std::to_string(::geteuid()));
+  EXPECT_EQ(ipc_directory_under("/tmp", 1000), "/tmp/fastk-1000");
+  EXPECT_EQ(ipc_directory_under(nullptr, 1000), "/tmp/fastk-1000");
+  EXPECT_EQ(ipc_directory_under("/work/build/test-tmp/", 0), "/work/build/test-tmp/fastk-0");
+  EXPECT_EQ(ipc_directory_under("relative/tmp", 7), "/tmp/fastk-7");
+  EXPECT_EQ(ipc_directory_under(("/" + std::string(kLongestSocketTmpdir, 'x')).c_str(), 7),
+            "/tmp/fastk-7");  // too long for a socket path
+  EXPECT_EQ(ipc_directory_under("/", 7), "/fastk-7");
   EXPECT_EQ(e.connect, e.bind);
   EXPECT_EQ(e.shared_models, "/fastk-127.0.0.1-47005.models");
   // "ipc": the same sockets, models over them.
