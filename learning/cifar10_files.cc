@@ -39,7 +39,7 @@ Dataset read_cifar10(const std::vector<std::string>& paths, const std::string& n
   data.classes = kClasses;
   data.shape = {kChannels, kSide, kSide};
   data.dim = data.shape.dim();
-  for (const std::string& path : paths) append_cifar10(data, read_file_bytes(path), path);
+  for (const std::string& path : paths) append_cifar10(data, read_file_bytes(path).bytes(), path);
   return data;
 }
 

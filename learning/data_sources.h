@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "learning/byte_buffer.h"
 #include "learning/dataset.h"
 #include "learning/specs.h"
 
@@ -29,18 +30,9 @@ std::vector<std::string> data_files(const DataSpec& spec);
 // Loads (and normalises) the data set of `spec`.
 TrainTest load_data(const DataSpec& spec);
 
-// Like load_data, but keeps only the training rows that `select` picks, in its order, given
-// every training label (after train_limit): what one peer of a run needs. The kept rows are
-// bit-identical to load_data's (normalisation uses the whole training set's statistics); for
-// IDX files the other rows are never turned into floats, so memory stays near the shard.
-// `labels` is empty and `classes` 0 for regression data.
-using RowSelector = std::function<std::vector<std::int64_t>(std::span<const std::int32_t> labels,
-                                                            int classes, std::int64_t samples)>;
-TrainTest load_data_rows(const DataSpec& spec, const RowSelector& select);
-
 // An IDX image/label pair as validated bytes: the pixels stay unsigned bytes.
 struct IdxPair {
-  std::vector<std::uint8_t> bytes;       // the whole image file
+  ByteBuffer bytes;                      // the whole image file (mapped where it can be)
   std::span<const std::uint8_t> pixels;  // n x rows x cols, inside `bytes`
   SampleShape shape;
   int classes = 0;
@@ -49,7 +41,7 @@ struct IdxPair {
 IdxPair read_idx_bytes(const std::string& images_path, const std::string& labels_path);
 // The same checks on contents already read (`*_name` names them in errors): what
 // read_idx_bytes does after reading, and what the data-file fuzz target drives.
-IdxPair parse_idx(std::vector<std::uint8_t> images, const std::vector<std::uint8_t>& labels,
+IdxPair parse_idx(ByteBuffer images, std::span<const std::uint8_t> labels,
                   const std::string& images_name, const std::string& labels_name);
 
 // IDX image file (magic 0x00000803, n x rows x cols unsigned bytes) and label file (magic
@@ -67,8 +59,9 @@ Dataset read_cifar10(const std::vector<std::string>& paths, const std::string& n
 // One batch file's contents (named `name` in errors) appended to `data`.
 void append_cifar10(Dataset& data, std::span<const std::uint8_t> bytes, const std::string& name);
 
-// Whole file contents, gunzipped when the file starts with the gzip magic.
-std::vector<std::uint8_t> read_file_bytes(const std::string& path);
+// Whole file contents, gunzipped when the file starts with the gzip magic (then mapped from
+// the decompressed-file cache where it holds them).
+ByteBuffer read_file_bytes(const std::string& path);
 // The contents of gzip data (one member or several concatenated); throws DataError naming
 // `name` for corrupt or truncated data, or for bytes after the last member.
 std::vector<std::uint8_t> gunzip_bytes(std::span<const std::uint8_t> gz, const std::string& name);

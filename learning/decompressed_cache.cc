@@ -2,6 +2,7 @@
 // and publishing them atomically. Every failure of the cache itself means "no cache".
 #include "learning/decompressed_cache.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -92,26 +93,39 @@ bool ensure_directory(const fs::path& dir) {
   return ::stat(dir.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
 }
 
-// The payload of the entry at `entry`, if the entry is whole and describes `source`.
-std::optional<std::vector<std::uint8_t>> read_entry(const fs::path& entry,
-                                                    const SourceStamp& source) {
-  std::FILE* file = std::fopen(entry.c_str(), "rb");
-  if (!file) return std::nullopt;
-  std::optional<std::vector<std::uint8_t>> payload;
+// Reads exactly `length` bytes at `offset`; false on an error or a short file.
+bool read_exactly(int fd, void* out, std::size_t length, std::size_t offset) {
+  auto* to = static_cast<char*>(out);
+  while (length > 0) {
+    const ssize_t got = ::pread(fd, to, length, static_cast<off_t>(offset));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    to += got, offset += std::size_t(got), length -= std::size_t(got);
+  }
+  return true;
+}
+
+// The payload of the entry at `entry`, if the entry is whole and describes `source`: mapped
+// (entries are never changed in place, byte_buffer.h), or read when mapping fails.
+std::optional<ByteBuffer> read_entry(const fs::path& entry, const SourceStamp& source) {
+  const int fd = ::open(entry.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::optional<ByteBuffer> payload;
   EntryHeader header{};
   struct stat info {};
-  if (::fstat(::fileno(file), &info) == 0 && S_ISREG(info.st_mode) &&
-      std::fread(&header, sizeof header, 1, file) == 1 &&
+  if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) &&
+      read_exactly(fd, &header, sizeof header, 0) &&
       std::memcmp(header.magic, kMagic, sizeof kMagic) == 0 &&
       header.format_version == kFormatVersion && header.source_size == source.size &&
       header.source_mtime_ns == source.mtime_ns &&
       std::uint64_t(info.st_size) == sizeof header + header.payload_length) {
-    std::vector<std::uint8_t> bytes(header.payload_length);
-    if (std::fread(bytes.data(), 1, bytes.size(), file) == bytes.size()) {
-      payload = std::move(bytes);
+    payload = ByteBuffer::map(fd, sizeof header, header.payload_length);
+    if (!payload) {
+      std::vector<std::uint8_t> bytes(header.payload_length);
+      if (read_exactly(fd, bytes.data(), bytes.size(), sizeof header)) payload = std::move(bytes);
     }
   }
-  std::fclose(file);
+  ::close(fd);
   return payload;
 }
 
@@ -152,8 +166,8 @@ void write_entry(const fs::path& entry, const SourceStamp& source,
 
 }  // namespace
 
-std::vector<std::uint8_t> cached_decompress(
-    const std::string& source_path, const std::function<std::vector<std::uint8_t>()>& decompress) {
+ByteBuffer cached_decompress(const std::string& source_path,
+                             const std::function<std::vector<std::uint8_t>()>& decompress) {
   const fs::path dir = cache_dir_from_environment();
   const std::optional<SourceStamp> source = stamp_of(source_path);
   if (dir.empty() || !source) return decompress();
@@ -164,12 +178,12 @@ std::vector<std::uint8_t> cached_decompress(
   std::snprintf(hash, sizeof hash, "%016llx",
                 static_cast<unsigned long long>(fnv1a_64(absolute.string())));
   const fs::path entry = dir / (absolute.filename().string() + "-" + hash + ".raw");
-  if (std::optional<std::vector<std::uint8_t>> cached = read_entry(entry, *source)) {
+  if (std::optional<ByteBuffer> cached = read_entry(entry, *source)) {
     return std::move(*cached);
   }
   std::vector<std::uint8_t> bytes = decompress();
   if (ensure_directory(dir)) write_entry(entry, *source, bytes);
-  return bytes;
+  return ByteBuffer(std::move(bytes));
 }
 
 }  // namespace fastk::learning

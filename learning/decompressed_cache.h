@@ -12,7 +12,8 @@
 // could keep its mtime and size). Entries are published with rename(2) from a temporary file
 // named after the writer's pid, so concurrent readers never see half of one. The cache is
 // best effort: when it cannot be created, read or written, the source is simply decompressed,
-// and errors of the source itself (corrupt gzip) are never masked.
+// and errors of the source itself (corrupt gzip) are never masked. A valid entry is mapped,
+// not copied (byte_buffer.h): the peers of a machine share one copy of it.
 #pragma once
 
 #include <cstdint>
@@ -20,12 +21,14 @@
 #include <string>
 #include <vector>
 
+#include "learning/byte_buffer.h"
+
 namespace fastk::learning {
 
-// The decompressed contents of the file at `source_path`: from its cache entry when that is
-// valid, else `decompress()`, whose result is then stored. Exceptions of `decompress` pass
+// The decompressed contents of the file at `source_path`: its cache entry, mapped, when that
+// is valid, else `decompress()`, whose result is then stored. Exceptions of `decompress` pass
 // through and store nothing.
-std::vector<std::uint8_t> cached_decompress(
-    const std::string& source_path, const std::function<std::vector<std::uint8_t>()>& decompress);
+ByteBuffer cached_decompress(const std::string& source_path,
+                             const std::function<std::vector<std::uint8_t>()>& decompress);
 
 }  // namespace fastk::learning

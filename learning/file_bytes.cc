@@ -98,7 +98,7 @@ std::vector<std::uint8_t> gunzip_bytes(std::span<const std::uint8_t> gz, const s
   return out;
 }
 
-std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
+ByteBuffer read_file_bytes(const std::string& path) {
   if (std::filesystem::is_directory(path)) {  // opens, then reads as a bogus size
     throw DataError(path + ": is a folder, not a data file");
   }
@@ -122,7 +122,7 @@ std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
     if (!probe) throw DataError(path + ": cannot open file (" + std::strerror(errno) + ")");
     probe.read(reinterpret_cast<char*>(head), 2);
   }
-  if (!starts_gzip(head)) return read_all();
+  if (!starts_gzip(head)) return ByteBuffer(read_all());
   return cached_decompress(path, [&] { return gunzip_bytes(read_all(), path); });
 }
 

@@ -13,7 +13,7 @@ constexpr int kMaxLabel = 9;
 // A side longer than this is no image data set's: the int shape would overflow first.
 constexpr std::uint32_t kMaxSide = 1u << 15;
 
-std::uint32_t big_endian(const std::vector<std::uint8_t>& bytes, std::size_t at) {
+std::uint32_t big_endian(std::span<const std::uint8_t> bytes, std::size_t at) {
   return std::uint32_t(bytes[at]) << 24 | std::uint32_t(bytes[at + 1]) << 16 |
          std::uint32_t(bytes[at + 2]) << 8 | std::uint32_t(bytes[at + 3]);
 }
@@ -25,9 +25,8 @@ std::string hex(std::uint32_t value) {
 }
 
 // Checks the magic and the data length; returns the sizes of the header's dimensions.
-std::vector<std::uint32_t> read_header(const std::string& path,
-                                       const std::vector<std::uint8_t>& bytes, std::uint32_t magic,
-                                       const char* kind) {
+std::vector<std::uint32_t> read_header(const std::string& path, std::span<const std::uint8_t> bytes,
+                                       std::uint32_t magic, const char* kind) {
   const std::size_t dims = magic & 0xff;
   const std::size_t header = 4 + 4 * dims;
   if (bytes.size() < header) {
@@ -74,11 +73,11 @@ void put_big_endian(std::vector<std::uint8_t>& out, std::uint32_t value) {
 
 }  // namespace
 
-IdxPair parse_idx(std::vector<std::uint8_t> images, const std::vector<std::uint8_t>& labels,
+IdxPair parse_idx(ByteBuffer images, std::span<const std::uint8_t> labels,
                   const std::string& images_name, const std::string& labels_name) {
   IdxPair pair;
   pair.bytes = std::move(images);
-  const auto image_sizes = read_header(images_name, pair.bytes, kImagesMagic, "images");
+  const auto image_sizes = read_header(images_name, pair.bytes.bytes(), kImagesMagic, "images");
   const auto label_sizes = read_header(labels_name, labels, kLabelsMagic, "labels");
   if (image_sizes[0] != label_sizes[0]) {
     throw DataError(images_name + " has " + std::to_string(image_sizes[0]) + " images but " +
@@ -93,7 +92,7 @@ IdxPair parse_idx(std::vector<std::uint8_t> images, const std::vector<std::uint8
   }
   pair.shape = {1, int(image_sizes[1]), int(image_sizes[2])};
   pair.classes = kMaxLabel + 1;
-  pair.pixels = std::span<const std::uint8_t>(pair.bytes).subspan(16);
+  pair.pixels = pair.bytes.bytes().subspan(16);
   pair.labels.reserve(label_sizes[0]);
   for (std::size_t i = 0; i < label_sizes[0]; ++i) {
     const std::uint8_t label = labels[8 + i];
@@ -107,7 +106,7 @@ IdxPair parse_idx(std::vector<std::uint8_t> images, const std::vector<std::uint8
 }
 
 IdxPair read_idx_bytes(const std::string& images_path, const std::string& labels_path) {
-  return parse_idx(read_file_bytes(images_path), read_file_bytes(labels_path), images_path,
+  return parse_idx(read_file_bytes(images_path), read_file_bytes(labels_path).bytes(), images_path,
                    labels_path);
 }
 

@@ -17,6 +17,7 @@
 #include "node/cli/config_options.h"
 #include "node/launch/child_process.h"
 #include "node/measure/measure.h"
+#include "node/os/cpu_binding.h"
 #include "topology/topology.h"
 
 namespace fastk::node {
@@ -31,13 +32,6 @@ struct CalibrateOptions {
   std::int64_t reference_iterations = 400;
   int repeats = 60;
 };
-
-int usable_cpus() {
-  cpu_set_t mask;
-  CPU_ZERO(&mask);
-  if (sched_getaffinity(0, sizeof mask, &mask) != 0) return 1;
-  return CPU_COUNT(&mask);
-}
 
 std::string host_name() {
   char name[256] = {};
@@ -129,7 +123,7 @@ void run_calibrate(const CalibrateOptions& o) {
       o.file.empty() ? folder / "calibration.json" : std::filesystem::path(o.file);
   calibration::Calibration c;
   c.host = host_name();
-  c.cpus = usable_cpus();
+  c.cpus = os::usable_cpus();
   c.model = learning::to_string(config.model.kind);
   c.batch_size = config.optimizer.batch_size;
   const topology::Topology topo = topology::build_topology(config.topology);

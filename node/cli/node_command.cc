@@ -32,6 +32,7 @@ struct NodeOptions {
   double base_gradient_s = 0;  // or given directly (what `fastk run` passes)
   double epoch_s = 0;          // evaluation instants count from this Unix time; 0: none
   bool wait_for_start = false;
+  bool no_final_evaluation = false;
   std::string keys;             // a CURVE key folder, over [security] keys
   std::uint64_t run_nonce = 0;  // fastk run's, the same for every peer of one launch
   bool resume = false;          // go on from the checkpoint, or join from the neighbours
@@ -102,6 +103,7 @@ void run_node(const NodeOptions& o) {
   options.progress_interval_s = o.progress_interval_s;
   options.epoch_s = o.epoch_s;
   options.wait_for_start = o.wait_for_start;
+  options.evaluate_final = !o.no_final_evaluation;
   options.keys = o.keys;
   // Snapshots are for a launcher that evaluates them (fastk run gives every peer the same
   // --epoch); a peer started by hand or by mpirun would only fill the disk with them.
@@ -157,8 +159,9 @@ void run_node(const NodeOptions& o) {
 
   std::cout << "fastk node: peer " << r.peer << (r.finished ? " finished " : " stopped after ")
             << r.iterations << " iterations (" << r.end << ") in " << r.elapsed_s << " s, waiting "
-            << r.waiting_s << " s, test accuracy " << r.final_eval.accuracy << ", peak RSS "
-            << peak_rss_mib() << " MiB";
+            << r.waiting_s << " s, test accuracy "
+            << (r.final_eval ? std::to_string(r.final_eval->accuracy) : "left to the launcher")
+            << ", peak RSS " << peak_rss_mib() << " MiB";
   for (const auto& d : r.departures) {
     std::cout << "; neighbour " << d.peer << " left (" << d.how << ") at iteration "
               << d.at_iteration;
@@ -208,6 +211,10 @@ void add_node_command(CLI::App& app) {
   cmd->add_flag("--wait-for-start", options->wait_for_start,
                 "After the handshake print @ready and start only on SIGUSR2 (or a 'g' on a "
                 "watched stdin): set by `fastk run` so that all peers start together");
+  cmd->add_flag("--no-final-evaluation", options->no_final_evaluation,
+                "Do not evaluate the final model on the test set (summary.json's test_accuracy "
+                "is null): set by `fastk run`, which evaluates every peer's model-final.f32 "
+                "itself while the others still run");
   cmd->add_flag("--stop-on-stdin-eof", options->stop_on_stdin_eof,
                 "Stop cleanly when stdin closes, finish on an 'f', start on a 'g' (set by "
                 "`fastk run`: a peer whose launcher died stops and writes its outputs)");

@@ -24,7 +24,9 @@
 #include "node/config/cluster.h"
 #include "node/config/experiment_config.h"
 #include "node/config/resolved_config.h"
+#include "node/launch/idle_evaluation.h"
 #include "node/launch/launcher.h"
+#include "node/launch/mean_model_evaluator.h"
 #include "node/launch/run_outputs.h"
 #include "node/launch/snapshots.h"
 #include "node/launch/wall_clock.h"
@@ -102,7 +104,8 @@ std::vector<PeerLaunch> peer_launches(const RunOptions& o, const ExperimentConfi
           std::string("--base-gradient-s"), std::string(base), std::string("--wait-for-start")}) {
       p.argv.push_back(a);
     }
-    p.argv.push_back("--stop-on-stdin-eof");  // the launcher's end of the pipe (launcher.cc)
+    p.argv.push_back("--stop-on-stdin-eof");    // the launcher's end of the pipe (launcher.cc)
+    p.argv.push_back("--no-final-evaluation");  // the launcher's (mean_model_evaluator.h)
     // Back after a failure: mid-run, so without waiting for a go (docs/protocol.md §6.4).
     if (o.restart_failed > 0) {
       for (const auto& a : p.argv)
@@ -212,12 +215,29 @@ void check_local_endpoints_free(const ExperimentConfig& config, int n) {
                            move);
 }
 
-// What the launcher needs besides the peers: where logs go, when to stop or finish (the live
-// evaluation of the mean model, only to stop at the target), what the status line adds.
+// The mean model while the peers run: evaluated in idle time (idle_evaluation.h), and, with
+// run.stop_at_target, the newest known instant at once, to stop there.
 struct LiveEvaluation {
+  explicit LiveEvaluation(MeanModelEvaluator& e) : evaluator(e), idle(e) {}
+
   MeanModelEvaluator& evaluator;
+  IdleEvaluation idle;
   std::vector<metrics::Evaluation> evaluations;
   bool target_reached = false;
+
+  void add(std::vector<metrics::Evaluation> made, const RunConfig& run) {
+    for (auto& e : made) {
+      target_reached = target_reached || (run.stop_at_target && metrics::reaches_target(e, run));
+      evaluations.push_back(std::move(e));
+    }
+  }
+  // What was evaluated while the peers ran, so far (the idle thread goes on with its last
+  // instant: write_run_results collects it).
+  std::vector<metrics::Evaluation> so_far() {
+    std::vector<metrics::Evaluation> all = std::move(evaluations);
+    for (auto& e : idle.take()) all.push_back(std::move(e));
+    return all;
+  }
 };
 
 // A remote host that goes away (its link down, the machine off) ends its ssh sessions in
@@ -250,18 +270,17 @@ LaunchOptions launch_options(const ExperimentConfig& config, const std::filesyst
   options.start_together = true;
   options.restart_failed = restart_failed;
   options.should_finish = [&config, &live] {
-    if (!config.run.stop_at_target) return false;
-    for (auto& e : live.evaluator.evaluate_new()) {
-      live.target_reached = live.target_reached || metrics::reaches_target(e, config.run);
-      live.evaluations.push_back(std::move(e));
-    }
+    live.add(live.idle.take(), config.run);
+    if (config.run.stop_at_target) live.add(live.evaluator.evaluate_new(), config.run);
     return live.target_reached;
   };
   options.status_extra = [&live] {
-    if (live.evaluations.empty()) return std::string();
+    const auto newest =
+        std::max_element(live.evaluations.begin(), live.evaluations.end(),
+                         [](const auto& a, const auto& b) { return a.time_s < b.time_s; });
+    if (newest == live.evaluations.end()) return std::string();
     char text[64];
-    std::snprintf(text, sizeof text, " | mean model %.2f%%",
-                  100 * live.evaluations.back().test_accuracy);
+    std::snprintf(text, sizeof text, " | mean model %.2f%%", 100 * newest->test_accuracy);
     return std::string(text);
   };
   return options;
@@ -356,11 +375,12 @@ int run(const RunOptions& o) {
     keys.emplace(n, peers, ssh_command(config));
   }
   print_start_line(peers, config, base_s, run_dir);
-  LiveEvaluation live{evaluator, {}, false};
+  LiveEvaluation live{evaluator};
   claim->keep();  // the peers start: their logs and results stay, whatever follows
   const LaunchResult result = launch_with_signals(
       peers, launch_options(config, run_dir, o.restart_failed, live), config, n);
   const std::vector<int> not_fetched = fetch_remote_outputs(peers, run_dir);
+  remove_peer_temporaries(run_dir, n);  // every peer has exited
   keys.reset();  // nothing needs them now: gone before the evaluation and plots
   catch_interrupts(false);
 
@@ -373,7 +393,8 @@ int run(const RunOptions& o) {
                      .run_dir = run_dir,
                      .peers = n,
                      .evaluator = evaluator,
-                     .live_evaluations = std::move(live.evaluations),
+                     .live_evaluations = live.so_far(),
+                     .idle_evaluation = &live.idle,
                      .launcher = launcher,
                      .launch_started = started,
                      .evaluate_snapshots = true,

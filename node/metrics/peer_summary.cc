@@ -64,8 +64,8 @@ nlohmann::ordered_json to_json(const PeerReport& r) {
   for (const auto& d : r.departures) {
     departures.push_back({{"peer", d.peer}, {"at_iteration", d.at_iteration}, {"how", d.how}});
   }
-  s["test_loss"] = r.final_eval.loss;
-  s["test_accuracy"] = r.final_eval.accuracy;
+  s["test_loss"] = r.final_eval ? nlohmann::ordered_json(r.final_eval->loss) : nullptr;
+  s["test_accuracy"] = r.final_eval ? nlohmann::ordered_json(r.final_eval->accuracy) : nullptr;
   s["peak_rss_mib"] = real(r, r.peak_rss_mib);
   return s;
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,7 +62,9 @@ struct PeerReport {
   std::vector<Departure> departures;
   // Messages the protocol dropped (consensus/dropped_messages.h), by cause.
   std::map<std::string, std::int64_t> dropped;
-  learning::Evaluation final_eval;  // of the own model on the test set
+  // Of the own model on the test set; none when the peer left it to its launcher (fastk run
+  // evaluates every peer's final model itself, in time the peers leave idle).
+  std::optional<learning::Evaluation> final_eval;
   std::vector<float> final_model;
   double peak_rss_mib = 0;  // of the process (real)
 };

@@ -5,7 +5,7 @@
 //   evaluation.csv    the mean model over time (evaluation_csv.h, as in real runs)
 //   peer_accuracy.csv each peer's own model at each evaluation (optional)
 // Real runs write the same iterations.csv and evaluation.csv from their peers' files
-// (node/launch/run_outputs.h).
+// (node/launch/run_outputs.h, node/launch/mean_model_evaluator.h).
 #pragma once
 
 #include <cstdint>

@@ -17,6 +17,13 @@ std::vector<int> cpu_share(std::span<const int> allowed, int local_index, int lo
   return {allowed.begin() + first, allowed.begin() + last + 1};
 }
 
+int usable_cpus() {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof mask, &mask) != 0) return 1;
+  return std::max(CPU_COUNT(&mask), 1);
+}
+
 std::vector<int> bind_to_cpu_share(int local_index, int local_count) {
   cpu_set_t mask;
   CPU_ZERO(&mask);

@@ -28,4 +28,7 @@ std::vector<int> bind_to_cpu_share(int local_index, int local_count);
 
 std::string describe_cpus(std::span<const int> cpus);  // "0-3", "1", "0,2"
 
+// How many CPUs this process may run on now (1 when the kernel will not say).
+int usable_cpus();
+
 }  // namespace fastk::node::os

@@ -296,7 +296,8 @@ PeerReport RealPeer::run() {
   // the mean of the snapshots).
   const consensus::Params final_model = protocol_->debiased_model();  // push-sum: x / w
   const auto model = final_model->values();
-  if (report.iterations > 0) report.final_eval = trainer_->evaluate(model);
+  if (report.iterations > 0 && options_.evaluate_final)
+    report.final_eval = trainer_->evaluate(model);
   report.final_model.assign(model.begin(), model.end());
   return report;
 }

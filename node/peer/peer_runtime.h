@@ -38,6 +38,10 @@ struct PeerOptions {
   // a watched stdin) before the first iteration, so that every peer of the run starts
   // together, not each as soon as its own neighbours are up (fastk run sets it).
   bool wait_for_start = false;
+  // Evaluate the final model on the test set (test_accuracy in summary.json); fastk run turns
+  // it off and evaluates every peer's model-final.f32 itself, in idle time or after the run,
+  // instead of each peer spending its last moments on it while the others wait.
+  bool evaluate_final = true;
   // A CURVE key folder (`fastk keys`, or the one `fastk run` made) over [security] keys.
   std::string keys;
   // Checkpoints (checkpoint.h): saved to `checkpoint` every [run] checkpoint_every iterations

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
+#include <map>
 
 #include "node/launch/snapshots.h"
 #include "node/metrics/output_files.h"
@@ -23,13 +24,17 @@ void print_table(const nlohmann::ordered_json& summary) {
       continue;
     }
     const double elapsed = p["elapsed_s"].get<double>();
+    // None when its final model could not be read (a peer that never trained).
+    const auto& accuracy = p["test_accuracy"];
+    char test[16] = "       -";
+    if (accuracy.is_number())
+      std::snprintf(test, sizeof test, "%8.2f%%", 100 * accuracy.get<double>());
     char line[200];
-    std::snprintf(line, sizeof line, "%6d %11lld %10.2f %7.0f%% %8.2f %5.2f %8.2f %8.2f%% %9.0f",
+    std::snprintf(line, sizeof line, "%6d %11lld %10.2f %7.0f%% %8.2f %5.2f %8.2f %s %9.0f",
                   p["peer"].get<int>(), static_cast<long long>(p["iterations"].get<std::int64_t>()),
                   elapsed, elapsed > 0 ? 100 * p["waiting_s"].get<double>() / elapsed : 0.0,
                   p.value("mean_awaited", 0.0), p.value("mean_used", 0.0),
-                  p.value("mean_backups", 0.0), 100 * p.value("test_accuracy", 0.0),
-                  p.value("peak_rss_mib", 0.0));
+                  p.value("mean_backups", 0.0), test, p.value("peak_rss_mib", 0.0));
     std::cout << line << "\n";
   }
 }
@@ -66,27 +71,47 @@ void print_outcome(const nlohmann::ordered_json& summary,
   std::cout << "\n";
 }
 
-// The evaluations of the whole run, in time order and timed from the training start: those
-// made while the peers ran, the instants left, and the final models.
-std::vector<metrics::Evaluation> evaluations_after_run(MeanModelEvaluator& evaluator,
-                                                       std::vector<metrics::Evaluation> live,
-                                                       const PeerTimes& times,
-                                                       bool evaluate_snapshots) {
+struct RunEvaluations {
+  std::vector<metrics::Evaluation> mean_model;    // evaluation.csv
+  std::map<int, metrics::Evaluation> own_finals;  // of the peers that left theirs to us
+};
+
+// The mean model over the whole run, in time order and timed from the training start: the
+// instants evaluated while the peers ran (`still_running`: an idle-time evaluation to stop
+// and collect, once the rest are under way), the instants left, and the final models.
+RunEvaluations evaluations_after_run(MeanModelEvaluator& evaluator,
+                                     std::vector<metrics::Evaluation> live,
+                                     IdleEvaluation* still_running, const PeerTimes& times,
+                                     bool evaluate_snapshots) {
+  if (still_running) still_running->wind_down();
+  auto [rest, final_models, own_finals] =
+      evaluator.evaluate_after_run(times.training_end_unix_s, evaluate_snapshots);
+  if (still_running) {
+    for (auto& e : still_running->stop()) live.push_back(std::move(e));
+  }
   // Instants at or after the last update (evaluated while peers said goodbye) repeat the
   // final models: the final evaluation stands for them.
   std::erase_if(
       live, [&](const metrics::Evaluation& e) { return e.time_s >= times.training_end_unix_s; });
-  if (evaluate_snapshots) {
-    for (auto& e : evaluator.evaluate_rest(times.training_end_unix_s)) {
-      live.push_back(std::move(e));
-    }
-  }
+  for (auto& e : rest) live.push_back(std::move(e));
   std::sort(live.begin(), live.end(),
             [](const auto& a, const auto& b) { return a.time_s < b.time_s; });
-  if (auto final_eval = evaluator.evaluate_final(times.training_end_unix_s)) {
-    live.push_back(std::move(*final_eval));
+  if (final_models) live.push_back(std::move(*final_models));
+  return {MeanModelEvaluator::with_times(std::move(live), times.training_start_unix_s),
+          std::move(own_finals)};
+}
+
+// The test loss and accuracy of each peer's final model that the launcher evaluated (the
+// peer's own summary.json has null there).
+void add_own_finals(metrics::RunSummary& run, const std::map<int, metrics::Evaluation>& finals) {
+  for (auto& p : run.per_peer) {
+    const auto own = finals.find(p.value("peer", -1));
+    if (own == finals.end() || !p.contains("test_accuracy") || !p["test_accuracy"].is_null()) {
+      continue;
+    }
+    p["test_loss"] = own->second.test_loss;
+    p["test_accuracy"] = own->second.test_accuracy;
   }
-  return MeanModelEvaluator::with_times(std::move(live), times.training_start_unix_s);
 }
 
 }  // namespace
@@ -96,8 +121,9 @@ nlohmann::ordered_json write_run_results(RunResultsInput in) {
   const std::filesystem::path& run_dir = in.run_dir;
   const int n = in.peers;
   const PeerTimes times = read_peer_times(run_dir, n);
-  const auto evaluations = evaluations_after_run(in.evaluator, std::move(in.live_evaluations),
-                                                 times, in.evaluate_snapshots);
+  const auto [evaluations, own_finals] =
+      evaluations_after_run(in.evaluator, std::move(in.live_evaluations), in.idle_evaluation, times,
+                            in.evaluate_snapshots);
   if (!in.keep_snapshots) {
     for (int i = 0; i < n; ++i) remove_snapshots(metrics::peer_folder(run_dir, i));
   }
@@ -114,6 +140,7 @@ nlohmann::ordered_json write_run_results(RunResultsInput in) {
                 .count()
           : NAN;
   metrics::RunSummary run = summarize_run(run_dir, config, n, evaluations, wall_s);
+  add_own_finals(run, own_finals);
   run.ok = in.launcher.ok;
   run.outputs_not_fetched = in.launcher.outputs_not_fetched;
   run.base_gradient_s = in.launcher.base_gradient_s;

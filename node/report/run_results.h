@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "node/config/experiment_config.h"
+#include "node/launch/idle_evaluation.h"
+#include "node/launch/mean_model_evaluator.h"
 #include "node/launch/run_outputs.h"
 #include "node/metrics/run_summary.h"
 
@@ -22,7 +24,10 @@ struct RunResultsInput {
   int peers = 0;
   MeanModelEvaluator& evaluator;
   std::vector<metrics::Evaluation> live_evaluations;  // made while the peers ran
-  metrics::RunSummary launcher;                       // what only the launcher knows
+  // The idle-time evaluation of the run, still on its last instant: stopped and collected
+  // here, so that its last instant overlaps the evaluation of the rest. None: fastk report.
+  IdleEvaluation* idle_evaluation = nullptr;
+  metrics::RunSummary launcher;  // what only the launcher knows
   // When the launch began (wall_s runs to the summary); none: not measured (null).
   std::optional<std::chrono::steady_clock::time_point> launch_started;
   // The snapshots are timed from the epoch the launcher gave its peers: without one

@@ -58,7 +58,7 @@ PeerTrainer::PeerTrainer(const learning::DataSpec& data, const learning::ModelSp
   check_optimizer(optimizer);
   // The rows this peer holds and its samplers: peer_samples, which the simulator uses too.
   std::optional<PeerSamples> samples;
-  learning::TrainTest mine = learning::load_data_rows(
+  learning::PeerData mine = learning::load_peer_data(
       data, [&](std::span<const std::int32_t> labels, int classes, std::int64_t count) {
         const learning::Partition all = partition_training_set(labels, classes, count, data, peers);
         samples = peer_samples(all, peer, stored, optimizer.batch_size, optimizer.seed);
@@ -66,7 +66,7 @@ PeerTrainer::PeerTrainer(const learning::DataSpec& data, const learning::ModelSp
       });
   if (!samples) throw std::logic_error("PeerTrainer: the data loader chose no rows");
   shard_ = std::move(mine.train);
-  test_ = std::move(mine.test);
+  test_ = std::make_unique<learning::TestSet>(std::move(mine.test));
   model_ = learning::make_model(model, shard_);
   // Positions into the kept rows are the shard's own indices: no mapping needed.
   sampler_ = std::make_unique<learning::BatchSampler>(std::move(samples->own));
@@ -124,11 +124,12 @@ PeerTrainer::GradientTimes PeerTrainer::time_gradients(int repeats) {
 }
 
 learning::Evaluation PeerTrainer::evaluate(std::span<const float> params, std::int64_t limit) {
-  if (limit <= 0 || limit >= test_.size()) return eval_model_->evaluate(params, test_);
+  const learning::Dataset& test = test_->get();  // made on first use (peer_data.h)
+  if (limit <= 0 || limit >= test.size()) return eval_model_->evaluate(params, test);
   if (test_head_.size() != limit) {
     std::vector<std::int64_t> head(static_cast<std::size_t>(limit));
     std::iota(head.begin(), head.end(), 0);
-    test_head_ = learning::select_rows(test_, head);
+    test_head_ = learning::select_rows(test, head);
   }
   return eval_model_->evaluate(params, test_head_);
 }

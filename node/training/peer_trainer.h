@@ -15,6 +15,7 @@
 #include "learning/data_sources.h"
 #include "learning/model.h"
 #include "learning/partition.h"
+#include "learning/peer_data.h"
 #include "learning/sampler.h"
 #include "learning/specs.h"
 #include "node/training/gradient_step.h"
@@ -83,8 +84,8 @@ class PeerTrainer {
 
  private:
   learning::Dataset shard_;
-  learning::Dataset test_;
-  learning::Dataset test_head_;  // the first samples of test_, for quick checks
+  std::unique_ptr<learning::TestSet> test_;
+  learning::Dataset test_head_;  // the first samples of the test set, for quick checks
   std::unique_ptr<learning::Model> model_;
   std::unique_ptr<learning::Model> eval_model_;
   std::vector<float> initial_;

@@ -134,7 +134,7 @@ class DecompressedCacheTest : public ::testing::Test {
 };
 
 TEST_F(DecompressedCacheTest, FirstReadOfGzipCreatesExactlyOneEntryHoldingTheContents) {
-  EXPECT_EQ(read_file_bytes(source_.string()), content_);
+  EXPECT_EQ(read_file_bytes(source_.string()).to_vector(), content_);
   const fs::path entry = only_entry();
   EXPECT_THAT(entry.filename().string(), StartsWith("data.gz-"));
   EXPECT_EQ(entry.extension(), ".raw");
@@ -149,17 +149,30 @@ TEST_F(DecompressedCacheTest, SecondReadUsesTheEntry) {
   read_file_bytes(source_.string());
   const Bytes tampered = tamper_entry_payload();
   ASSERT_NE(tampered, content_);
-  EXPECT_EQ(read_file_bytes(source_.string()), tampered);
+  EXPECT_EQ(read_file_bytes(source_.string()).to_vector(), tampered);
+}
+
+// A valid entry is mapped, not copied; the mapping keeps the bytes it validated even when the
+// entry is replaced (entries are renamed over, never rewritten in place).
+TEST_F(DecompressedCacheTest, AValidEntryIsMappedAndOutlivesItsReplacement) {
+  EXPECT_FALSE(read_file_bytes(source_.string()).mapped());  // decompressed: no entry yet
+  const ByteBuffer held = read_file_bytes(source_.string());
+  EXPECT_TRUE(held.mapped());
+  const Bytes longer = content_of_size(7000, 3);
+  write_gzip(source_, longer);
+  set_mtime(source_, kOldSeconds, kOldNanoseconds + 1);
+  EXPECT_EQ(read_file_bytes(source_.string()).to_vector(), longer);  // the entry rewritten
+  EXPECT_EQ(held.to_vector(), content_);
 }
 
 TEST_F(DecompressedCacheTest, NewMtimeInvalidatesTheEntryWhichIsRewritten) {
   read_file_bytes(source_.string());
   tamper_entry_payload();
   set_mtime(source_, kOldSeconds, kOldNanoseconds + 1);  // one nanosecond later is new
-  EXPECT_EQ(read_file_bytes(source_.string()), content_);
+  EXPECT_EQ(read_file_bytes(source_.string()).to_vector(), content_);
   const Bytes stored = read_all(only_entry());
   EXPECT_EQ(Bytes(stored.end() - std::ptrdiff_t(content_.size()), stored.end()), content_);
-  EXPECT_EQ(read_file_bytes(source_.string()), content_);
+  EXPECT_EQ(read_file_bytes(source_.string()).to_vector(), content_);
 }
 
 TEST_F(DecompressedCacheTest, NewSizeInvalidatesTheEntryWhichIsRewritten) {
@@ -168,7 +181,7 @@ TEST_F(DecompressedCacheTest, NewSizeInvalidatesTheEntryWhichIsRewritten) {
   const Bytes longer = content_of_size(7000, 3);
   write_gzip(source_, longer);
   set_mtime(source_, kOldSeconds, kOldNanoseconds);  // same mtime: only the size tells
-  EXPECT_EQ(read_file_bytes(source_.string()), longer);
+  EXPECT_EQ(read_file_bytes(source_.string()).to_vector(), longer);
   const Bytes stored = read_all(only_entry());
   ASSERT_EQ(stored.size(), header + longer.size());
   EXPECT_EQ(Bytes(stored.begin() + std::ptrdiff_t(header), stored.end()), longer);
@@ -179,10 +192,10 @@ TEST_F(DecompressedCacheTest, TruncatedEntryIsIgnoredAndRewritten) {
   const fs::path entry = only_entry();
   const std::uintmax_t whole = fs::file_size(entry);
   fs::resize_file(entry, whole - 100);
-  EXPECT_EQ(read_file_bytes(source_.string()), content_);
+  EXPECT_EQ(read_file_bytes(source_.string()).to_vector(), content_);
   EXPECT_EQ(fs::file_size(entry), whole);
   fs::resize_file(entry, 10);  // shorter than a header
-  EXPECT_EQ(read_file_bytes(source_.string()), content_);
+  EXPECT_EQ(read_file_bytes(source_.string()).to_vector(), content_);
   EXPECT_EQ(fs::file_size(entry), whole);
 }
 
@@ -192,7 +205,7 @@ TEST_F(DecompressedCacheTest, EntryLongerThanItsHeaderSaysIsIgnoredAndRewritten)
   const std::uintmax_t whole = fs::file_size(entry);
   tamper_entry_payload();
   fs::resize_file(entry, whole + 1);
-  EXPECT_EQ(read_file_bytes(source_.string()), content_);
+  EXPECT_EQ(read_file_bytes(source_.string()).to_vector(), content_);
   EXPECT_EQ(fs::file_size(entry), whole);
 }
 
@@ -204,7 +217,7 @@ TEST_F(DecompressedCacheTest, EntryWithDamagedHeaderIsIgnoredAndRewritten) {
   damaged[0] ^= 0xff;  // the magic
   for (std::size_t i = good.size() - content_.size(); i < damaged.size(); ++i) damaged[i] = 0;
   write_all(entry, damaged);
-  EXPECT_EQ(read_file_bytes(source_.string()), content_);
+  EXPECT_EQ(read_file_bytes(source_.string()).to_vector(), content_);
   EXPECT_EQ(read_all(entry), good);
 }
 
@@ -227,7 +240,7 @@ TEST_F(DecompressedCacheTest, CacheDirThatCannotBeCreatedStillReads) {
   const fs::path blocker = dir_ / "a_file";
   write_all(blocker, {1, 2, 3});
   ScopedEnv env("FASTK_CACHE_DIR", (blocker / "cache").string());
-  EXPECT_EQ(read_file_bytes(source_.string()), content_);
+  EXPECT_EQ(read_file_bytes(source_.string()).to_vector(), content_);
   EXPECT_TRUE(fs::is_regular_file(blocker));
   EXPECT_TRUE(files_under(cache_).empty());
 }
@@ -239,7 +252,7 @@ TEST_F(DecompressedCacheTest, EntryThatCannotBeWrittenStillReads) {
   const fs::path entry = only_entry();
   fs::remove(entry);
   fs::create_directory(entry);
-  EXPECT_EQ(read_file_bytes(source_.string()), content_);
+  EXPECT_EQ(read_file_bytes(source_.string()).to_vector(), content_);
   EXPECT_TRUE(fs::is_directory(entry));
   EXPECT_TRUE(files_under(cache_).empty());
 }
@@ -248,8 +261,8 @@ TEST_F(DecompressedCacheTest, OffWritesNothing) {
   ScopedEnv off("FASTK_CACHE_DIR", "off");
   ScopedEnv xdg("XDG_CACHE_HOME", (dir_ / "xdg").string());
   ScopedEnv home("HOME", (dir_ / "home").string());
-  EXPECT_EQ(read_file_bytes(source_.string()), content_);
-  EXPECT_EQ(read_file_bytes(source_.string()), content_);
+  EXPECT_EQ(read_file_bytes(source_.string()).to_vector(), content_);
+  EXPECT_EQ(read_file_bytes(source_.string()).to_vector(), content_);
   EXPECT_FALSE(fs::exists(dir_ / "xdg"));
   EXPECT_FALSE(fs::exists(dir_ / "home"));
   EXPECT_FALSE(fs::exists(fs::current_path() / "off"));
@@ -260,13 +273,13 @@ TEST_F(DecompressedCacheTest, WithoutFastkCacheDirUsesXdgCacheHomeThenHome) {
   ScopedEnv unset("FASTK_CACHE_DIR", std::nullopt);
   {
     ScopedEnv xdg("XDG_CACHE_HOME", (dir_ / "xdg").string());
-    EXPECT_EQ(read_file_bytes(source_.string()), content_);
+    EXPECT_EQ(read_file_bytes(source_.string()).to_vector(), content_);
     EXPECT_EQ(files_under(dir_ / "xdg" / "fastk").size(), 1u);
     EXPECT_EQ(fs::status(dir_ / "xdg").permissions() & fs::perms::all, fs::perms::owner_all);
   }
   ScopedEnv no_xdg("XDG_CACHE_HOME", std::nullopt);
   ScopedEnv home("HOME", (dir_ / "home").string());
-  EXPECT_EQ(read_file_bytes(source_.string()), content_);
+  EXPECT_EQ(read_file_bytes(source_.string()).to_vector(), content_);
   EXPECT_EQ(files_under(dir_ / "home" / ".cache" / "fastk").size(), 1u);
 }
 
@@ -274,14 +287,14 @@ TEST_F(DecompressedCacheTest, PlainFileNeverCreatesAnEntry) {
   const fs::path plain = dir_ / "data.raw";
   write_all(plain, content_);
   set_mtime(plain, kOldSeconds, kOldNanoseconds);
-  EXPECT_EQ(read_file_bytes(plain.string()), content_);
-  EXPECT_EQ(read_file_bytes(plain.string()), content_);
+  EXPECT_EQ(read_file_bytes(plain.string()).to_vector(), content_);
+  EXPECT_EQ(read_file_bytes(plain.string()).to_vector(), content_);
   EXPECT_TRUE(files_under(cache_).empty());
 }
 
 TEST_F(DecompressedCacheTest, JustWrittenSourceIsNotCached) {
   write_gzip(source_, content_);  // mtime now: a rewrite in the same clock tick would go unseen
-  EXPECT_EQ(read_file_bytes(source_.string()), content_);
+  EXPECT_EQ(read_file_bytes(source_.string()).to_vector(), content_);
   EXPECT_TRUE(files_under(cache_).empty());
 }
 

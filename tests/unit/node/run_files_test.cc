@@ -227,73 +227,19 @@ TEST(OutputFiles, AFileThatCannotBeWrittenIsAnErrorNamingIt) {
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "{\n  \"ok\": true\n}\n");
 }
 
-// A run folder written by hand: two peers of a logistic regression, evaluation instants at
-// 1000 + j seconds.
-struct HandMadeRun {
-  std::filesystem::path dir = testutil::fresh_test_dir();
-  ExperimentConfig config;
-  std::size_t parameters = 4 * 3 + 3;
-  HandMadeRun() {
-    config.data.kind = learning::DatasetKind::kGaussianMixture;
-    config.data.train_samples = 60;
-    config.data.test_samples = 30;
-    config.data.dim = 4;
-    config.data.classes = 3;
-    config.model.kind = learning::ModelKind::kLogisticRegression;
-    for (int i = 0; i < 2; ++i) std::filesystem::create_directories(peer(i));
-  }
-  std::filesystem::path peer(int i) const { return dir / "peers" / ("peer-" + std::to_string(i)); }
-  std::vector<float> model() const { return std::vector<float>(parameters, 0.1f); }
-  // The peer's summary: it has ended, its last update at `last_update_unix_s`.
-  void end(int i, double last_update_unix_s, std::int64_t iterations) const {
-    metrics::write_model(peer(i) / "model-final.f32", model());
-    metrics::write_json_file(peer(i) / "summary.json", {{"first_iteration_unix_s", 1000.0},
-                                                        {"last_update_unix_s", last_update_unix_s},
-                                                        {"iterations", iterations}});
-  }
-};
-
-std::vector<double> mean_iterations(const std::vector<metrics::Evaluation>& evaluations) {
-  std::vector<double> out;
-  for (const auto& e : evaluations) out.push_back(e.mean_iteration);
-  return out;
-}
-
-TEST(MeanModelEvaluator, EachPeerCountsWithItsLatestSnapshotAtOrBeforeTheInstant) {
-  HandMadeRun run;
-  SnapshotWriter early(run.peer(0)), late(run.peer(1));
-  // Peer 0 started in instant 10, peer 1 in instant 11 (its initial model, iteration 0).
-  early.write(10, 0, run.model());
-  early.write(11, 4, run.model());
-  early.write(13, 12, run.model());
-  late.write(11, 0, run.model());
-  MeanModelEvaluator evaluator(run.config, run.dir, 2, 1000.0, 1.0);
-  // Instant 10 is before peer 1 started; 11 is known for both; 12 not yet: peer 1 may still
-  // save one at 12.
-  EXPECT_EQ(mean_iterations(evaluator.evaluate_new()), std::vector<double>{(4 + 0) / 2.0});
-  late.write(12, 3, run.model());
-  // 12: peer 0's latest at or before it is 11 (iteration 4); 13 is not known for peer 1.
-  EXPECT_EQ(mean_iterations(evaluator.evaluate_new()), std::vector<double>{(4 + 3) / 2.0});
-  // Peer 1 ends with its last update at 1012.5: from instant 13 on, its final model counts.
-  run.end(1, 1012.5, 7);
-  const auto rest = evaluator.evaluate_rest(1014.0);
-  EXPECT_EQ(mean_iterations(rest), std::vector<double>{(12 + 7) / 2.0});
-  EXPECT_DOUBLE_EQ(rest[0].time_s, 1013.0);
-}
-
-TEST(MeanModelEvaluator, WhileRunningOnlyTheNewestKnownInstantIsEvaluatedTheRestAfter) {
-  HandMadeRun run;
-  SnapshotWriter a(run.peer(0)), b(run.peer(1));
-  for (std::int64_t instant = 20; instant < 24; ++instant) {
-    a.write(instant, instant - 20, run.model());
-    b.write(instant, instant - 20, run.model());
-  }
-  MeanModelEvaluator evaluator(run.config, run.dir, 2, 1000.0, 1.0);
-  // 20-23 are known (23 is saved by both); only 23 is evaluated during the run.
-  EXPECT_EQ(mean_iterations(evaluator.evaluate_new()), std::vector<double>{3.0});
-  EXPECT_TRUE(evaluator.evaluate_new().empty());
-  // After the run: the skipped ones, in order, and none twice.
-  EXPECT_EQ(mean_iterations(evaluator.evaluate_rest(2000.0)), (std::vector<double>{0.0, 1.0, 2.0}));
+// A peer killed while writing an atomic file leaves <file>.tmp: the launcher removes those,
+// and nothing else, once the peers have exited (a peer that never started has no folder).
+TEST(RunOutputs, TheTemporariesKilledPeersLeftAreRemovedAndNothingElse) {
+  const auto dir = testutil::fresh_test_dir();
+  const auto peer = dir / "peers" / "peer-0";
+  std::filesystem::create_directories(peer);
+  std::ofstream(peer / "launch.json.tmp") << "{";
+  std::ofstream(peer / "summary.json") << "{}";
+  std::ofstream(peer / "iterations.csv") << "iteration\n";
+  EXPECT_EQ(remove_peer_temporaries(dir, 2), 1);
+  EXPECT_FALSE(std::filesystem::exists(peer / "launch.json.tmp"));
+  EXPECT_TRUE(std::filesystem::exists(peer / "summary.json"));
+  EXPECT_TRUE(std::filesystem::exists(peer / "iterations.csv"));
 }
 
 }  // namespace

@@ -1,0 +1,87 @@
+#include "learning/peer_data.h"
+
+#include <numeric>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "learning/idx_rows.h"
+
+namespace fastk::learning {
+namespace {
+
+// The test pair of an IDX data set and the standardisation of its training set (when
+// data.normalization asks for one; `train`, if given, is the training pair already read).
+struct IdxTest {
+  IdxPair pair;
+  std::optional<Standardization> standardization;
+};
+
+IdxTest read_idx_test(const DataSpec& spec, const std::vector<std::string>& files,
+                      const IdxPair* train) {
+  IdxTest test{read_idx_limited(files[2], files[3], spec.test_limit), std::nullopt};
+  if (spec.normalization == Normalization::kStandardize) {
+    test.standardization =
+        train ? idx_standardization(spec, *train)
+              : idx_standardization(spec, read_idx_limited(files[0], files[1], spec.train_limit));
+  }
+  return test;
+}
+
+Dataset all_rows(const IdxTest& test, const DataSpec& spec) {
+  std::vector<std::int64_t> all(test.pair.labels.size());
+  std::iota(all.begin(), all.end(), 0);
+  return idx_rows(test.pair, all, test.standardization, to_string(spec.kind) + "-test");
+}
+
+}  // namespace
+
+struct TestSet::Pending {
+  IdxTest test;
+  DataSpec spec;
+};
+
+TestSet::TestSet(Dataset ready) : data_(std::move(ready)) {}
+TestSet::TestSet(std::unique_ptr<Pending> pending) : pending_(std::move(pending)) {}
+TestSet::TestSet(TestSet&&) noexcept = default;
+TestSet& TestSet::operator=(TestSet&&) noexcept = default;
+TestSet::~TestSet() = default;
+
+TestSet TestSet::deferred(const DataSpec& spec) {
+  if (!is_idx(spec.kind)) return TestSet(load_data(spec).test);
+  const std::vector<std::string> files = data_files(spec);
+  return TestSet(std::make_unique<Pending>(Pending{read_idx_test(spec, files, nullptr), spec}));
+}
+
+const Dataset& TestSet::get() {
+  if (pending_) {
+    data_ = all_rows(pending_->test, pending_->spec);
+    pending_.reset();  // the bytes (a mapping) are not needed any more
+  }
+  return data_;
+}
+
+PeerData load_peer_data(const DataSpec& spec, const RowSelector& select) {
+  if (!is_idx(spec.kind)) {  // generated or CIFAR-10: load whole, then keep the rows
+    TrainTest data = load_data(spec);
+    const std::vector<std::int64_t> rows =
+        select(data.train.labels, data.train.classes, data.train.size());
+    return {select_rows(data.train, rows), TestSet(std::move(data.test))};
+  }
+  const std::vector<std::string> files = data_files(spec);
+  const IdxPair train = read_idx_limited(files[0], files[1], spec.train_limit);
+  const std::vector<std::int64_t> rows =
+      select(train.labels, train.classes, std::int64_t(train.labels.size()));
+  Dataset mine =
+      idx_rows(train, rows, idx_standardization(spec, train), to_string(spec.kind) + "-train");
+  auto pending = std::make_unique<TestSet::Pending>(
+      TestSet::Pending{read_idx_test(spec, files, &train), spec});
+  return {std::move(mine), TestSet(std::move(pending))};
+}
+
+Dataset load_test_set(const DataSpec& spec) {
+  if (!is_idx(spec.kind)) return load_data(spec).test;
+  return all_rows(read_idx_test(spec, data_files(spec), nullptr), spec);
+}
+
+}  // namespace fastk::learning
