@@ -28,6 +28,18 @@ IdxTest read_idx_test(const DataSpec& spec, const std::vector<std::string>& file
   return test;
 }
 
+// A pending test set is held for the whole run and first read at its end: its bytes are
+// copied out of a mapping, so that a cache entry replaced meanwhile on a shared (NFS) home
+// cannot fault under the peer (SIGBUS), and an I/O error shows at the start as a DataError.
+IdxTest owned(IdxTest test) {
+  if (!test.pair.bytes.mapped()) return test;
+  const auto offset = std::size_t(test.pair.pixels.data() - test.pair.bytes.data());
+  const std::size_t size = test.pair.pixels.size();
+  test.pair.bytes = ByteBuffer(test.pair.bytes.to_vector());
+  test.pair.pixels = test.pair.bytes.bytes().subspan(offset, size);
+  return test;
+}
+
 Dataset all_rows(const IdxTest& test, const DataSpec& spec) {
   std::vector<std::int64_t> all(test.pair.labels.size());
   std::iota(all.begin(), all.end(), 0);
@@ -50,7 +62,8 @@ TestSet::~TestSet() = default;
 TestSet TestSet::deferred(const DataSpec& spec) {
   if (!is_idx(spec.kind)) return TestSet(load_data(spec).test);
   const std::vector<std::string> files = data_files(spec);
-  return TestSet(std::make_unique<Pending>(Pending{read_idx_test(spec, files, nullptr), spec}));
+  return TestSet(
+      std::make_unique<Pending>(Pending{owned(read_idx_test(spec, files, nullptr)), spec}));
 }
 
 const Dataset& TestSet::get() {
@@ -75,7 +88,7 @@ PeerData load_peer_data(const DataSpec& spec, const RowSelector& select) {
   Dataset mine =
       idx_rows(train, rows, idx_standardization(spec, train), to_string(spec.kind) + "-train");
   auto pending = std::make_unique<TestSet::Pending>(
-      TestSet::Pending{read_idx_test(spec, files, &train), spec});
+      TestSet::Pending{owned(read_idx_test(spec, files, &train)), spec});
   return {std::move(mine), TestSet(std::move(pending))};
 }
 

@@ -104,8 +104,10 @@ std::vector<PeerLaunch> peer_launches(const RunOptions& o, const ExperimentConfi
           std::string("--base-gradient-s"), std::string(base), std::string("--wait-for-start")}) {
       p.argv.push_back(a);
     }
-    p.argv.push_back("--stop-on-stdin-eof");    // the launcher's end of the pipe (launcher.cc)
-    p.argv.push_back("--no-final-evaluation");  // the launcher's (mean_model_evaluator.h)
+    p.argv.push_back("--stop-on-stdin-eof");  // the launcher's end of the pipe (launcher.cc)
+    // A local peer's final model the launcher evaluates (mean_model_evaluator.h), in idle
+    // time; remote peers evaluate theirs on their own hosts, in parallel.
+    if (p.host.empty()) p.argv.push_back("--no-final-evaluation");
     // Back after a failure: mid-run, so without waiting for a go (docs/protocol.md §6.4).
     if (o.restart_failed > 0) {
       for (const auto& a : p.argv)
@@ -218,7 +220,8 @@ void check_local_endpoints_free(const ExperimentConfig& config, int n) {
 // The mean model while the peers run: evaluated in idle time (idle_evaluation.h), and, with
 // run.stop_at_target, the newest known instant at once, to stop there.
 struct LiveEvaluation {
-  explicit LiveEvaluation(MeanModelEvaluator& e) : evaluator(e), idle(e) {}
+  LiveEvaluation(MeanModelEvaluator& e, bool all_local)
+      : evaluator(e), idle(e, all_local ? MeanModelEvaluator::evaluation_threads() : 0) {}
 
   MeanModelEvaluator& evaluator;
   IdleEvaluation idle;
@@ -375,7 +378,10 @@ int run(const RunOptions& o) {
     keys.emplace(n, peers, ssh_command(config));
   }
   print_start_line(peers, config, base_s, run_dir);
-  LiveEvaluation live{evaluator};
+  // Remote peers' folders arrive only after the run (scp writes them in place): nothing is
+  // evaluated before then.
+  LiveEvaluation live{evaluator, std::none_of(peers.begin(), peers.end(),
+                                              [](const auto& p) { return !p.host.empty(); })};
   claim->keep();  // the peers start: their logs and results stay, whatever follows
   const LaunchResult result = launch_with_signals(
       peers, launch_options(config, run_dir, o.restart_failed, live), config, n);

@@ -13,8 +13,8 @@ constexpr std::chrono::milliseconds kLookAgain{50};
 
 }  // namespace
 
-IdleEvaluation::IdleEvaluation(MeanModelEvaluator& evaluator) : evaluator_(evaluator) {
-  const std::size_t threads = MeanModelEvaluator::evaluation_threads();
+IdleEvaluation::IdleEvaluation(MeanModelEvaluator& evaluator, std::size_t threads)
+    : evaluator_(evaluator) {
   for (std::size_t t = 0; t < threads; ++t) models_.push_back(evaluator.clone_model());
   for (auto& model : models_) {
     threads_.emplace_back(
@@ -33,7 +33,7 @@ void IdleEvaluation::work(const std::stop_token& stop, learning::Model& model) {
   }
   try {
     while (!stop.stop_requested()) {
-      MeanModelEvaluator::Step step = evaluator_.evaluate_oldest_known(model);
+      MeanModelEvaluator::Step step = evaluator_.evaluate_oldest_known(model, stop);
       std::unique_lock<std::mutex> hold(mutex_);
       if (step.evaluation) made_.push_back(std::move(*step.evaluation));
       if (!step.took) nothing_ready_.wait_for(hold, stop, kLookAgain, [] { return false; });
@@ -55,7 +55,9 @@ void IdleEvaluation::wind_down() {
   const std::lock_guard<std::mutex> hold(mutex_);
   for (auto& thread : threads_) thread.request_stop();
   const sched_param priority{};
-  for (const pid_t id : thread_ids_) sched_setscheduler(id, SCHED_OTHER, &priority);
+  // Refused without root or an RLIMIT_NICE that allows nice 0: the thread then finishes its
+  // instant at idle priority, once the evaluation of the rest leaves a core.
+  for (const pid_t id : thread_ids_) (void)sched_setscheduler(id, SCHED_OTHER, &priority);
   thread_ids_.clear();
 }
 

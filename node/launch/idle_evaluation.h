@@ -26,14 +26,17 @@ namespace fastk::node {
 
 class IdleEvaluation {
  public:
-  explicit IdleEvaluation(MeanModelEvaluator& evaluator);
+  // `threads`: MeanModelEvaluator::evaluation_threads(), or 0 for none (a run with peers on
+  // other hosts, whose folders arrive only after the run).
+  IdleEvaluation(MeanModelEvaluator& evaluator, std::size_t threads);
   IdleEvaluation(const IdleEvaluation&) = delete;
   IdleEvaluation& operator=(const IdleEvaluation&) = delete;
 
   // The evaluations made since the last call (the target check and the progress line).
   std::vector<metrics::Evaluation> take();
-  // The peers have exited: the threads take no new instant and finish the ones they are on
-  // at normal priority (so they are not starved by the evaluation of the rest).
+  // The peers have exited: the threads take no new instant and finish the ones they are on,
+  // at normal priority where the kernel allows it (root, or an RLIMIT_NICE allowing nice 0),
+  // so that they are not starved by the evaluation of the rest.
   void wind_down();
   // wind_down, then waits for the threads and returns what take() would; rethrows the first
   // error a thread stopped on.

@@ -137,12 +137,14 @@ MeanModelEvaluator::Instant MeanModelEvaluator::peer_final(int peer, const PeerS
   return {-1, state.end_unix_s, {{peer_dir(peer) / "model-final.f32", state.iterations}}};
 }
 
-MeanModelEvaluator::Step MeanModelEvaluator::evaluate_oldest_known(learning::Model& model) {
+MeanModelEvaluator::Step MeanModelEvaluator::evaluate_oldest_known(learning::Model& model,
+                                                                   const std::stop_token& stop) {
   const std::vector<PeerState> states = read_states();
   std::optional<Instant> oldest;
   int peer = -1;
   {
     const std::lock_guard<std::mutex> hold(mutex_);
+    if (stop.stop_requested()) return {};
     std::vector<Instant> known =
         known_instants(states, false, std::numeric_limits<double>::infinity());
     const std::vector<int> finals = peer_finals_due(states);
@@ -261,6 +263,11 @@ std::optional<metrics::Evaluation> MeanModelEvaluator::evaluate(const Instant& i
 std::size_t MeanModelEvaluator::evaluation_threads() {
   // Each thread holds every peer's model at once: at most 8, whatever the machine.
   return std::min<std::size_t>(static_cast<std::size_t>(os::usable_cpus()), 8);
+}
+
+std::map<int, metrics::Evaluation> MeanModelEvaluator::peer_finals() {
+  const std::lock_guard<std::mutex> hold(mutex_);
+  return peer_finals_;
 }
 
 double MeanModelEvaluator::instant_unix_s(std::int64_t instant) const {

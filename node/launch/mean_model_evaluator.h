@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <stop_token>
 #include <utility>
 #include <vector>
 
@@ -45,7 +46,8 @@ class MeanModelEvaluator {
     bool took = false;
     std::optional<metrics::Evaluation> evaluation;  // none when no peer's model could be read
   };
-  Step evaluate_oldest_known(learning::Model& model);
+  // Takes nothing once `stop` is requested (checked while holding the lock that takes).
+  Step evaluate_oldest_known(learning::Model& model, const std::stop_token& stop = {});
   // Once every peer has exited, on every core this process may use: the mean of the peers'
   // final models (model-final.f32) at end_unix_s, nullopt if none could be read; with
   // `snapshots`, also the instants not taken yet before end_unix_s (a peer killed early
@@ -57,6 +59,9 @@ class MeanModelEvaluator {
     std::map<int, metrics::Evaluation> peer_finals;
   };
   AfterRun evaluate_after_run(double end_unix_s, bool snapshots);
+  // Every peer's own final model evaluated so far: after evaluate_after_run and once the
+  // idle threads have stopped, all of them (a thread may still be on one during the former).
+  std::map<int, metrics::Evaluation> peer_finals();
   std::size_t parameters() const { return model_->num_parameters(); }
   std::unique_ptr<learning::Model> clone_model() const { return model_->clone(); }
   // How many threads evaluate at once: one per usable CPU, at most 8.

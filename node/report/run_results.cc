@@ -26,7 +26,7 @@ void print_table(const nlohmann::ordered_json& summary) {
     const double elapsed = p["elapsed_s"].get<double>();
     // None when its final model could not be read (a peer that never trained).
     const auto& accuracy = p["test_accuracy"];
-    char test[16] = "       -";
+    char test[16] = "        -";
     if (accuracy.is_number())
       std::snprintf(test, sizeof test, "%8.2f%%", 100 * accuracy.get<double>());
     char line[200];
@@ -88,6 +88,7 @@ RunEvaluations evaluations_after_run(MeanModelEvaluator& evaluator,
       evaluator.evaluate_after_run(times.training_end_unix_s, evaluate_snapshots);
   if (still_running) {
     for (auto& e : still_running->stop()) live.push_back(std::move(e));
+    own_finals = evaluator.peer_finals();  // with those the threads were still on
   }
   // Instants at or after the last update (evaluated while peers said goodbye) repeat the
   // final models: the final evaluation stands for them.

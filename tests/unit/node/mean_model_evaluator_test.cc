@@ -125,7 +125,7 @@ TEST(IdleEvaluation, EvaluatesKnownInstantsAsTheyComeAndStopsTakingThemWhenWound
   SnapshotWriter a(run.peer(0)), b(run.peer(1));
   save_both(a, b, run, 30, 33);
   MeanModelEvaluator evaluator(run.config, run.dir, 2, 1000.0, 1.0);
-  IdleEvaluation idle(evaluator);
+  IdleEvaluation idle(evaluator, 2);
   std::vector<metrics::Evaluation> made;
   const auto wait_for = [&](std::size_t count) {
     for (int tries = 0; tries < 500 && made.size() < count; ++tries) {  // at most 5 s
