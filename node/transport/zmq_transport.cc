@@ -110,11 +110,6 @@ ZmqTransport::~ZmqTransport() {
   if (endpoint_.starts_with(scheme)) ::unlink(endpoint_.substr(scheme.size()).c_str());
 }
 
-namespace {
-constexpr int kFirstReconnect_ms = 10;
-constexpr int kLongestReconnect_ms = 100;
-}  // namespace
-
 void ZmqTransport::connect(PeerId neighbour, const std::string& endpoint) {
   if (neighbours_.count(neighbour)) {
     throw std::invalid_argument("transport: neighbour " + std::to_string(neighbour) +
@@ -133,11 +128,6 @@ void ZmqTransport::connect(PeerId neighbour, const std::string& endpoint) {
     socket.set(zmq::sockopt::curve_publickey, options_.curve->own.public_key);
     socket.set(zmq::sockopt::curve_secretkey, options_.curve->own.secret_key);
   }
-  // A neighbour that has not bound yet is tried again after 10 ms, doubling up to ZeroMQ's
-  // usual 100 ms: with its fixed 100 ms, peers that started a little apart sat idle for most
-  // of it before their first HELLO went through (run start-up, docs/benchmarks.md).
-  socket.set(zmq::sockopt::reconnect_ivl, kFirstReconnect_ms);
-  socket.set(zmq::sockopt::reconnect_ivl_max, kLongestReconnect_ms);
   // Not ZMQ_IMMEDIATE: messages to a neighbour that has not started yet wait in its queue
   // (up to the high-water mark), so HELLOs sent before it binds still reach it.
   try {
