@@ -10,22 +10,16 @@
 namespace fastk::learning {
 namespace {
 
-// The test pair of an IDX data set and the standardisation of its training set (when
-// data.normalization asks for one; `train`, if given, is the training pair already read).
+// The test pair of an IDX data set and the standardisation of its training set (none unless
+// data.normalization asks for one).
 struct IdxTest {
   IdxPair pair;
   std::optional<Standardization> standardization;
 };
 
 IdxTest read_idx_test(const DataSpec& spec, const std::vector<std::string>& files,
-                      const IdxPair* train) {
-  IdxTest test{read_idx_limited(files[2], files[3], spec.test_limit), std::nullopt};
-  if (spec.normalization == Normalization::kStandardize) {
-    test.standardization =
-        train ? idx_standardization(spec, *train)
-              : idx_standardization(spec, read_idx_limited(files[0], files[1], spec.train_limit));
-  }
-  return test;
+                      std::optional<Standardization> standardization) {
+  return {read_idx_limited(files[2], files[3], spec.test_limit), standardization};
 }
 
 // A pending test set is held for the whole run and first read at its end: its bytes are
@@ -59,13 +53,6 @@ TestSet::TestSet(TestSet&&) noexcept = default;
 TestSet& TestSet::operator=(TestSet&&) noexcept = default;
 TestSet::~TestSet() = default;
 
-TestSet TestSet::deferred(const DataSpec& spec) {
-  if (!is_idx(spec.kind)) return TestSet(load_data(spec).test);
-  const std::vector<std::string> files = data_files(spec);
-  return TestSet(
-      std::make_unique<Pending>(Pending{owned(read_idx_test(spec, files, nullptr)), spec}));
-}
-
 const Dataset& TestSet::get() {
   if (pending_) {
     data_ = all_rows(pending_->test, pending_->spec);
@@ -85,16 +72,22 @@ PeerData load_peer_data(const DataSpec& spec, const RowSelector& select) {
   const IdxPair train = read_idx_limited(files[0], files[1], spec.train_limit);
   const std::vector<std::int64_t> rows =
       select(train.labels, train.classes, std::int64_t(train.labels.size()));
-  Dataset mine =
-      idx_rows(train, rows, idx_standardization(spec, train), to_string(spec.kind) + "-train");
+  const std::optional<Standardization> standardization = idx_standardization(spec, train);
+  Dataset mine = idx_rows(train, rows, standardization, to_string(spec.kind) + "-train");
   auto pending = std::make_unique<TestSet::Pending>(
-      TestSet::Pending{owned(read_idx_test(spec, files, &train)), spec});
+      TestSet::Pending{owned(read_idx_test(spec, files, standardization)), spec});
   return {std::move(mine), TestSet(std::move(pending))};
 }
 
 Dataset load_test_set(const DataSpec& spec) {
   if (!is_idx(spec.kind)) return load_data(spec).test;
-  return all_rows(read_idx_test(spec, data_files(spec), nullptr), spec);
+  const std::vector<std::string> files = data_files(spec);
+  std::optional<Standardization> standardization;  // from the training pixels, if asked for
+  if (spec.normalization == Normalization::kStandardize) {
+    standardization =
+        idx_standardization(spec, read_idx_limited(files[0], files[1], spec.train_limit));
+  }
+  return all_rows(read_idx_test(spec, files, standardization), spec);
 }
 
 }  // namespace fastk::learning

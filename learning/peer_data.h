@@ -30,7 +30,6 @@ struct PeerData;
 class TestSet {
  public:
   explicit TestSet(Dataset ready);
-  static TestSet deferred(const DataSpec& spec);
   TestSet(TestSet&&) noexcept;
   TestSet& operator=(TestSet&&) noexcept;
   ~TestSet();

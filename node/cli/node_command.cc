@@ -160,7 +160,9 @@ void run_node(const NodeOptions& o) {
   std::cout << "fastk node: peer " << r.peer << (r.finished ? " finished " : " stopped after ")
             << r.iterations << " iterations (" << r.end << ") in " << r.elapsed_s << " s, waiting "
             << r.waiting_s << " s, test accuracy "
-            << (r.final_eval ? std::to_string(r.final_eval->accuracy) : "left to the launcher")
+            << (r.final_eval        ? std::to_string(r.final_eval->accuracy)
+                : r.iterations == 0 ? std::string("none (no iteration)")
+                                    : std::string("left to the launcher"))
             << ", peak RSS " << peak_rss_mib() << " MiB";
   for (const auto& d : r.departures) {
     std::cout << "; neighbour " << d.peer << " left (" << d.how << ") at iteration "

@@ -65,8 +65,9 @@ std::string ipc_directory_under(const char* tmpdir, unsigned uid) {
   while (base.size() > 1 && base.ends_with('/')) base.pop_back();
   // The longest socket path then is base + "/fastk-<10 digits>/<15>-<5>.sock": 104 bytes, of
   // the 107 a Unix socket path may have.
-  if (!base.starts_with('/') || base.size() > kLongestSocketTmpdir) base = "/tmp";
-  return (base == "/" ? "" : base) + "/fastk-" + std::to_string(uid);
+  // "/" itself: a folder in the root only root may create.
+  if (base.size() < 2 || base[0] != '/' || base.size() > kLongestSocketTmpdir) base = "/tmp";
+  return base + "/fastk-" + std::to_string(uid);
 }
 
 std::string ipc_directory() { return ipc_directory_under(std::getenv("TMPDIR"), ::geteuid()); }

@@ -33,8 +33,9 @@ struct ClusterConfig {
 // named after the TCP endpoint they replace, so that ports keep runs apart as they do over
 // TCP, in a folder of the user's own (mode 0700, made by the peers: os/private_folder.h), so
 // that no other user can connect whatever the umask (docs/security.md). $TMPDIR counts when
-// it is an absolute path short enough for a socket path (at most 107 bytes), as
-// for the test suite's folder in the build tree; otherwise /tmp. Every peer of a machine
+// it is an absolute path other than "/" of at most kLongestSocketTmpdir bytes (so that the
+// longest socket path fits a Unix socket's 107), as the test suite's folder in the build tree
+// does; otherwise /tmp. Every peer of a machine
 // must see the same TMPDIR (children of one launcher do).
 std::string ipc_directory();
 std::string ipc_directory_under(const char* tmpdir, unsigned uid);

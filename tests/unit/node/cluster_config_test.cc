@@ -34,7 +34,7 @@ TEST(ClusterConfig, DefaultsPutEveryPeerOnLoopbackFromPort47000) {
   EXPECT_EQ(ipc_directory_under("relative/tmp", 7), "/tmp/fastk-7");
   EXPECT_EQ(ipc_directory_under(("/" + std::string(kLongestSocketTmpdir, 'x')).c_str(), 7),
             "/tmp/fastk-7");  // too long for a socket path
-  EXPECT_EQ(ipc_directory_under("/", 7), "/fastk-7");
+  EXPECT_EQ(ipc_directory_under("/", 7), "/tmp/fastk-7");
   EXPECT_EQ(e.connect, e.bind);
   EXPECT_EQ(e.shared_models, "/fastk-127.0.0.1-47005.models");
   // "ipc": the same sockets, models over them.
