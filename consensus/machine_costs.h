@@ -21,6 +21,12 @@ struct MachineCosts {
   // the adaptive policy's noise estimate): a little more. 0: gradient_cpu_s. Used only on a
   // measured machine (gradient_cpu_s > 0).
   double gradient_stats_cpu_s = 0;
+  // Per peer, how much longer its gradients take than the measured machine's: its host's
+  // gradient time over the calibrated one, on a LAN of unlike machines (`fastk doctor
+  // --hosts-json`, then `fastk calibrate --hosts`). Scales its gradients' CPU work; the sleep
+  // an injected slowdown adds stays the calibrated one, as in real peers. Empty, or a peer
+  // past its end: 1.
+  std::vector<double> gradient_scale;
   double receive_s = 0;          // I/O thread, per message received
   double send_s = 0;             // I/O thread, per message sent (per destination)
   double update_s = 0;           // I/O thread, per update: mixing and the step...

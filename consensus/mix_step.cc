@@ -1,6 +1,10 @@
+// A kernel source (consensus/CMakeLists.txt): compiled for the baseline and for each level of
+// FASTK_KERNELS; mix_dispatch.cc picks the copy. Every copy gives the same bits (see pass()).
 #include "consensus/mix_step.h"
 
 #include <algorithm>
+
+#include "isa/kernels.h"
 
 namespace fastk::consensus {
 namespace {
@@ -62,8 +66,13 @@ Pass pass_for(std::size_t terms) {
 
 }  // namespace
 
-void mix_and_step(std::span<float> next, float self_weight, std::span<const float> own,
-                  const std::vector<MixTerm>& terms, float lr, std::span<const float> gradient) {
+}  // namespace fastk::consensus
+
+extern "C" void FASTK_KERNEL(mix_and_step)(std::span<float> next, float self_weight,
+                                           std::span<const float> own,
+                                           const std::vector<fastk::consensus::MixTerm>& terms,
+                                           float lr, std::span<const float> gradient) {
+  using namespace fastk::consensus;
   // Up to four models per pass (a ring or a torus in one pass; more neighbours in a few),
   // the gradient in the last one.
   std::size_t done = 0;
@@ -79,5 +88,3 @@ void mix_and_step(std::span<float> next, float self_weight, std::span<const floa
     first = false;
   } while (done < terms.size());
 }
-
-}  // namespace fastk::consensus

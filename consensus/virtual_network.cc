@@ -116,11 +116,18 @@ void VirtualNetwork::start_gradient(PeerId peer, const StartGradient& request) {
   // machine the gradient is CPU work (more when it also yields statistics) and what a
   // slowdown adds is a sleep of its share of the plain gradient, as in real peers; a factor
   // below 1 cannot make the CPU work faster, so it adds nothing.
+  // A peer on a slower host (MachineCosts::gradient_scale) does the same CPU work more
+  // slowly; the sleep a slowdown adds is the calibrated machine's, as a real peer's is
+  // (node/stragglers/delay_model.h: the factor times the calibrated gradient time).
+  const double scale = static_cast<std::size_t>(peer) < costs_.gradient_scale.size()
+                           ? costs_.gradient_scale[static_cast<std::size_t>(peer)]
+                           : 1.0;
   const double total_s = request.work * delays_.compute_time_s(peer, request.iteration);
   const bool measured = costs_.gradient_cpu_s > 0;
   const double stats_s =
       costs_.gradient_stats_cpu_s > 0 ? costs_.gradient_stats_cpu_s : costs_.gradient_cpu_s;
-  const double cpu_s = request.work * (request.gradient_stats ? stats_s : costs_.gradient_cpu_s);
+  const double cpu_s =
+      scale * request.work * (request.gradient_stats ? stats_s : costs_.gradient_cpu_s);
   Job job;
   job.peer = peer;
   job.gradient = true;

@@ -1,6 +1,10 @@
 // Model is a Network<float> behind a virtual interface, so that callers do not see layers.
+// A kernel source (learning/CMakeLists.txt): compiled for the baseline and for each level of
+// FASTK_KERNELS, each copy's models running that level's instructions behind the one virtual
+// interface; make_model.cc picks the copy.
 #include "learning/model.h"
 
+#include "isa/kernels.h"
 #include "learning/network.h"
 
 namespace fastk::learning {
@@ -39,9 +43,15 @@ class NetworkModel final : public Model {
 
 }  // namespace
 
-std::unique_ptr<Model> make_model(const ModelSpec& spec, const SampleShape& shape, int classes) {
-  return std::make_unique<NetworkModel>(to_string(spec.kind),
-                                        build_network<float>(spec, shape, classes));
-}
-
 }  // namespace fastk::learning
+
+// This copy's entry point: the caller owns the model. Exceptions (a model that does not fit
+// the data) pass through to make_model's caller.
+extern "C" fastk::learning::Model* FASTK_KERNEL(make_model)(
+    const fastk::learning::ModelSpec& spec, const fastk::learning::SampleShape& shape,
+    int classes) {
+  using namespace fastk::learning;
+  return std::make_unique<NetworkModel>(to_string(spec.kind),
+                                        build_network<float>(spec, shape, classes))
+      .release();
+}

@@ -17,6 +17,7 @@
 
 #include "node/cli/commands.h"
 #include "node/doctor/host_check.h"
+#include "node/os/fatal_signals.h"
 
 namespace {
 
@@ -30,6 +31,8 @@ bool parse_only() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A crash says which signal, where, and on which instruction sets (fatal_signals.h).
+  fastk::node::os::report_fatal_signals(fastk::node::os::instruction_set_context());
   CLI::App app{"fastk: decentralized training with dynamic backup workers", "fastk"};
   app.require_subcommand(1);
   app.set_version_flag("--version", fastk::node::doctor::kVersion);

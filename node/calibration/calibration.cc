@@ -1,5 +1,6 @@
 #include "node/calibration/calibration.h"
 
+#include <algorithm>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -81,7 +82,63 @@ nlohmann::ordered_json to_json(const Calibration& c) {
   for (const auto& [kind, k] : c.compression) {
     j["compression"][kind] = {{"compress_s", k.compress_s}, {"apply_s", k.apply_s}};
   }
+  for (const auto& [host, s] : c.host_gradient_s) j["host_gradient_s"][host] = s;
   return j;
+}
+
+HostGradients read_host_gradients(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read hosts file '" + path.string() + "'");
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  const auto bad = [&](const std::string& what) {
+    return std::runtime_error(path.string() + ": " + what +
+                              " (a file of `fastk doctor --hosts-json`?)");
+  };
+  if (j.is_discarded()) throw bad("not JSON");
+  if (!j.is_object() || !j.contains("hosts") || !j["hosts"].is_array()) {
+    throw bad("no \"hosts\" list");
+  }
+  HostGradients times;
+  for (const auto& h : j["hosts"]) {
+    const auto host = h.find("host");
+    const auto s = h.find("gradient_s");
+    if (!h.is_object() || host == h.end() || !host->is_string() || s == h.end() ||
+        !s->is_number() || !(*s > 0)) {
+      throw bad("every host needs a \"host\" and a positive \"gradient_s\"");
+    }
+    const auto name = host->get<std::string>();
+    if (!times.seconds.emplace(name, s->get<double>()).second) {
+      throw bad("host " + name + " is listed twice");
+    }
+    if (h.value("launching_machine", false)) times.launching_s = s->get<double>();
+  }
+  if (times.seconds.empty()) throw bad("no host with a gradient time");
+  return times;
+}
+
+std::map<std::string, double> host_gradients_for(const HostGradients& doctor, double gradient_s,
+                                                 const ClusterConfig& cluster,
+                                                 std::vector<std::string>& warnings) {
+  std::map<std::string, double> relative;
+  for (const auto& [host, s] : doctor.seconds) {
+    relative[host] = doctor.launching_s ? s / *doctor.launching_s * gradient_s : s;
+    if (std::find(cluster.hosts.begin(), cluster.hosts.end(), host) == cluster.hosts.end()) {
+      warnings.push_back("the hosts file's " + host + " is no host of [cluster]: not used");
+    }
+  }
+  for (const auto& host : cluster.hosts) {
+    if (!doctor.seconds.contains(host)) {
+      warnings.push_back("the hosts file has no gradient time of " + host +
+                         " (its gradient failed, or another doctor run): its peers compute as "
+                         "this machine");
+    }
+  }
+  if (!doctor.launching_s) {
+    warnings.push_back(
+        "the doctor did not time this machine (it is no [cluster] host): the hosts' times are "
+        "compared with this calibration's own, taken at another moment");
+  }
+  return relative;
 }
 
 Calibration read_calibration(const std::filesystem::path& path) {
@@ -92,6 +149,15 @@ Calibration read_calibration(const std::filesystem::path& path) {
     throw std::runtime_error(path.string() + ": not a JSON object (a `fastk calibrate` file?)");
   }
   Calibration c;
+  if (const auto hosts = j.find("host_gradient_s"); hosts != j.end()) {
+    for (const auto& [host, v] : hosts->items()) {
+      if (!v.is_number() || !(v > 0)) {
+        throw std::runtime_error(path.string() + ": host_gradient_s of " + host +
+                                 " is not a positive number");
+      }
+      c.host_gradient_s[host] = v.get<double>();
+    }
+  }
   fields(c, [&](const char* name, auto& value) {
     using T = std::decay_t<decltype(value)>;
     const auto it = j.find(name);
@@ -195,6 +261,9 @@ consensus::MachineCosts machine_costs(
     auto [it, added] = group_of.emplace(key, static_cast<int>(costs.group_cores.size()));
     if (added) costs.group_cores.push_back(static_cast<double>(block.size()));
     costs.cpu_group.push_back(it->second);
+    const auto host = c.host_gradient_s.find(host_of(cluster, n, i));
+    costs.gradient_scale.push_back(host == c.host_gradient_s.end() ? 1.0
+                                                                   : host->second / c.gradient_s);
   }
   return costs;
 }

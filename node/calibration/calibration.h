@@ -49,6 +49,12 @@ struct Calibration {
     double apply_s = 0;
   };
   std::map<std::string, CompressionCosts> compression;
+  // A LAN of unlike machines: each host's own gradient time (by [cluster] host, as `fastk
+  // doctor --hosts-json` measured it with the binary that host runs), from `fastk calibrate
+  // --hosts`. A peer on such a host computes gradient_s times its host's over gradient_s
+  // (MachineCosts::gradient_scale); peers on hosts not listed, as this machine. Empty: every
+  // host like this one.
+  std::map<std::string, double> host_gradient_s;
   // message_s is fitted to a real run of the config's peers, policy full, without
   // stragglers (A); a second one, with peer 0 always 8x slow so that the others mostly wait
   // for it (B), checks the fitted simulator on a run it was not fitted to. Training phase
@@ -62,6 +68,24 @@ struct Calibration {
 };
 
 nlohmann::ordered_json to_json(const Calibration& c);
+
+// A `fastk doctor --hosts-json` file: each host's gradient time, and the launching machine's
+// (where `fastk calibrate` runs) if the doctor timed it as one of the hosts.
+struct HostGradients {
+  std::map<std::string, double> seconds;  // by host
+  std::optional<double> launching_s;
+};
+// Throws std::runtime_error naming the file and what is wrong with it.
+HostGradients read_host_gradients(const std::filesystem::path& path);
+
+// Calibration::host_gradient_s from the doctor's times: each host's time over the launching
+// machine's, both the doctor's, times `gradient_s` (this machine's, as calibrate measured it),
+// so that a peer on the launching machine computes as calibrated. Without the launching
+// machine's time, the doctor's times as they are (and `warnings` says so). Hosts of `cluster`
+// that the file lacks, and hosts of the file that are no host of `cluster`, are warnings too.
+std::map<std::string, double> host_gradients_for(const HostGradients& doctor, double gradient_s,
+                                                 const ClusterConfig& cluster,
+                                                 std::vector<std::string>& warnings);
 // Throws std::runtime_error naming the file and the missing or bad field.
 Calibration read_calibration(const std::filesystem::path& path);
 void write_calibration(const std::filesystem::path& path, const Calibration& c);

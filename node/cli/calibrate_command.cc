@@ -31,6 +31,7 @@ struct CalibrateOptions {
   std::string file;  // default: <run folder>/calibration.json
   std::int64_t reference_iterations = 400;
   int repeats = 60;
+  std::string hosts;  // a `fastk doctor --hosts-json` file
 };
 
 std::string host_name() {
@@ -110,6 +111,18 @@ void print_calibration(const calibration::Calibration& c, const std::filesystem:
               file.string().c_str());
 }
 
+// The hosts' gradient times of `--hosts`, in this calibration's terms; what does not fit the
+// config's [cluster] is said, not fatal.
+std::map<std::string, double> host_gradients(const CalibrateOptions& o,
+                                             const calibration::HostGradients& doctor,
+                                             double gradient_s, const ExperimentConfig& config) {
+  if (o.hosts.empty()) return {};
+  std::vector<std::string> warnings;
+  auto relative = calibration::host_gradients_for(doctor, gradient_s, config.cluster, warnings);
+  for (const auto& w : warnings) std::cerr << "fastk calibrate: warning: " << w << "\n";
+  return relative;
+}
+
 void run_calibrate(const CalibrateOptions& o) {
   const ExperimentConfig config = load_config(o.config);
   if (!o.file.empty() && std::filesystem::exists(o.file)) {
@@ -122,6 +135,9 @@ void run_calibrate(const CalibrateOptions& o) {
   const std::filesystem::path file =
       o.file.empty() ? folder / "calibration.json" : std::filesystem::path(o.file);
   calibration::Calibration c;
+  // Read first: a bad file fails before minutes of measuring.
+  const auto doctor_times =
+      o.hosts.empty() ? calibration::HostGradients{} : calibration::read_host_gradients(o.hosts);
   c.host = host_name();
   c.cpus = os::usable_cpus();
   c.model = learning::to_string(config.model.kind);
@@ -169,6 +185,7 @@ void run_calibrate(const CalibrateOptions& o) {
                                                     partial, folder / "calibration-reference-b");
   std::filesystem::remove(partial);
   c = calibration::fit_costs(c, config, one_way_s);
+  c.host_gradient_s = host_gradients(o, doctor_times, c.gradient_s, config);
   calibration::write_calibration(file, c);
   print_calibration(c, file);
 }
@@ -199,6 +216,10 @@ void add_calibrate_command(CLI::App& app) {
                   "Timings of the gradient, the update and the decision (default 60; the "
                   "message round trip always takes 300)")
       ->check(CLI::Range(5, 100'000));
+  cmd->add_option("--hosts", options->hosts,
+                  "A `fastk doctor --hosts-json` file: each [cluster] host's own gradient time, "
+                  "so that `fastk sim` predicts a LAN of unlike machines (docs/simulation.md)")
+      ->check(CLI::ExistingFile);
   cmd->callback([options] { run_calibrate(*options); });
 }
 

@@ -16,12 +16,18 @@ struct DoctorCommandOptions {
   double probe_mb = 4;
   int probe_timeout_ms = 3000;
   std::string agent_host;
+  bool time_gradient = false;
 };
 
 int run_doctor_command(const DoctorCommandOptions& o) {
   const ExperimentConfig config = load_config(o.config);
+  if (o.time_gradient) return doctor::time_gradient(config, std::cout);
   if (!o.agent_host.empty()) {
-    return doctor::run_agent(o.config.config, config, o.agent_host, std::cin, std::cout);
+    return doctor::run_agent({.config_path = o.config.config,
+                              .overrides = o.config.overrides,
+                              .host = o.agent_host,
+                              .time_gradient = o.doctor.measure_gradient},
+                             config, std::cin, std::cout);
   }
   doctor::DoctorOptions options = o.doctor;
   options.config_path = o.config.config;
@@ -40,11 +46,12 @@ void add_doctor_command(CLI::App& app) {
   cmd->footer(
       "For every host of [cluster]: ssh login (BatchMode, in this working directory, as fastk\n"
       "run does), the same fastk build, the config and data files present and identical to\n"
-      "this machine's, every peer's port free. For every graph edge between two hosts: the\n"
-      "receiving peer's port reached from the sending peer's host over ZeroMQ, its round trip\n"
-      "and bandwidth. Then the communication floor of one iteration beside the time of one\n"
-      "gradient here. Every problem names the host, peer and port and what to do; the exit\n"
-      "code is 1 when there is one.");
+      "this machine's, every peer's port free, the instruction sets the binary uses there and\n"
+      "one gradient timed with it (a host where it would crash is a problem; a straggler by\n"
+      "hardware, a note). For every graph edge between two hosts: the receiving peer's port\n"
+      "reached from the sending peer's host over ZeroMQ, its round trip and bandwidth. Then the\n"
+      "communication floor of one iteration beside the slowest host's gradient. Every problem\n"
+      "names the host, peer and port and what to do; the exit code is 1 when there is one.");
   add_config_options(cmd, options->config, /*writes_run_folder=*/false);
   cmd->add_option("--remote-fastk", options->doctor.remote_fastk,
                   "Path of the fastk binary on remote hosts (default: this binary's path)");
@@ -58,9 +65,15 @@ void add_doctor_command(CLI::App& app) {
       ->check(CLI::Range(100, 600000))
       ->capture_default_str();
   cmd->add_flag("!--no-gradient", options->doctor.measure_gradient,
-                "Skip timing a gradient here (it loads the data set)");
+                "Skip timing a gradient on every host (it loads the data set there)");
+  cmd->add_option("--hosts-json", options->doctor.hosts_json,
+                  "Write each host's gradient time, kernels and CPU to this JSON file, for "
+                  "`fastk calibrate --hosts` (a mixed LAN in `fastk sim`)");
   cmd->add_option("--agent", options->agent_host,
                   "(internal) run as the agent of this host: what the doctor starts there")
+      ->group("");
+  cmd->add_flag("--time-gradient", options->time_gradient,
+                "(internal) time one gradient and print it: what an agent starts")
       ->group("");
   cmd->callback([options] {
     const int code = run_doctor_command(*options);

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -163,6 +164,24 @@ void print_start_line(const std::vector<PeerLaunch>& peers, const ExperimentConf
                     : std::string())
             << "; base gradient " << std::setprecision(3) << 1000 * base_s << " ms; logs in "
             << (run_dir / "logs").string() << std::endl;
+}
+
+// How each failed peer ended, for summary.json and the table (launcher.h how_it_ended).
+std::map<int, nlohmann::ordered_json> peer_failures(const LaunchResult& result) {
+  std::map<int, nlohmann::ordered_json> failures;
+  for (const auto& p : result.peers) {
+    if (p.status.ok()) continue;
+    const std::string signal = end_signal(p);
+    failures[p.peer] = {
+        {"status", how_it_ended(p)},
+        {"host", p.host.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(p.host)},
+        {"signal",
+         signal.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(signal)},
+        {"exit_code", p.status.signal != 0 ? nlohmann::ordered_json(nullptr)
+                                           : nlohmann::ordered_json(p.status.code)},
+        {"said", !p.refused.empty() ? p.refused : p.died}};
+  }
+  return failures;
 }
 
 int exit_code(const LaunchResult& result, const std::vector<int>& not_fetched) {
@@ -395,6 +414,7 @@ int run(const RunOptions& o) {
   launcher.outputs_not_fetched = not_fetched;
   launcher.base_gradient_s = base_s;
   launcher.calibrated = !o.calibration.empty();
+  launcher.peer_failures = peer_failures(result);
   write_run_results({.config = config,
                      .run_dir = run_dir,
                      .peers = n,

@@ -4,7 +4,9 @@
 
 #include <thread>
 
+#include "isa/startup_check.h"
 #include "node/doctor/agent.h"
+#include "node/os/fatal_signals.h"
 
 namespace fastk::node::doctor {
 namespace {
@@ -56,10 +58,12 @@ void AgentSession::finish() {
   }
 }
 
-bool AgentSession::has_output(const std::string& text) const {
+bool AgentSession::has_output(const std::string& text) const { return !line_with(text).empty(); }
+
+std::string AgentSession::line_with(const std::string& text) const {
   for (const auto& line : other_lines_)
-    if (line.find(text) != std::string::npos) return true;
-  return false;
+    if (line.find(text) != std::string::npos) return line;
+  return "";
 }
 
 std::string AgentSession::why_no_report() const {
@@ -87,6 +91,15 @@ std::string AgentSession::why_no_report() const {
   if (has_output("Host key verification failed")) {
     return "ssh does not know " + host_ + "'s host key: log in once by hand (" + ssh +
            " true) to accept it";
+  }
+  // The binary there cannot run on that CPU: its start-up check says why (startup_check.h),
+  // or, without one, it died of the signal (fatal_signals.h).
+  if (const std::string refused = line_with(isa::kRefusedPrefix); !refused.empty()) {
+    return host_ + " would crash: " + refused;
+  }
+  if (const std::string died = line_with(os::kDiedLine); !died.empty()) {
+    return host_ + " would crash: its doctor agent (" + fastk_path_ + ") was killed by " +
+           died.substr(std::string(os::kDiedLine).size());
   }
   if (has_output(fastk_path_ + ": No such file") || has_output("command not found") ||
       has_output("not found")) {

@@ -37,6 +37,7 @@ class AgentSession {
 
  private:
   bool has_output(const std::string& text) const;
+  std::string line_with(const std::string& text) const;  // the first, or ""
 
   std::string host_;
   bool remote_;

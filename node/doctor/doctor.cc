@@ -11,8 +11,9 @@
 #include "node/doctor/agent.h"
 #include "node/doctor/agent_session.h"
 #include "node/doctor/host_check.h"
+#include "node/doctor/host_speed.h"
 #include "node/launch/launcher.h"
-#include "node/measure/measure.h"
+#include "node/metrics/output_files.h"
 #include "node/transport/probe.h"
 #include "topology/topology.h"
 
@@ -61,10 +62,12 @@ class Doctor {
     check_local_files();
     collect_reports();
     print_hosts();
+    judge_hosts();
     probe_edges();
     print_edges();
     print_bounds();
     for (auto& a : agents_) a->finish();
+    for (const auto& note : notes_) out_ << "\nnote: " << note << "\n";
     return print_problems();
   }
 
@@ -89,6 +92,7 @@ class Doctor {
                                        std::filesystem::absolute(options_.config_path).string()};
       for (const auto& s : options_.overrides) argv.insert(argv.end(), {"--set", s});
       argv.insert(argv.end(), {"--agent", host});
+      if (!options_.measure_gradient) argv.push_back("--no-gradient");
       if (remote) argv = ssh_command(ssh, host, cwd, argv);
       agents_.push_back(std::make_unique<AgentSession>(host, remote, fastk_on(remote), argv));
     }
@@ -121,7 +125,8 @@ class Doctor {
 
   // One row per host; the problems found in its report.
   void print_hosts() {
-    out_ << "\nhost              ssh    fastk build  config+data files     ports\n";
+    out_ << "\nhost              ssh    fastk build  kernels    gradient_ms  config+data files     "
+            "ports\n";
     for (auto& a : agents_) {
       char row[256];
       const char* login = a->remote() ? (a->report ? "ok" : "FAIL") : "local";
@@ -139,13 +144,42 @@ class Doctor {
       }
       const int bad_files = check_files_of(a->host(), r.files);
       const int bad_ports = check_ports_of(a->host(), r.ports);
-      std::snprintf(row, sizeof row, "%-17s %-6s %-12s %-21s %s\n", a->host().c_str(), login,
-                    same_build ? "same" : "DIFFERENT",
+      std::snprintf(row, sizeof row, "%-17s %-6s %-12s %-10s %-12s %-21s %s\n", a->host().c_str(),
+                    login, same_build ? "same" : "DIFFERENT",
+                    r.isa.kernels.substr(0, r.isa.kernels.find(' ')).c_str(),
+                    gradient_cell(r.gradient).c_str(),
                     bad_files ? (std::to_string(bad_files) + " missing/different").c_str()
                               : (std::to_string(r.files.size()) + " same").c_str(),
                     bad_ports ? (std::to_string(bad_ports) + " taken").c_str()
                               : (std::to_string(r.ports.size()) + " free").c_str());
       out_ << row;
+    }
+  }
+
+  static std::string gradient_cell(const GradientCheck& g) {
+    if (!g.failure.empty()) return "CRASH";
+    if (!g.measured) return "-";
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f", 1000 * g.plain_s);
+    return text;
+  }
+
+  // Crashes and stragglers by hardware (host_speed.h), and the hosts' figures for
+  // --hosts-json.
+  void judge_hosts() {
+    for (const auto& a : agents_) {
+      if (a->report) {
+        speeds_.push_back({a->host(), a->report->gradient, a->report->isa, !a->remote()});
+      }
+    }
+    const SpeedFindings findings = judge_speeds(speeds_);
+    for (const auto& p : findings.problems) problem(p);
+    notes_ = findings.notes;
+    slowest_ = findings.slowest;
+    if (!options_.hosts_json.empty()) {
+      metrics::write_json_file(options_.hosts_json, hosts_json(speeds_));
+      out_ << "\nper-host gradient times: " << options_.hosts_json.string()
+           << " (fastk calibrate CONFIG --hosts " << options_.hosts_json.string() << ")\n";
     }
   }
 
@@ -299,15 +333,8 @@ class Doctor {
   // Per host: the bytes its peers send across its link in one iteration (one model per
   // neighbour on another host), over the slowest bandwidth measured from it.
   void print_bounds() {
-    if (!options_.measure_gradient || placement_.edges.empty()) return;
-    measure::GradientMeasurement gradient;
-    try {
-      gradient = measure::measure_gradients(config_, 20);
-    } catch (const std::exception& e) {
-      problem("cannot time a gradient on this machine: " + std::string(e.what()));
-      return;
-    }
-    const double model_bytes = 4.0 * static_cast<double>(gradient.parameters);
+    if (!slowest_ || placement_.edges.empty()) return;
+    const double model_bytes = 4.0 * static_cast<double>(slowest_->gradient.parameters);
     std::map<std::string, double> bytes, slowest_bps;
     for (const auto& e : edges_) {
       const std::string& host = placement_.host_of[e.from];
@@ -327,12 +354,12 @@ class Doctor {
     if (bound_host.empty()) return;
     char line[512];
     std::snprintf(line, sizeof line,
-                  "\none iteration: a gradient takes %.2f ms here; the communication floor is "
-                  "%.2f ms (%s sends %.0f kB across its link at %.1f Mbit/s): the run is bound by "
-                  "%s\n",
-                  1000 * gradient.plain_s, 1000 * floor_s, bound_host.c_str(),
-                  bytes[bound_host] / 1000, slowest_bps[bound_host] / 1e6,
-                  floor_s > gradient.plain_s ? "communication" : "computation");
+                  "\none iteration: a gradient takes %.2f ms on the slowest host (%s); the "
+                  "communication floor is %.2f ms (%s sends %.0f kB across its link at %.1f "
+                  "Mbit/s): the run is bound by %s\n",
+                  1000 * slowest_->gradient.plain_s, slowest_->host.c_str(), 1000 * floor_s,
+                  bound_host.c_str(), bytes[bound_host] / 1000, slowest_bps[bound_host] / 1e6,
+                  floor_s > slowest_->gradient.plain_s ? "communication" : "computation");
     out_ << line;
   }
 
@@ -363,6 +390,9 @@ class Doctor {
   std::vector<std::unique_ptr<AgentSession>> agents_;
   std::vector<Edge> edges_;
   std::vector<std::string> problems_;
+  std::vector<std::string> notes_;
+  std::vector<HostSpeed> speeds_;
+  std::optional<HostSpeed> slowest_;
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "isa/level.h"
 #include "learning/data_sources.h"
 #include "node/wire/checksum.h"
 
@@ -31,6 +32,23 @@ FileCheck check_file(const std::string& path) {
 
 }  // namespace
 
+IsaCheck own_isa() {
+  IsaCheck check;
+  check.march = isa::build_march().empty() ? "(compiler default)" : isa::build_march();
+  const isa::Level cpu = isa::cpu_level();
+  check.cpu = isa::describe(cpu);
+  try {
+    check.kernels = isa::describe(isa::kernel_level());
+  } catch (const std::exception& e) {  // FASTK_ISA names no level this binary and CPU have
+    check.kernels = std::string("none: ") + e.what();
+  }
+  if (cpu != isa::Level::kX86_64_V4) {
+    for (const auto& f : isa::missing_features(static_cast<isa::Level>(static_cast<int>(cpu) + 1)))
+      check.lacks += (check.lacks.empty() ? "" : " ") + f;
+  }
+  return check;
+}
+
 std::uint32_t own_binary_crc32c() { return check_file("/proc/self/exe").crc32c; }
 
 std::vector<FileCheck> check_files(const std::filesystem::path& config_path,
@@ -52,10 +70,23 @@ nlohmann::json to_json(const HostReport& report) {
   for (const auto& p : report.ports) {
     ports.push_back({{"peer", p.peer}, {"endpoint", p.endpoint}, {"error", p.error}});
   }
+  const auto& g = report.gradient;
   return {{"version", report.version},
           {"binary_crc32c", report.binary_crc32c},
           {"files", files},
-          {"ports", ports}};
+          {"ports", ports},
+          {"isa",
+           {{"march", report.isa.march},
+            {"kernels", report.isa.kernels},
+            {"cpu", report.isa.cpu},
+            {"lacks", report.isa.lacks}}},
+          {"gradient",
+           {{"measured", g.measured},
+            {"plain_s", g.plain_s},
+            {"with_noise_s", g.with_noise_s},
+            {"parameters", g.parameters},
+            {"failure", g.failure},
+            {"crashed", g.crashed}}}};
 }
 
 HostReport host_report_from_json(const nlohmann::json& j) {
@@ -70,6 +101,15 @@ HostReport host_report_from_json(const nlohmann::json& j) {
     report.ports.push_back({p.at("peer").get<int>(), p.at("endpoint").get<std::string>(),
                             p.at("error").get<std::string>()});
   }
+  // An agent of a build older than the per-host gradient has no "isa" and no "gradient":
+  // its row then says "DIFFERENT" build, not "malformed report".
+  const auto isa = j.value("isa", nlohmann::json::object());
+  report.isa = {isa.value("march", "?"), isa.value("kernels", "?"), isa.value("cpu", "?"),
+                isa.value("lacks", "")};
+  const auto g = j.value("gradient", nlohmann::json::object());
+  report.gradient = {g.value("measured", false),        g.value("plain_s", 0.0),
+                     g.value("with_noise_s", 0.0),      g.value("parameters", std::size_t{0}),
+                     g.value("failure", std::string()), g.value("crashed", false)};
   return report;
 }
 

@@ -27,12 +27,39 @@ struct PortCheck {
   std::string error;     // empty: free (the agent holds it for the probes)
 };
 
+// The instruction sets on the host (isa/level.h), as the agent there sees them.
+struct IsaCheck {
+  std::string march;    // the -march of the binary's own code ("x86-64")
+  std::string kernels;  // the kernels it runs there ("x86-64-v3 (AVX2, FMA)")
+  std::string cpu;      // the CPU's level ("x86-64-v3 (AVX2, FMA)")
+  std::string lacks;    // what the CPU lacks of the next level ("avx512f avx512bw ..."), or ""
+};
+
+// One gradient of the config's model, timed on the host by a child process of the agent
+// running the same binary: medians, or how that child ended when it failed (a signal, with
+// what it said: "killed by SIGILL: SIGILL at start-up (...)").
+struct GradientCheck {
+  bool measured = false;  // false with no failure: not asked (--no-gradient)
+  double plain_s = 0;
+  double with_noise_s = 0;
+  std::size_t parameters = 0;  // the model's
+  std::string failure;
+  // The failure was a death by signal or the start-up check's refusal: the run would crash
+  // there. Otherwise (a missing data file, say) the gradient only could not be timed.
+  bool crashed = false;
+};
+
 struct HostReport {
   std::string version;  // "fastk 0.1.0"
   std::uint32_t binary_crc32c = 0;
   std::vector<FileCheck> files;  // the config, then the data files
   std::vector<PortCheck> ports;
+  IsaCheck isa;
+  GradientCheck gradient;
 };
+
+// This process's IsaCheck.
+IsaCheck own_isa();
 
 inline constexpr const char* kVersion = "fastk 0.1.0";
 

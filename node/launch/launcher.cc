@@ -11,6 +11,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "isa/startup_check.h"
+#include "node/os/fatal_signals.h"
+
 namespace fastk::node {
 namespace {
 
@@ -38,6 +41,8 @@ struct RunningPeer {
   std::deque<std::string> tail;
   std::optional<Clock::time_point> exited_at;
   std::vector<std::string> restarted_after;
+  std::string died;     // its "@died" line, without the prefix
+  std::string refused;  // its start-up check's refusal line
 };
 
 // Signals do not cross ssh: a local peer gets `signal`, a remote one `byte` on its stdin
@@ -152,6 +157,8 @@ class Launch {
         continue;
       }
       r.restarted_after.push_back(status->describe());
+      r.died.clear();
+      r.refused.clear();
       const std::string note =
           "fastk run: peer " + std::to_string(r.launch.peer) + " failed (" + status->describe() +
           "; last reported iteration " + std::to_string(r.progress ? r.progress->iteration : 0) +
@@ -179,7 +186,10 @@ class Launch {
       r.progress = p;
     } else if (line == kReadyLine) {
       r.ready = true;
+    } else if (line.starts_with(os::kDiedLine)) {
+      r.died = line.substr(std::string(os::kDiedLine).size());
     } else {
+      if (line.starts_with(isa::kRefusedPrefix)) r.refused = line;
       r.tail.push_back(std::move(line));
       if (r.tail.size() > kTailLines) r.tail.pop_front();
     }
@@ -252,6 +262,8 @@ class Launch {
       o.last_progress = r.progress;
       o.last_lines.assign(r.tail.begin(), r.tail.end());
       o.restarted_after = r.restarted_after;
+      o.died = r.died;
+      o.refused = r.refused;
       result_.peers.push_back(std::move(o));
     }
     return std::move(result_);
@@ -276,7 +288,43 @@ LaunchResult launch_peers(const std::vector<PeerLaunch>& peers, const LaunchOpti
 }
 
 bool ssh_failed(const PeerOutcome& peer) {
-  return !peer.host.empty() && peer.status.signal == 0 && peer.status.code == kSshFailed;
+  return !peer.host.empty() && peer.status.signal == 0 && peer.status.code == kSshFailed &&
+         peer.died.empty();
+}
+
+std::string end_signal(const PeerOutcome& peer) {
+  if (peer.status.signal != 0) {
+    const std::string described = peer.status.describe();  // "killed by SIGILL"
+    return described.substr(described.rfind(' ') + 1);
+  }
+  if (!peer.died.empty()) return peer.died.substr(0, peer.died.find(' '));
+  return "";
+}
+
+std::string short_end(const PeerOutcome& peer) {
+  if (peer.status.ok()) return "";
+  if (!peer.refused.empty() && peer.status.code == isa::kCpuRefusedExitCode) {
+    return "refused to start (exit code " + std::to_string(peer.status.code) + ")";
+  }
+  const std::string signal = end_signal(peer);
+  return signal.empty() ? peer.status.describe() : "killed by " + signal;
+}
+
+std::string how_it_ended(const PeerOutcome& peer) {
+  const std::string end = short_end(peer);
+  if (end.empty()) return "";
+  const std::string where = peer.host.empty() ? "this machine" : peer.host;
+  if (!peer.refused.empty() && peer.status.code == isa::kCpuRefusedExitCode) {
+    return end + " on " + where + ": " + peer.refused;
+  }
+  if (!peer.died.empty()) {  // "SIGILL at start-up (...): ...": the signal, then the rest
+    const std::size_t space = peer.died.find(' ');
+    return end + " on " + where + (space == std::string::npos ? "" : peer.died.substr(space));
+  }
+  const std::string when = peer.last_progress
+                               ? " after iteration " + std::to_string(peer.last_progress->iteration)
+                               : " at start-up";
+  return end + " on " + where + when;
 }
 
 std::string describe_failures(const LaunchResult& result) {
@@ -288,7 +336,9 @@ std::string describe_failures(const LaunchResult& result) {
   for (const auto& p : result.peers) {
     if (p.status.ok()) continue;
     out << "peer " << p.peer << (p.host.empty() ? "" : " on " + p.host) << " failed ("
-        << p.status.describe() << ")";
+        << short_end(p) << ")";
+    if (!p.refused.empty()) out << ": " << p.refused;
+    if (p.refused.empty() && !p.died.empty()) out << ": " << p.died;
     if (ssh_failed(p)) {
       out << ": ssh to " << p.host << " ended"
           << (p.last_progress ? " after iteration " + std::to_string(p.last_progress->iteration)

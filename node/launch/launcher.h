@@ -58,6 +58,11 @@ struct PeerOutcome {
   std::vector<std::string> last_lines;  // tail of the log, shown when the peer failed
   // How each earlier process of a restarted peer ended, in order ("killed by signal 9").
   std::vector<std::string> restarted_after;
+  // What the peer itself said of its end, without the prefix: its "@died" line
+  // (os/fatal_signals.h: "SIGILL at start-up (...): ..."), or its start-up check's refusal
+  // (isa/startup_check.h). Empty when it said nothing.
+  std::string died;
+  std::string refused;
 };
 
 struct LaunchResult {
@@ -88,7 +93,19 @@ inline constexpr int kSshFailed = 255;
 bool ssh_failed(const PeerOutcome& peer);
 
 // "peer 3 on host-b failed (exit code 1); log: runs/x/logs/peer-3.log" plus its last lines;
-// for ssh's own failure, which host, after which iteration and what it may mean.
+// for ssh's own failure, which host, after which iteration and what it may mean; for a peer
+// killed by a signal or refused at start-up, what it said of it.
 std::string describe_failures(const LaunchResult& result);
+
+// How a peer's process ended, in short: "killed by SIGILL" (from its exit status, or behind
+// ssh from its @died line), "refused to start (exit code 3)", "exit code 1"; empty when it
+// succeeded.
+std::string short_end(const PeerOutcome& peer);
+// The signal that ended it, as above ("SIGILL"); empty for none.
+std::string end_signal(const PeerOutcome& peer);
+// One sentence for the run's table and summary.json: short_end, on which host, when, and what
+// the peer said of it. "killed by SIGILL on 10.0.0.12 at start-up (an instruction this CPU does
+// not have): fastk built with -march=..., kernels x86-64-v4 (AVX-512), on a x86-64-v3 ... CPU".
+std::string how_it_ended(const PeerOutcome& peer);
 
 }  // namespace fastk::node

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -49,6 +50,10 @@ struct RunSummary {
   double peak_rss_mib_total = NAN;               // real
   int peers_reported = 0;
   std::vector<int> outputs_not_fetched;  // real: remote peers whose files did not arrive
+  // real: how each peer whose process failed ended, from the launcher (launch/launcher.h
+  // how_it_ended): {"status", "host", "signal", "exit_code", "said"}, added to its per_peer
+  // entry as "failure" (its "status" too when it left no summary).
+  std::map<int, nlohmann::ordered_json> peer_failures;
   nlohmann::ordered_json per_peer = nlohmann::ordered_json::array();
 };
 

@@ -1,5 +1,7 @@
 #include "node/peer/run_report.h"
 
+#include "node/os/fatal_signals.h"
+
 namespace fastk::node::peer {
 
 RunReport::RunReport(int self, std::int64_t iterations,
@@ -31,6 +33,8 @@ void RunReport::gradient_done(double compute_s, double injected_s, double loss) 
 
 consensus::IterationRecord RunReport::iteration_done(const consensus::IterationRecord& r) {
   ++report_.iterations;
+  // A crash from here on comes "after N iterations", not "at start-up".
+  os::set_iteration_for_fatal_signals(report_.iterations);
   last_update_s_ = r.update_s;
   report_.waiting_s += r.wait_s();
   totals_.add(r);

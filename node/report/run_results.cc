@@ -146,6 +146,12 @@ nlohmann::ordered_json write_run_results(RunResultsInput in) {
   run.outputs_not_fetched = in.launcher.outputs_not_fetched;
   run.base_gradient_s = in.launcher.base_gradient_s;
   run.calibrated = in.launcher.calibrated;
+  for (auto& p : run.per_peer) {  // how failed peers ended, where the launcher knows it
+    const auto failure = in.launcher.peer_failures.find(p["peer"].get<int>());
+    if (failure == in.launcher.peer_failures.end()) continue;
+    p["failure"] = failure->second;
+    if (!p.contains("iterations")) p["status"] = failure->second["status"];
+  }
   const nlohmann::ordered_json summary = metrics::to_json(run);
   metrics::write_final_peer_accuracy(run_dir, run.last ? run.last->time_s : run.training_phase_s,
                                      summary["per_peer"]);

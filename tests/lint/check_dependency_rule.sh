@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The dependency rule (docs/design.md, "Layout and the dependency rule"): the pure libraries
-# (topology, learning, consensus, coding) include no ZeroMQ, Asio, TOML++, threads, sockets or
+# (isa, topology, learning, consensus, coding, compression) include no ZeroMQ, Asio, TOML++, threads, sockets or
 # clocks, and include nothing from node/.
 # Also checks the CMake side: pure targets do not link the I/O libraries. And the order among
 # node/'s libraries (node/CMakeLists.txt): a folder includes only the node/ folders below it.
 set -uo pipefail
 root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$root" || exit 2
-pure=(topology learning consensus coding compression)
+pure=(isa topology learning consensus coding compression)
 forbidden='#[[:space:]]*include[[:space:]]*[<"](zmq\.h|zmq\.hpp|zmq_addon\.hpp|boost/asio[^">]*|asio\.hpp|toml\+\+/[^">]*|thread|mutex|condition_variable|future|chrono|sys/socket\.h|netinet/[^">]*|arpa/inet\.h|node/[^">]*)[">]'
 status=0
 for dir in "${pure[@]}"; do

@@ -292,4 +292,39 @@ inline std::string first_line(const std::filesystem::path& path) {
   return line;
 }
 
+// The pid of the `fastk node CONFIG --id ID` process started by `fastk run` (found by its
+// command line in /proc), or -1.
+inline pid_t find_peer_pid(const std::filesystem::path& config, int id) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "cmdline");
+    std::vector<std::string> argv;
+    for (std::string arg; std::getline(in, arg, '\0');) argv.push_back(arg);
+    if (argv.size() < 5 || argv[1] != "node" || argv[2] != config.string()) continue;
+    for (std::size_t i = 3; i + 1 < argv.size(); ++i) {
+      if (argv[i] == "--id" && argv[i + 1] == std::to_string(id)) return std::stoi(name);
+    }
+  }
+  return -1;
+}
+
+// Waits (at most 60 s, reading the launcher's output meanwhile) until every peer of `run`
+// iterates. A peer's iterations.csv reaches the disk in blocks of about 60 rows, so a
+// non-empty file means it iterates, far from the end. Every peer must be iterating: a
+// neighbour still in its start-up handshake may not have heard from a peer yet, and would
+// rightly fail when that peer is killed.
+inline bool every_peer_iterates(FastkProcess& launcher, const std::filesystem::path& run,
+                                int peers) {
+  const auto all_iterate = [&] {
+    for (int i = 0; i < peers; ++i) {
+      if (count_lines(peer_dir(run, i) / "iterations.csv") < 2) return false;
+    }
+    return true;
+  };
+  const auto until = Clock::now() + Seconds(60);
+  while (!all_iterate() && Clock::now() < until) launcher.pump(std::chrono::milliseconds(5));
+  return all_iterate();
+}
+
 }  // namespace fastk::systest

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "isa/level.h"
 #include "tests/support/forger.h"
 #include "tests/support/system_support.h"
 
@@ -329,6 +330,77 @@ TEST_F(LanInABox, DoctorFindsAnotherBuildNoSshdAPortTakenAMissingDataSetAndAFire
     EXPECT_NE(out.find(diagnosis), std::string::npos) << "missing: " << diagnosis << "\n" << out;
   }
   EXPECT_NE(out.find("4 problem(s)"), std::string::npos) << out;
+}
+
+// A host whose CPU cannot run the fastk it would run: the doctor names it and why, before
+// anything starts. On this LAN every host shares this machine's CPU, so host 2 is given another
+// fastk at the same path, as an NFS mount of another build would: in the mount namespace of
+// its sshd, the binary's path is bind-mounted over by a fastk that needs the level above this
+// CPU's. That fastk is this very binary with FASTK_ISA set to that level, which the start-up
+// check (isa/startup_check.cc) refuses by the same code and message as a binary built for it
+// (docs/build.md §1 shows both). Then a peer on host 3 dies of a real SIGILL mid-run: the run
+// names the signal and the host, through ssh.
+TEST_F(LanInABox, DoctorNamesAHostThatWouldCrashAndARunASignalledRemotePeer) {
+  const isa::Level cpu = isa::cpu_level();
+  if (cpu == isa::Level::kX86_64_V4) {
+    GTEST_SKIP() << "this CPU has every x86-64 level (" << isa::describe(cpu)
+                 << "): no fastk it cannot run can be made here";
+  }
+  if (!up("fkisa", 3)) return;
+  const auto above = static_cast<isa::Level>(static_cast<int>(cpu) + 1);
+  // The wrapper runs a copy: exec of the original path would run the wrapper again.
+  const auto copy = dir_ / "fastk-copy";
+  std::filesystem::copy_file(FASTK_BINARY, copy);
+  const auto wide = dir_ / "fastk-wide";
+  std::ofstream(wide) << "#!/bin/sh\nFASTK_ISA=" << isa::level_name(above) << " exec "
+                      << copy.string() << " \"$@\"\n";
+  std::filesystem::permissions(wide, std::filesystem::perms::owner_all);
+  ASSERT_EQ(shell("nsenter --mount --target $(cat /run/fastk-lan/fkisa/sshd-2.pid) mount --bind " +
+                  wide.string() + " " FASTK_BINARY),
+            0);
+  const auto config = write_doctor_config(dir_, addresses_, free_base_port(3));
+  FastkProcess doctor({"doctor", config.string(), "--probe-mb", "0"});
+  const auto status = doctor.wait(Seconds(120));
+  ASSERT_TRUE(status.has_value()) << doctor.output();
+  EXPECT_EQ(status->code, 1) << doctor.output();
+  const std::string& out = doctor.output();
+  const std::string lacks = isa::missing_features(above).front();
+  for (const std::string& diagnosis :
+       std::vector<std::string>{addresses_[1] + " would crash: fastk: cannot start on host ",
+                                std::string("asks for ") + isa::describe(above) +
+                                    " kernels, and this CPU lacks " + lacks,
+                                "it would die of SIGILL (illegal instruction)"}) {
+    EXPECT_NE(out.find(diagnosis), std::string::npos) << "missing: " << diagnosis << "\n" << out;
+  }
+  // The other hosts ran a gradient with their kernels: this CPU's level.
+  const std::string kernels = isa::level_name(isa::kernel_level());
+  EXPECT_NE(out.find(addresses_[0]), std::string::npos) << out;
+  EXPECT_NE(out.find(" " + kernels + " "), std::string::npos) << out;
+
+  TinyExperiment e = tiny_experiment(6, 100000000, "deadline");
+  e.duration_s = 60;  // ends the run if the peers never notice
+  e.startup_timeout_ms = 60000;
+  e.extra = "hosts = [\"" + addresses_[0] + "\", \"" + addresses_[2] + "\", ]\n";
+  const auto run_config = write_config(dir_, e);
+  FastkProcess run({"run", run_config.string(), "--no-plots"});
+  ASSERT_TRUE(every_peer_iterates(run, run_dir(dir_), e.peers)) << run.output();
+  const pid_t victim = find_peer_pid(run_config, 4);  // on the second host: addresses_[2]
+  ASSERT_GT(victim, 0);
+  ASSERT_EQ(::kill(victim, SIGILL), 0);
+  const auto ended = run.wait(Seconds(120));
+  ASSERT_TRUE(ended.has_value()) << run.output();
+  EXPECT_EQ(ended->code, 1) << run.output();
+  EXPECT_NE(run.output().find("peer 4 on " + addresses_[2] +
+                              " failed (killed by SIGILL): SIGILL "
+                              "after "),
+            std::string::npos)
+      << run.output();
+  const auto summary = read_json(run_dir(dir_) / "summary.json");
+  EXPECT_NE(summary["per_peer"][4]
+                .value("status", "")
+                .find("killed by SIGILL on " + addresses_[2] + " after "),
+            std::string::npos)
+      << summary["per_peer"][4].dump();
 }
 
 }  // namespace

@@ -18,42 +18,9 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// The pid of the `fastk node CONFIG --id ID` process started by `fastk run` (found by its
-// command line in /proc), or -1.
-pid_t find_peer_pid(const std::filesystem::path& config, int id) {
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "cmdline");
-    std::vector<std::string> argv;
-    for (std::string arg; std::getline(in, arg, '\0');) argv.push_back(arg);
-    if (argv.size() < 5 || argv[1] != "node" || argv[2] != config.string()) continue;
-    for (std::size_t i = 3; i + 1 < argv.size(); ++i) {
-      if (argv[i] == "--id" && argv[i + 1] == std::to_string(id)) return std::stoi(name);
-    }
-  }
-  return -1;
-}
-
 // A launcher killed with SIGKILL (no clean-up of its own) loses nothing: each peer sees its
 // stdin close, stops, writes its summary and final model, and removes its shared memory and
 // socket; `fastk report` then builds the run's results from the peers' folders.
-// Waits (at most 60 s, reading the launcher's output meanwhile) until every peer of `run`
-// iterates. A peer's iterations.csv reaches the disk in blocks of about 60 rows, so a
-// non-empty file means it iterates, far from the end. Every peer must be iterating: a
-// neighbour still in its start-up handshake may not have heard from a peer yet, and would
-// rightly fail when that peer is killed.
-bool every_peer_iterates(FastkProcess& launcher, const std::filesystem::path& run, int peers) {
-  const auto all_iterate = [&] {
-    for (int i = 0; i < peers; ++i) {
-      if (count_lines(peer_dir(run, i) / "iterations.csv") < 2) return false;
-    }
-    return true;
-  };
-  const auto until = Clock::now() + Seconds(60);
-  while (!all_iterate() && Clock::now() < until) launcher.pump(std::chrono::milliseconds(5));
-  return all_iterate();
-}
 
 TEST(PeerFailure, AKilledLauncherLeavesEveryPeersOutputsAndNothingElse) {
   const auto dir = testutil::fresh_test_dir("fastk_sys");
@@ -212,10 +179,44 @@ TEST(PeerFailure, DeadlinePeersFinishWithoutAKilledNeighbourAndTheRunNamesIt) {
     ASSERT_FALSE(departure.is_null()) << "peer " << neighbour << " did not record peer 2 leaving";
     EXPECT_EQ(departure["how"], "silent");
   }
-  // The run's summary says the run failed and shows the dead peer.
+  // The run's summary says the run failed and shows the dead peer, and how it died.
   const auto summary = read_json(run / "summary.json");
   EXPECT_EQ(summary.value("ok", true), false);
   EXPECT_EQ(summary.value("peers_reported", 0), 4);
+  const auto& dead = summary["per_peer"][2];
+  EXPECT_THAT(dead.value("status", ""), HasSubstr("killed by SIGKILL on this machine after "));
+  EXPECT_EQ(dead["failure"]["signal"], "SIGKILL");
+  EXPECT_TRUE(dead["failure"]["exit_code"].is_null());
+}
+
+// A peer killed by a catchable fatal signal (here a real SIGILL from kill(), as a faulting
+// instruction would raise) says which, when and on what instruction sets, in its last line;
+// the run's table and summary.json carry it, not only "no summary".
+TEST(PeerFailure, APeerKilledBySigillSaysSoInTheTableAndTheSummary) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys");
+  const TinyExperiment e = tiny_experiment(3, 3000, "deadline");
+  const auto config = write_config(dir, e);
+  const auto run = run_dir(dir);
+  FastkProcess launcher({"run", config.string(), "--no-plots"});
+  ASSERT_TRUE(every_peer_iterates(launcher, run, e.peers)) << launcher.output();
+  const pid_t victim = find_peer_pid(config, 1);
+  ASSERT_GT(victim, 0);
+  ASSERT_EQ(::kill(victim, SIGILL), 0);
+
+  const auto status = launcher.wait(Seconds(120));
+  ASSERT_TRUE(status.has_value()) << "fastk run hangs:\n" << launcher.output();
+  EXPECT_EQ(status->code, 1) << launcher.output();
+  const std::string sent = "(sent by process " + std::to_string(::getpid()) + ")";
+  EXPECT_THAT(launcher.output(), HasSubstr("peer 1 failed (killed by SIGILL): SIGILL after "));
+  EXPECT_THAT(launcher.output(), HasSubstr(sent));
+  // The table's row for peer 1.
+  EXPECT_THAT(launcher.output(), HasSubstr("     1  killed by SIGILL on this machine after "));
+  const auto summary = read_json(run / "summary.json");
+  const auto& dead = summary["per_peer"][1];
+  EXPECT_THAT(dead.value("status", ""), HasSubstr("killed by SIGILL on this machine after "));
+  EXPECT_THAT(dead.value("status", ""), HasSubstr(sent + ": fastk built with -march="));
+  EXPECT_EQ(dead["failure"]["signal"], "SIGILL");
+  EXPECT_THAT(dead["failure"].value("said", ""), HasSubstr("SIGILL after "));
 }
 
 TEST(PeerFailure, WithPolicyFullNoPeerHangsOnAKilledNeighbour) {

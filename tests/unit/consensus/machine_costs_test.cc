@@ -151,6 +151,35 @@ TEST(MachineCostsTest, CompressedGossipIsChargedItsCompressionAndItsApplying) {
   }
 }
 
+TEST(MachineCostsTest, APeerOnASlowerHostTakesItsHostsTimeForEveryGradient) {
+  // Peer 1's host computes a gradient in twice the calibrated time (gradient_scale, from
+  // `fastk doctor --hosts-json`); each peer has a core of its own: 2 s per gradient for peer
+  // 1, and peer 0, which needs its models, is held back too.
+  ProtocolConfig config;
+  config.iterations = 5;
+  LambdaDelays delays;
+  delays.compute = [](PeerId, std::int64_t) { return 1.0; };
+  delays.link = [](PeerId, PeerId, std::int64_t) { return 0.0; };
+  MachineCosts alike;
+  alike.gradient_cpu_s = 1.0;
+  alike.cpu_group = {0, 1};
+  alike.group_cores = {1.0, 1.0};
+  MachineCosts mixed = alike;
+  mixed.gradient_scale = {1.0, 2.0};
+  const auto same = update_times(config, delays, alike);
+  const auto slow = update_times(config, delays, mixed);
+  EXPECT_DOUBLE_EQ(same.at({1, 4}), 5.0);
+  EXPECT_DOUBLE_EQ(slow.at({1, 4}), 10.0);
+  EXPECT_DOUBLE_EQ(same.at({0, 4}), 5.0);
+  EXPECT_GT(slow.at({0, 4}), 7.0);
+  // Slowed down 2x: a real peer sleeps the calibrated gradient's time once more (delay_model.h,
+  // injected_sleep_s) beside its host's CPU work: 2 + 1 s per gradient on peer 1's host.
+  LambdaDelays slowed = delays;
+  slowed.compute = [](PeerId, std::int64_t) { return 2.0; };
+  EXPECT_DOUBLE_EQ(update_times(config, slowed, mixed).at({1, 4}), 15.0);
+  EXPECT_DOUBLE_EQ(update_times(config, slowed, alike).at({1, 4}), 10.0);
+}
+
 TEST(MachineCostsTest, CostsThatDoNotFitThePeersAreRejected) {
   const auto topo = testing::make_topology(topology::TopologyKind::kPath, 2);
   LambdaDelays delays;

@@ -10,6 +10,13 @@
 #include <random>
 #include <vector>
 
+#include "isa/kernels.h"
+
+FASTK_DECLARE_KERNEL(void, mix_and_step,
+                     (std::span<float> next, float self_weight, std::span<const float> own,
+                      const std::vector<fastk::consensus::MixTerm>& terms, float lr,
+                      std::span<const float> gradient))
+
 namespace fastk::consensus {
 namespace {
 
@@ -58,6 +65,47 @@ TEST(MixAndStep, IsLeftToRightWithOneRoundingPerOperationForAnyNeighbourCountAnd
       }
     }
   }
+}
+
+}  // namespace
+}  // namespace fastk::consensus
+
+namespace fastk::consensus {
+namespace {
+
+// Every kernel this binary has (isa/kernels.h) that this CPU runs gives the baseline's bits:
+// peers on hosts with different instruction sets mix alike (docs/build.md §1).
+TEST(MixStepKernels, EveryLevelThisCpuRunsGivesTheBaselinesBits) {
+  using Kernel = decltype(&FASTK_KERNEL_NAME(mix_and_step, base));
+  std::vector<std::pair<isa::Level, Kernel>> kernels = {
+      {isa::Level::kX86_64, &FASTK_KERNEL_NAME(mix_and_step, base)}};
+  FASTK_IF_KERNELS_x86_64_v3(
+      kernels.emplace_back(isa::Level::kX86_64_V3, &FASTK_KERNEL_NAME(mix_and_step, x86_64_v3));)
+      FASTK_IF_KERNELS_x86_64_v4(kernels.emplace_back(isa::Level::kX86_64_V4,
+                                                      &FASTK_KERNEL_NAME(mix_and_step, x86_64_v4));)
+          std::mt19937 rng(7);
+  std::normal_distribution<float> value(0.0f, 1.0f);
+  const std::size_t n = 1037;  // a vectorised body and a scalar tail at every width
+  std::vector<std::vector<float>> models(6, std::vector<float>(n));
+  for (auto& m : models)
+    for (auto& v : m) v = value(rng);
+  std::vector<MixTerm> terms;
+  for (int j = 1; j < 6; ++j) terms.push_back({0.1f * static_cast<float>(j), models[j]});
+  const std::vector<float>& own = models[0];
+  std::vector<float> gradient(n);
+  for (auto& v : gradient) v = value(rng);
+  std::vector<float> base(n);
+  kernels[0].second(base, 0.3f, own, terms, 0.05f, gradient);
+  int compared = 0;
+  for (const auto& [level, kernel] : kernels) {
+    if (!isa::cpu_supports(level)) continue;
+    std::vector<float> next(n);
+    kernel(next, 0.3f, own, terms, 0.05f, gradient);
+    EXPECT_EQ(std::memcmp(next.data(), base.data(), n * sizeof(float)), 0)
+        << isa::level_name(level);
+    ++compared;
+  }
+  EXPECT_GE(compared, 1);
 }
 
 }  // namespace

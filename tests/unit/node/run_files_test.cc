@@ -19,6 +19,7 @@
 namespace fastk::node {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 calibration::Calibration measured() {
@@ -115,6 +116,66 @@ TEST(CalibrationFile, CompressionCostsAreReadAndChargedByKind) {
   } catch (const std::invalid_argument& e) {
     EXPECT_THAT(e.what(), HasSubstr("no costs of compression kind qsgd"));
   }
+}
+
+// A LAN of unlike machines: `fastk doctor --hosts-json` times each host's gradient, `fastk
+// calibrate --hosts` keeps them, and the simulator charges each peer its host's time.
+TEST(CalibrationFile, HostGradientTimesScaleThePeersOnThoseHosts) {
+  const auto dir = testutil::fresh_test_dir();
+  const auto hosts = dir / "hosts.json";
+  // The doctor ran on 10.0.0.11 and timed 380 us there, where calibrate measured 190 us
+  // (measured()): what counts is each host's time over the launching machine's, 3x for .12.
+  std::ofstream(hosts) << R"({"hosts": [{"host": "10.0.0.11", "gradient_s": 380e-6,
+                                         "launching_machine": true},
+                                        {"host": "10.0.0.12", "gradient_s": 1140e-6},
+                                        {"host": "10.0.0.99", "gradient_s": 1e-3}]})";
+  calibration::Calibration c = measured();
+  ClusterConfig lan;
+  lan.hosts = {"10.0.0.11", "10.0.0.12", "10.0.0.13"};  // two peers each; .13 not timed
+  std::vector<std::string> warnings;
+  c.host_gradient_s = calibration::host_gradients_for(calibration::read_host_gradients(hosts),
+                                                      c.gradient_s, lan, warnings);
+  EXPECT_DOUBLE_EQ(c.host_gradient_s.at("10.0.0.11"), c.gradient_s);  // as calibrated
+  EXPECT_THAT(warnings, ElementsAre(HasSubstr("10.0.0.99 is no host of [cluster]"),
+                                    HasSubstr("no gradient time of 10.0.0.13")));
+  calibration::write_calibration(dir / "c.json", c);
+  const calibration::Calibration back = calibration::read_calibration(dir / "c.json");
+  EXPECT_EQ(back.host_gradient_s, c.host_gradient_s);
+
+  topology::TopologySpec ring;
+  ring.kind = topology::TopologyKind::kRing;
+  ring.peers = 6;
+  const auto costs = calibration::machine_costs(back, ring, lan, {}, {});
+  ASSERT_EQ(costs.gradient_scale.size(), 6u);
+  EXPECT_DOUBLE_EQ(costs.gradient_scale[0], 1.0);
+  EXPECT_DOUBLE_EQ(costs.gradient_scale[1], 1.0);
+  EXPECT_DOUBLE_EQ(costs.gradient_scale[2], 3.0);
+  EXPECT_DOUBLE_EQ(costs.gradient_scale[3], 3.0);
+  EXPECT_DOUBLE_EQ(costs.gradient_scale[4], 1.0);  // as the calibrated machine
+
+  const auto error = [&](const std::string& text) {
+    std::ofstream(hosts) << text;
+    try {
+      calibration::read_host_gradients(hosts);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_THAT(error("{}"), HasSubstr("no \"hosts\" list"));
+  EXPECT_THAT(error("{\"hosts\": ["), HasSubstr("not JSON"));
+  EXPECT_THAT(
+      error(R"({"hosts": [{"host": "a", "gradient_s": 1}, {"host": "a", "gradient_s": 2}]})"),
+      HasSubstr("host a is listed twice"));
+  warnings.clear();
+  std::ofstream(hosts) << R"({"hosts": [{"host": "10.0.0.12", "gradient_s": 570e-6}]})";
+  calibration::host_gradients_for(calibration::read_host_gradients(hosts), 1.0, lan, warnings);
+  EXPECT_THAT(warnings.back(), HasSubstr("the doctor did not time this machine"));
+  EXPECT_THAT(error(R"({"hosts": [{"host": "a", "gradient_s": 0}]})"),
+              HasSubstr("a positive \"gradient_s\""));
+  EXPECT_THAT(error(R"({"hosts": []})"), HasSubstr("no host with a gradient time"));
+  EXPECT_THAT(calibration_error(dir, with_field("host_gradient_s", R"({"a": -1})")),
+              HasSubstr("host_gradient_s of a is not a positive number"));
 }
 
 TEST(Snapshots, TheIndexListsOnlyCompleteRowsAndRemovalTakesEverySnapshot) {
