@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <initializer_list>
 #include <stdexcept>
 
 #ifndef FASTK_MARCH_NAME
@@ -100,14 +101,16 @@ std::vector<std::string> build_features() {
 
 std::vector<Level> kernel_levels() {
   std::vector<Level> levels = {build_level()};
-  for (Level kernel : {
+  // Typed: a -march=x86-64-v4 build has no kernel level above its own, and the list is empty.
+  const std::initializer_list<Level> built = {
 #ifdef FASTK_KERNELS_x86_64_v3
-           Level::kX86_64_V3,
+      Level::kX86_64_V3,
 #endif
 #ifdef FASTK_KERNELS_x86_64_v4
-           Level::kX86_64_V4,
+      Level::kX86_64_V4,
 #endif
-       }) {
+  };
+  for (Level kernel : built) {
     if (kernel > levels.front()) levels.push_back(kernel);
   }
   return levels;
