@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstring>
+#include <map>
 #include <optional>
 #include <string>
 #include <zmq.hpp>
@@ -39,6 +41,30 @@ class RawSender {
     }
     socket_.connect(endpoint);
   }
+  // Starts recording what happens to this socket's connections (see events()).
+  void watch(const std::string& name) {
+    const std::string at = "inproc://raw-sender-" + name;
+    if (zmq_socket_monitor(socket_.handle(), at.c_str(), ZMQ_EVENT_ALL) != 0) {
+      ADD_FAILURE() << "cannot monitor the raw sender: " << zmq_strerror(zmq_errno());
+      return;
+    }
+    monitor_.emplace(context_, zmq::socket_type::pair);
+    monitor_->set(zmq::sockopt::linger, 0);
+    monitor_->connect(at);
+  }
+  // The connection events seen since watch(), by ZeroMQ event number (ZMQ_EVENT_*). Never
+  // blocks.
+  const std::map<int, int>& events() {
+    while (monitor_) {
+      zmq::message_t event, address;
+      if (!monitor_->recv(event, zmq::recv_flags::dontwait)) break;
+      if (event.more()) (void)monitor_->recv(address);
+      std::uint16_t id = 0;
+      if (event.size() >= sizeof id) std::memcpy(&id, event.data(), sizeof id);
+      ++events_[id];
+    }
+    return events_;
+  }
   void send(const Frames& frames) {
     for (std::size_t i = 0; i < frames.size(); ++i) {
       auto flags = i + 1 < frames.size() ? zmq::send_flags::sndmore : zmq::send_flags::none;
@@ -59,6 +85,8 @@ class RawSender {
  private:
   zmq::context_t context_{1};
   zmq::socket_t socket_;
+  std::optional<zmq::socket_t> monitor_;
+  std::map<int, int> events_;
 };
 
 }  // namespace fastk::testing

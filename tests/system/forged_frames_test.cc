@@ -60,6 +60,7 @@ TEST_P(ForgedFrames, AKeylessSenderChangesNothingAndIsCounted) {
   std::optional<Forger> forger(std::in_place, endpoint, kFloats, e.iterations - 1,
                                public_key_of(dir / "keys", 0));
   const auto status = real.wait(Seconds(120));
+  const std::string forger_saw = forger->stop();
   forger.reset();
   ASSERT_TRUE(status.has_value()) << real.output();
   ASSERT_TRUE(status->ok()) << real.output();
@@ -69,7 +70,7 @@ TEST_P(ForgedFrames, AKeylessSenderChangesNothingAndIsCounted) {
   const auto summary = read_json(peer_dir(real_run, 0) / "summary.json");
   EXPECT_EQ(summary["links"], "curve");
   EXPECT_GE(refused_connections(summary, "unknown key"), 1u)
-      << "the forger never reached peer 0 while it ran: " << summary.dump(2);
+      << "the forger never reached peer 0 while it ran (" << forger_saw << "): " << summary.dump(2);
   EXPECT_TRUE(summary["rejected_frames"].empty()) << "a forged frame got past the handshake";
   EXPECT_TRUE(summary["dropped_by_cause"].empty()) << "a forged frame reached the protocol";
 
