@@ -10,7 +10,7 @@
 
 #include <numeric>
 
-#include "benchmarks/random_images.h"
+#include "benchmarks/gradient_loop.h"
 #include "learning/model.h"
 #include "learning/random.h"
 #include "third_party/eigen.h"
@@ -18,37 +18,12 @@
 namespace fastk::learning {
 namespace {
 
-constexpr int kBatch = 32;
+using bench::kBatch;
+using bench::set_rates;
 
-void set_rates(benchmark::State& state, double flops_per_iteration) {
-  state.counters["samples/s"] =
-      benchmark::Counter(double(kBatch), benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["FLOP/s"] =
-      benchmark::Counter(flops_per_iteration, benchmark::Counter::kIsIterationInvariantRate,
-                         benchmark::Counter::kIs1000);
-}
-
-// With `estimate`, the same call also computes the gradient-noise estimates (S and G of
-// learning/gradient_noise.h): its time against the plain call's is the estimate's overhead.
 void loss_and_gradient(benchmark::State& state, ModelSpec spec, SampleShape shape,
                        bool estimate = false) {
-  const Dataset data = bench::random_images(shape, 4 * kBatch);
-  auto model = make_model(spec, data);
-  std::vector<float> params(model->num_parameters()), grad(params.size());
-  model->initialize(params, 1);
-  std::vector<std::int64_t> rows(data.size());
-  std::iota(rows.begin(), rows.end(), 0);
-  std::int64_t batch = 0;
-  GradientNoise noise;
-  GradientNoise* const wanted = estimate ? &noise : nullptr;
-  for (auto _ : state) {
-    BatchView view{&data, std::span(rows).subspan(std::size_t(batch % 4) * kBatch, kBatch)};
-    benchmark::DoNotOptimize(model->loss_and_gradient(params, view, grad, wanted));
-    benchmark::DoNotOptimize(noise);
-    benchmark::ClobberMemory();
-    ++batch;
-  }
-  set_rates(state, model->flops_per_sample() * kBatch);
+  bench::time_loss_and_gradient(state, spec, shape, estimate);
 }
 
 void BM_MatrixProduct_128x784_784x32(benchmark::State& state) {

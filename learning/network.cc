@@ -347,6 +347,8 @@ Network<S> build_network(const ModelSpec& spec, const SampleShape& shape, int cl
       add_dense_stack<S>(layers, s.dim(), {128}, classes);
       break;
     }
+    case ModelKind::kTorchScript:
+      throw std::invalid_argument("a TorchScript model is not a hand-written network");
   }
   return Network<S>(std::move(layers),
                     regression ? LossKind::kSquaredError : LossKind::kCrossEntropy, spec.l2);

@@ -44,7 +44,8 @@ constexpr Name<ModelKind> kModelNames[] = {{ModelKind::kLogisticRegression, "log
                                            {ModelKind::kMlp, "mlp"},
                                            {ModelKind::kLenet, "lenet"},
                                            {ModelKind::kCifarCnn, "cifar_cnn"},
-                                           {ModelKind::kLinearRegression, "linear_regression"}};
+                                           {ModelKind::kLinearRegression, "linear_regression"},
+                                           {ModelKind::kTorchScript, "torchscript"}};
 constexpr Name<ScheduleKind> kScheduleNames[] = {{ScheduleKind::kConstant, "constant"},
                                                  {ScheduleKind::kStep, "step"},
                                                  {ScheduleKind::kCosine, "cosine"}};

@@ -57,6 +57,7 @@ enum class ModelKind {
   kLenet,               // LeNet-5 style CNN for 28x28x1 inputs
   kCifarCnn,            // small CNN for 32x32x3 inputs
   kLinearRegression,    // one output, squared loss (for kLeastSquares data)
+  kTorchScript,         // a module saved by torch.jit.save (learning/torchscript/), from `file`
 };
 
 struct ModelSpec {
@@ -64,6 +65,8 @@ struct ModelSpec {
   std::vector<int> hidden = {128};  // kMlp: hidden layer widths
   double l2 = 0.0;                  // loss += l2/2 * ||params||^2 (all parameters)
   std::uint64_t init_seed = 1;      // parameter initialisation
+  std::string file{};               // kTorchScript: the .pt file (a config's path, resolved)
+  int threads = 1;                  // kTorchScript: libtorch's intra-op threads per process
 };
 
 // After warmup_iterations (t counts from the end of the warm-up, T = total - warm-up):

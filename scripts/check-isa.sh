@@ -7,6 +7,8 @@
 # would break on one, and the other way round. Compiling is enough: nothing built is run
 # (test discovery waits until the tests run), since it may not run here. CI runs it after
 # scripts/test.sh (docs/build.md).
+# Without libtorch (FASTK_TORCH=OFF): its headers know no -march of ours, and so the build
+# that refuses TorchScript models is compiled too.
 # Usage: scripts/check-isa.sh [LEVEL...]   (default: the two levels described above)
 # Build folders: build-isa/<LEVEL>/ (kept, so a second run only rebuilds what changed).
 set -euo pipefail
@@ -33,7 +35,7 @@ for level in "${levels[@]}"; do
   echo "check-isa: compiling for -march=$level with warnings as errors (log: $log)"
   export CCACHE_BASEDIR=$root  # ccache entries shared between clones
   if cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DFASTK_MARCH="$level" -DFASTK_WERROR=ON -DFASTK_BUILD_TESTS=ON \
+    -DFASTK_MARCH="$level" -DFASTK_WERROR=ON -DFASTK_BUILD_TESTS=ON -DFASTK_TORCH=OFF \
     -DCMAKE_CXX_COMPILER_LAUNCHER="$(command -v ccache || true)" \
     -DFASTK_BUILD_BENCHMARKS=ON -DCMAKE_GTEST_DISCOVER_TESTS_DISCOVERY_MODE=PRE_TEST \
     >"$log" 2>&1 &&

@@ -8,6 +8,11 @@ packages=(
   libeigen3-dev libzmq3-dev cppzmq-dev zlib1g-dev libtomlplusplus-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev clang-format
   python3 python3-matplotlib
+  # TorchScript models ([model] kind = "torchscript", learning/torchscript/): libtorch, the
+  # exporter's PyTorch, and a BLAS for libtorch's matrix products. Debian's default
+  # (netlib) BLAS made a libtorch MLP gradient 5x slower; OpenBLAS's serial build uses no
+  # threads of its own, so each peer stays on its one core.
+  libtorch-dev python3-torch libopenblas0-serial
   dataset-fashion-mnist
   # The LAN-in-a-box tests (scripts/lan.sh, scripts/lan-slurm.sh): installed here, before
   # any test runs, because a package installed while CTest runs two LAN tests at once is

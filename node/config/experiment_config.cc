@@ -109,7 +109,7 @@ void read_tables(TableReader& top, ExperimentConfig& config, const std::filesyst
   TableReader data = top.table("data");
   read_data_table(data, config.data, config.run.seed, base_dir);
   TableReader model = top.table("model");
-  read_model_table(model, config.model, config.run.seed);
+  read_model_table(model, config.model, config.run.seed, base_dir);
   TableReader optimizer = top.table("optimizer");
   read_optimizer_table(optimizer, config.optimizer, config.run.seed);
   TableReader consensus = top.table("consensus");

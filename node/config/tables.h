@@ -33,7 +33,8 @@ void read_stragglers_table(TableReader& table, stragglers::DelaySpec& spec,
 // [data], [model], [optimizer]: seeds default to `seed_default` (the run's master seed).
 void read_data_table(TableReader& table, learning::DataSpec& spec, std::uint64_t seed_default,
                      const std::filesystem::path& base_dir);
-void read_model_table(TableReader& table, learning::ModelSpec& spec, std::uint64_t seed_default);
+void read_model_table(TableReader& table, learning::ModelSpec& spec, std::uint64_t seed_default,
+                      const std::filesystem::path& base_dir);
 void read_optimizer_table(TableReader& table, learning::OptimizerSpec& spec,
                           std::uint64_t seed_default);
 

@@ -84,6 +84,7 @@ struct TinyExperiment {
   int startup_timeout_ms = 10000;
   std::string local_transport = "shm";  // the default: Unix-domain sockets, shared memory
   std::string model = "mlp";            // "mlp" (one hidden layer of 8) or "logistic_regression"
+  std::string model_extra;              // more keys of [model] (a torchscript's file)
   double separation = 4.0;              // of the data's classes: 4 is easy, 1.5 is not
   int test_samples = 200;
   int batch_size = 8;
@@ -117,8 +118,8 @@ inline std::filesystem::path write_config(const std::filesystem::path& dir,
                       << "test_samples = " << e.test_samples
                       << "\ndim = 8\nclasses = 3\nseparation = " << e.separation << "\n"
                       << "[model]\nkind = \"" << e.model << "\"\n"
-                      << (e.model == "mlp" ? "hidden = [8]\n" : "") << "[optimizer]\nlr = " << e.lr
-                      << "\nbatch_size = " << e.batch_size << "\n"
+                      << (e.model == "mlp" ? "hidden = [8]\n" : "") << e.model_extra
+                      << "[optimizer]\nlr = " << e.lr << "\nbatch_size = " << e.batch_size << "\n"
                       << e.optimizer_extra << "[consensus]\npolicy = \"" << e.policy
                       << "\"\nm_min = " << e.m_min << "\n"
                       << e.consensus_extra << "[cluster]\nbase_port = " << e.base_port
@@ -325,6 +326,26 @@ inline bool every_peer_iterates(FastkProcess& launcher, const std::filesystem::p
   const auto until = Clock::now() + Seconds(60);
   while (!all_iterate() && Clock::now() < until) launcher.pump(std::chrono::milliseconds(5));
   return all_iterate();
+}
+
+// fastk run on `config`, its run folder moved to DIR/real, then fastk sim on the same config
+// (its folder: sim_dir(dir)). False, with the failure reported, when either fails.
+inline bool run_real_then_sim(const std::filesystem::path& dir,
+                              const std::filesystem::path& config) {
+  FastkProcess real({"run", config.string(), "--no-plots"});
+  const auto status = real.wait(Seconds(120));
+  if (!status || !status->ok()) {
+    ADD_FAILURE() << real.output();
+    return false;
+  }
+  std::filesystem::rename(run_dir(dir), dir / "real");
+  FastkProcess sim({"sim", config.string(), "--quiet", "--no-plots"});
+  const auto sim_status = sim.wait(Seconds(120));
+  if (!sim_status || !sim_status->ok()) {
+    ADD_FAILURE() << sim.output();
+    return false;
+  }
+  return true;
 }
 
 }  // namespace fastk::systest

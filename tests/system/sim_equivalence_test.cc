@@ -13,25 +13,6 @@
 namespace fastk::systest {
 namespace {
 
-// fastk run on `config`, its run folder moved to DIR/real, then fastk sim on the same config
-// (its folder: sim_dir(dir)). False, with the failure reported, when either fails.
-bool run_real_then_sim(const std::filesystem::path& dir, const std::filesystem::path& config) {
-  FastkProcess real({"run", config.string(), "--no-plots"});
-  const auto status = real.wait(Seconds(120));
-  if (!status || !status->ok()) {
-    ADD_FAILURE() << real.output();
-    return false;
-  }
-  std::filesystem::rename(run_dir(dir), dir / "real");
-  FastkProcess sim({"sim", config.string(), "--quiet", "--no-plots"});
-  const auto sim_status = sim.wait(Seconds(120));
-  if (!sim_status || !sim_status->ok()) {
-    ADD_FAILURE() << sim.output();
-    return false;
-  }
-  return true;
-}
-
 // Each way models travel between local peers (shared memory, the default; Unix-domain
 // sockets; loopback TCP), on a static ring of 4 and on the time-varying one-peer exponential
 // graph of 8 (each round a peer sends to i + 2^r and receives from i - 2^r, r = k mod 3);

@@ -116,7 +116,7 @@ TEST(ConfigEcho, EveryKeyATableReadsIsEchoed) {
       "kind = \"mlp\"\nhidden = [16]",
       [](TableReader& t) {
         learning::ModelSpec s;
-        read_model_table(t, s, 1);
+        read_model_table(t, s, 1, ".");
         return model_table_json(s);
       },
       model_table_json({}));
