@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 
+#include "tests/support/data_fixtures.h"
 #include "tests/support/system_support.h"
 
 namespace fastk::systest {
@@ -94,6 +95,35 @@ TEST_P(SimEquivalence, FullPolicyRealPeersEqualTheSimulationBitForBit) {
     }
     expect_simulations_model(real_run, sim_dir(dir), i);
   }
+}
+
+// Augmented CIFAR-format images (crop_flip, per-channel normalisation): a real peer holds
+// only its shard, the simulator the whole set, and both augment each batch alike, so the
+// models end with the same bits. 120 training images, 30 per peer, batches of 8.
+TEST(Augmentation, RealPeersEqualTheSimulationBitForBit) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys");
+  fastk::testing::write_cifar_batches(dir / "cifar", 24);
+  const auto cifar = [&](const std::string& augment) {
+    return "kind = \"cifar10\"\ndir = \"" + (dir / "cifar").string() +
+           "\"\nnormalization = \"per_channel\"\naugment = \"" + augment + "\"\n";
+  };
+  TinyExperiment e = tiny_experiment(4, 30, "full");
+  e.data = cifar("crop_flip");
+  e.model = "logistic_regression";
+  e.lr = 0.01;
+  e.peer_timeout_ms = 30000;
+  e.extra = "[stragglers]\ntransient_probability = 0.2\ntransient_factor = 5\n";
+  const auto config = write_config(dir, e);
+  ASSERT_TRUE(run_real_then_sim(dir, config));
+  for (int i = 0; i < e.peers; ++i) expect_simulations_model(dir / "real", sim_dir(dir), i);
+  // Augmentation changed the training: without it the simulation ends elsewhere.
+  e.data = cifar("none");
+  std::filesystem::rename(sim_dir(dir), dir / "augmented-sim");
+  FastkProcess plain({"sim", write_config(dir, e).string(), "--quiet", "--no-plots"});
+  const auto status = plain.wait(Seconds(120));
+  ASSERT_TRUE(status && status->ok()) << plain.output();
+  EXPECT_NE(read_bytes(peer_dir(sim_dir(dir), 0) / "model-final.f32"),
+            read_bytes(peer_dir(dir / "augmented-sim", 0) / "model-final.f32"));
 }
 
 // A backup policy on the time-varying graph, 16 real peers: with m_min = 0 the fast peers
