@@ -186,8 +186,8 @@ TEST_F(SimCli, TheResnet20ConfigRunsOnCifarFormatFiles) {
   const fs::path data = dir_ / "cifar-10-batches-bin";
   fastk::testing::write_cifar_batches(data, 208);
   const std::string args = std::string(kCnnForTorchscript) + " --set data.dir=" + data.string() +
-                           " --set run.iterations=2 --no-plots --output ";
-  auto r = run_fastk("sim experiments/configs/cifar10_resnet20.toml --quiet" + args +
+                           " --set run.iterations=2 --output ";
+  auto r = run_fastk("sim experiments/configs/cifar10_resnet20.toml --quiet --no-plots" + args +
                      (dir_ / "sim").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("peers: 8  updates: 16"));
