@@ -55,7 +55,7 @@ constexpr const char* kNesterovStepAtc =
     "momentum = 0.5\nnesterov = true\nschedule = \"step\"\nstep_iterations = 50\n"
     "gamma = 0.5\nweight_decay = 1e-3\n";
 
-class SimEquivalence : public testing::TestWithParam<Setup> {};
+class SimEquivalence : public ::testing::TestWithParam<Setup> {};
 
 TEST_P(SimEquivalence, FullPolicyRealPeersEqualTheSimulationBitForBit) {
   const auto dir = testutil::fresh_test_dir("fastk_sys");
@@ -271,14 +271,14 @@ TEST(RunFolder, SimAndRunLeaveTheSameFilesWithTheSameSchemas) {
 
 INSTANTIATE_TEST_SUITE_P(
     LocalTransports, SimEquivalence,
-    testing::Values(Setup{"shm", "ring", "", "shm"}, Setup{"ipc", "ring", "", "ipc"},
-                    Setup{"tcp", "ring", "", "tcp"},
-                    Setup{"shm", "one_peer_exponential", "", "shm_one_peer"},
-                    Setup{"ipc", "one_peer_exponential", "", "ipc_one_peer"},
-                    Setup{"tcp", "one_peer_exponential", "", "tcp_one_peer"},
-                    Setup{"shm", "ring", kHeavyBallCosine, "shm_momentum_cosine"},
-                    Setup{"tcp", "ring", kNesterovStepAtc, "tcp_nesterov_step_atc"}),
-    [](const testing::TestParamInfo<Setup>& param) { return param.param.name; });
+    ::testing::Values(Setup{"shm", "ring", "", "shm"}, Setup{"ipc", "ring", "", "ipc"},
+                      Setup{"tcp", "ring", "", "tcp"},
+                      Setup{"shm", "one_peer_exponential", "", "shm_one_peer"},
+                      Setup{"ipc", "one_peer_exponential", "", "ipc_one_peer"},
+                      Setup{"tcp", "one_peer_exponential", "", "tcp_one_peer"},
+                      Setup{"shm", "ring", kHeavyBallCosine, "shm_momentum_cosine"},
+                      Setup{"tcp", "ring", kNesterovStepAtc, "tcp_nesterov_step_atc"}),
+    [](const ::testing::TestParamInfo<Setup>& param) { return param.param.name; });
 
 }  // namespace
 }  // namespace fastk::systest
