@@ -18,7 +18,9 @@ void append_cifar10(Dataset& data, std::span<const std::uint8_t> bytes, const st
   if (bytes.size() % kRecord != 0) {
     throw DataError(name + ": " + std::to_string(bytes.size()) +
                     " bytes is not a whole number of CIFAR-10 records of " +
-                    std::to_string(kRecord) + " bytes (truncated file?)");
+                    std::to_string(kRecord) +
+                    " bytes (truncated file? scripts/get-cifar10.sh downloads and checks the "
+                    "official files)");
   }
   const std::size_t records = bytes.size() / kRecord;
   data.features.reserve(data.features.size() + records * kPixels);

@@ -79,5 +79,8 @@ void scale_pixels(TrainTest& data);
 // Subtracts the train set's mean feature value and divides by its standard deviation (one
 // scalar each, so images keep their structure), on both sets.
 void standardize(TrainTest& data);
+// The same per channel of the samples' CHW layout: each channel's mean and standard
+// deviation over the training set, applied to both sets (data.normalization = per_channel).
+void standardize_channels(TrainTest& data);
 
 }  // namespace fastk::learning

@@ -26,6 +26,7 @@ Dataset select_rows(const Dataset& data, std::span<const std::int64_t> indices) 
     out.features.insert(out.features.end(), row.begin(), row.end());
     if (!data.labels.empty()) out.labels.push_back(data.labels[std::size_t(i)]);
     if (!data.targets.empty()) out.targets.push_back(data.targets[std::size_t(i)]);
+    out.source_rows.push_back(data.source_row(i));
   }
   return out;
 }
@@ -35,6 +36,7 @@ void truncate(Dataset& data, std::int64_t limit) {
   data.features.resize(std::size_t(limit) * data.dim);
   if (!data.labels.empty()) data.labels.resize(std::size_t(limit));
   if (!data.targets.empty()) data.targets.resize(std::size_t(limit));
+  if (!data.source_rows.empty()) data.source_rows.resize(std::size_t(limit));
 }
 
 }  // namespace fastk::learning

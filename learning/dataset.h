@@ -26,6 +26,13 @@ struct Dataset {
   std::vector<float> features;       // size() x dim, row-major
   std::vector<std::int32_t> labels;  // classification: in [0, classes)
   std::vector<float> targets;        // regression: one target per sample
+  // A selection of a larger set (a peer's shard): the index each row has in that set, which
+  // keys its augmentation (augmentation.h) as in the whole set the simulator holds. Empty:
+  // row i is sample i.
+  std::vector<std::int64_t> source_rows;
+  std::int64_t source_row(std::int64_t i) const {
+    return source_rows.empty() ? i : source_rows[std::size_t(i)];
+  }
   std::int64_t size() const { return dim == 0 ? 0 : std::int64_t(features.size()) / dim; }
   std::span<const float> row(std::int64_t i) const {
     return {features.data() + i * dim, std::size_t(dim)};
@@ -44,7 +51,8 @@ struct BatchView {
   std::int64_t size() const { return std::int64_t(indices.size()); }
 };
 
-// A copy of the rows `indices` of `data` (features, labels, targets), in that order.
+// A copy of the rows `indices` of `data` (features, labels, targets), in that order, with
+// each row's source_row.
 Dataset select_rows(const Dataset& data, std::span<const std::int64_t> indices);
 
 // Copies the batch's features into `features` (batch x dim row-major, resized only when it

@@ -31,7 +31,7 @@ IdxPair read_idx_limited(const std::string& images, const std::string& labels, s
 }
 
 std::optional<Standardization> idx_standardization(const DataSpec& spec, const IdxPair& train) {
-  if (spec.normalization != Normalization::kStandardize) return std::nullopt;
+  if (!standardizes(spec.normalization)) return std::nullopt;
   Moments moments;
   for (std::uint8_t b : train.pixels.first(train.labels.size() * std::size_t(train.shape.dim()))) {
     moments.add(scaled_pixel(float(b)));
@@ -49,6 +49,7 @@ Dataset idx_rows(const IdxPair& pair, std::span<const std::int64_t> rows,
   set.features = normalised_rows(pair, rows, standardization);
   set.labels.reserve(rows.size());
   for (std::int64_t r : rows) set.labels.push_back(pair.labels[std::size_t(r)]);
+  set.source_rows.assign(rows.begin(), rows.end());
   return set;
 }
 

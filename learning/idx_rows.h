@@ -38,6 +38,12 @@ struct Standardization {
   float apply(float x) const { return float((x - mean) * inverse_std); }
 };
 
+// Whether `n` subtracts a mean and divides by a standard deviation. IDX images have one
+// channel, so per_channel is standardize for them.
+inline bool standardizes(Normalization n) {
+  return n == Normalization::kStandardize || n == Normalization::kPerChannel;
+}
+
 // One IDX pair (files `images`, `labels`), its labels cut to `limit` when that is positive.
 IdxPair read_idx_limited(const std::string& images, const std::string& labels, std::int64_t limit);
 

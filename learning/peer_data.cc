@@ -83,7 +83,7 @@ Dataset load_test_set(const DataSpec& spec) {
   if (!is_idx(spec.kind)) return load_data(spec).test;
   const std::vector<std::string> files = data_files(spec);
   std::optional<Standardization> standardization;  // from the training pixels, if asked for
-  if (spec.normalization == Normalization::kStandardize) {
+  if (standardizes(spec.normalization)) {
     standardization =
         idx_standardization(spec, read_idx_limited(files[0], files[1], spec.train_limit));
   }

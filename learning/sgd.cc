@@ -26,6 +26,12 @@ double learning_rate(const OptimizerSpec& spec, std::int64_t iteration,
     case ScheduleKind::kStep:
       return spec.lr *
              std::pow(spec.gamma, double(t / std::max<std::int64_t>(spec.step_iterations, 1)));
+    case ScheduleKind::kMultiStep: {
+      const double span = double(std::max<std::int64_t>(total_iterations - warmup, 1));
+      int passed = 0;
+      for (double m : spec.milestones) passed += double(t) >= m * span ? 1 : 0;
+      return spec.lr * std::pow(spec.gamma, double(passed));
+    }
     case ScheduleKind::kCosine: {
       const double span = double(std::max<std::int64_t>(total_iterations - warmup, 1));
       const double progress = std::clamp(double(t) / span, 0.0, 1.0);

@@ -35,8 +35,11 @@ constexpr Name<DatasetKind> kDatasetNames[] = {{DatasetKind::kFashionMnist, "fas
                                                {DatasetKind::kCifar10, "cifar10"},
                                                {DatasetKind::kGaussianMixture, "gaussian_mixture"},
                                                {DatasetKind::kLeastSquares, "least_squares"}};
-constexpr Name<Normalization> kNormalizationNames[] = {
-    {Normalization::kScale, "scale"}, {Normalization::kStandardize, "standardize"}};
+constexpr Name<Normalization> kNormalizationNames[] = {{Normalization::kScale, "scale"},
+                                                       {Normalization::kStandardize, "standardize"},
+                                                       {Normalization::kPerChannel, "per_channel"}};
+constexpr Name<Augmentation> kAugmentationNames[] = {{Augmentation::kNone, "none"},
+                                                     {Augmentation::kCropFlip, "crop_flip"}};
 constexpr Name<PartitionKind> kPartitionNames[] = {{PartitionKind::kIid, "iid"},
                                                    {PartitionKind::kShards, "shards"},
                                                    {PartitionKind::kDirichlet, "dirichlet"}};
@@ -48,7 +51,8 @@ constexpr Name<ModelKind> kModelNames[] = {{ModelKind::kLogisticRegression, "log
                                            {ModelKind::kTorchScript, "torchscript"}};
 constexpr Name<ScheduleKind> kScheduleNames[] = {{ScheduleKind::kConstant, "constant"},
                                                  {ScheduleKind::kStep, "step"},
-                                                 {ScheduleKind::kCosine, "cosine"}};
+                                                 {ScheduleKind::kCosine, "cosine"},
+                                                 {ScheduleKind::kMultiStep, "multistep"}};
 
 }  // namespace
 
@@ -57,6 +61,9 @@ DatasetKind parse_dataset_kind(const std::string& n) {
 }
 Normalization parse_normalization(const std::string& n) {
   return parse_name(n, kNormalizationNames, "normalization");
+}
+Augmentation parse_augmentation(const std::string& n) {
+  return parse_name(n, kAugmentationNames, "augmentation");
 }
 PartitionKind parse_partition_kind(const std::string& n) {
   return parse_name(n, kPartitionNames, "partition");
@@ -67,6 +74,7 @@ ScheduleKind parse_schedule_kind(const std::string& n) {
 }
 std::string to_string(DatasetKind k) { return name_of(k, kDatasetNames); }
 std::string to_string(Normalization k) { return name_of(k, kNormalizationNames); }
+std::string to_string(Augmentation k) { return name_of(k, kAugmentationNames); }
 std::string to_string(PartitionKind k) { return name_of(k, kPartitionNames); }
 std::string to_string(ModelKind k) { return name_of(k, kModelNames); }
 std::string to_string(ScheduleKind k) { return name_of(k, kScheduleNames); }

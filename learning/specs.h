@@ -20,6 +20,14 @@ enum class DatasetKind {
 enum class Normalization {
   kScale,        // pixels / 255 (synthetic data is left as generated)
   kStandardize,  // then subtract the training set's mean and divide by its standard deviation
+  kPerChannel,   // the same per colour channel: each channel's own mean and standard deviation
+};
+
+// Training-time augmentation of image data (learning/augmentation.h); evaluation never
+// augments.
+enum class Augmentation {
+  kNone,
+  kCropFlip,  // random crop with 4-pixel zero padding, horizontal flip with probability 1/2
 };
 
 enum class PartitionKind {
@@ -38,6 +46,7 @@ struct DataSpec {
   DatasetKind kind = DatasetKind::kFashionMnist;
   std::string dir;  // empty = the default folder of the kind (see default_data_dir)
   Normalization normalization = Normalization::kScale;
+  Augmentation augment = Augmentation::kNone;
   std::int64_t train_limit = 0;  // keep only the first N training samples; 0 = all
   std::int64_t test_limit = 0;   // keep only the first N test samples; 0 = all
   // Synthetic data sets.
@@ -71,17 +80,20 @@ struct ModelSpec {
 
 // After warmup_iterations (t counts from the end of the warm-up, T = total - warm-up):
 enum class ScheduleKind {
-  kConstant,  // lr
-  kStep,      // lr * gamma^floor(t / step_iterations)
-  kCosine,    // min_lr + (lr - min_lr) * (1 + cos(pi * t / T)) / 2
+  kConstant,   // lr
+  kStep,       // lr * gamma^floor(t / step_iterations)
+  kCosine,     // min_lr + (lr - min_lr) * (1 + cos(pi * t / T)) / 2
+  kMultiStep,  // lr * gamma^(number of milestones m with t >= m * T): He et al.'s /10 at 50%, 75%
 };
 
 struct OptimizerSpec {
   double lr = 0.05;
   ScheduleKind schedule = ScheduleKind::kConstant;
   std::int64_t step_iterations = 1000;  // kStep: iterations between decays
-  double gamma = 0.1;                   // kStep: decay factor
-  double min_lr = 0.0;                  // kCosine: final learning rate
+  double gamma = 0.1;                   // kStep, kMultiStep: decay factor
+  // kMultiStep: fractions of the iterations after the warm-up, increasing, in (0, 1].
+  std::vector<double> milestones = {0.5, 0.75};
+  double min_lr = 0.0;  // kCosine: final learning rate
   // Linear warm-up: iteration i < warmup_iterations uses lr * (i + 1) / warmup_iterations.
   std::int64_t warmup_iterations = 0;
   double momentum = 0.0;  // heavy-ball momentum in [0, 1)
@@ -95,11 +107,13 @@ struct OptimizerSpec {
 // std::invalid_argument listing the accepted names.
 DatasetKind parse_dataset_kind(const std::string& name);
 Normalization parse_normalization(const std::string& name);
+Augmentation parse_augmentation(const std::string& name);
 PartitionKind parse_partition_kind(const std::string& name);
 ModelKind parse_model_kind(const std::string& name);
 ScheduleKind parse_schedule_kind(const std::string& name);
 std::string to_string(DatasetKind kind);
 std::string to_string(Normalization normalization);
+std::string to_string(Augmentation augmentation);
 std::string to_string(PartitionKind kind);
 std::string to_string(ModelKind kind);
 std::string to_string(ScheduleKind kind);

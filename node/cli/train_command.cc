@@ -17,6 +17,7 @@
 #include "node/config/experiment_config.h"
 #include "node/metrics/output_files.h"
 #include "node/report/progress_line.h"
+#include "node/training/peer_trainer.h"
 
 namespace fastk::node {
 namespace {
@@ -55,7 +56,7 @@ TrainSetup set_up_training(const TrainOptions& o, const ExperimentConfig& config
   TrainSetup t;
   t.data = learning::load_data(config.data);
   try {
-    t.model = learning::make_model(config.model, t.data.train);
+    t.model = training::make_training_model(config.model, config.data, t.data.train);
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error(o.config.config + ": [model] does not fit [data]: " + e.what());
   }

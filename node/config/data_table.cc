@@ -11,6 +11,15 @@ void read_data_table(TableReader& t, learning::DataSpec& spec, std::uint64_t see
   t.read_choice<DatasetKind>("kind", spec.kind, parse_dataset_kind);
   t.read("dir", spec.dir);
   t.read_choice<Normalization>("normalization", spec.normalization, parse_normalization);
+  t.read_choice<Augmentation>("augment", spec.augment, parse_augmentation);
+  const bool generated =
+      spec.kind == DatasetKind::kGaussianMixture || spec.kind == DatasetKind::kLeastSquares;
+  if (spec.augment != Augmentation::kNone && generated) {
+    // Crops and flips move pixels: on feature vectors (height and width 1) they mean nothing.
+    t.errors().add(t.path_of("augment"), "\"" + to_string(spec.augment) +
+                                             "\" needs image data (height and width above 1); \"" +
+                                             to_string(spec.kind) + "\" samples are vectors");
+  }
   t.read("train_limit", spec.train_limit, 0);
   t.read("test_limit", spec.test_limit, 0);
   t.read("train_samples", spec.train_samples, 1, 100'000'000);
@@ -31,6 +40,7 @@ nlohmann::ordered_json data_table_json(const learning::DataSpec& d) {
   return {{"kind", learning::to_string(d.kind)},
           {"dir", d.dir},
           {"normalization", learning::to_string(d.normalization)},
+          {"augment", learning::to_string(d.augment)},
           {"train_limit", d.train_limit},
           {"test_limit", d.test_limit},
           {"train_samples", d.train_samples},

@@ -280,7 +280,8 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
   const learning::TrainTest data = learning::load_data(in.data);
   const learning::Partition partition = training::partition_training_set(
       data.train.labels, data.train.classes, data.train.size(), in.data, n);
-  std::unique_ptr<learning::Model> model = learning::make_model(in.model, data.train);
+  std::unique_ptr<learning::Model> model =
+      training::make_training_model(in.model, in.data, data.train);
   std::vector<float> initial(model->num_parameters());
   model->initialize(initial, in.model.init_seed);
   if (in.calibration) {

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "learning/augmented_model.h"
 #include "learning/random.h"
 #include "node/training/peer_samples.h"
 
@@ -20,6 +21,12 @@ void check_optimizer(const learning::OptimizerSpec& o) {
   if (o.warmup_iterations < 0) {
     throw std::invalid_argument("optimizer.warmup_iterations must be >= 0");
   }
+}
+
+std::unique_ptr<learning::Model> make_training_model(const learning::ModelSpec& model,
+                                                     const learning::DataSpec& data,
+                                                     const learning::Dataset& train) {
+  return learning::with_augmentation(learning::make_model(model, train), data, train.shape);
 }
 
 std::uint64_t peer_seed(std::uint64_t seed, int peer) {
@@ -67,7 +74,7 @@ PeerTrainer::PeerTrainer(const learning::DataSpec& data, const learning::ModelSp
   if (!samples) throw std::logic_error("PeerTrainer: the data loader chose no rows");
   shard_ = std::move(mine.train);
   test_ = std::make_unique<learning::TestSet>(std::move(mine.test));
-  model_ = learning::make_model(model, shard_);
+  model_ = make_training_model(model, data, shard_);
   // Positions into the kept rows are the shard's own indices: no mapping needed.
   sampler_ = std::make_unique<learning::BatchSampler>(std::move(samples->own));
   partition_samplers_ = std::move(samples->partitions);

@@ -27,6 +27,14 @@ namespace fastk::node::training {
 // throws std::invalid_argument naming the key that is out of range.
 void check_optimizer(const learning::OptimizerSpec& optimizer);
 
+// The model every runtime trains for a config (real peers, fastk sim, fastk train): the
+// [model] that fits `train`'s shape and classes, with [data] augment applied to its training
+// batches (learning/augmented_model.h). Throws std::invalid_argument when the model does not
+// fit the data or the augmentation does not fit the samples.
+std::unique_ptr<learning::Model> make_training_model(const learning::ModelSpec& model,
+                                                     const learning::DataSpec& data,
+                                                     const learning::Dataset& train);
+
 // Independent sampling stream of `peer` derived from the optimizer seed (splitmix64).
 std::uint64_t peer_seed(std::uint64_t seed, int peer);
 

@@ -91,6 +91,7 @@ struct TinyExperiment {
   double lr = 0.05;
   std::string optimizer_extra;  // more keys of [optimizer]
   std::string extra;            // more TOML appended at the end
+  std::string data;             // the keys of [data]; empty: the gaussian mixture below
 };
 
 // `peers` peers on a ring, with a free port range of their own.
@@ -113,10 +114,13 @@ inline std::filesystem::path write_config(const std::filesystem::path& dir,
                       << (e.duration_s > 0 ? "duration_s = " + std::to_string(e.duration_s) + "\n"
                                            : std::string())
                       << "[topology]\nkind = \"" << e.topology << "\"\npeers = " << e.peers << "\n"
-                      << e.topology_extra
-                      << "[data]\nkind = \"gaussian_mixture\"\ntrain_samples = 800\n"
-                      << "test_samples = " << e.test_samples
-                      << "\ndim = 8\nclasses = 3\nseparation = " << e.separation << "\n"
+                      << e.topology_extra << "[data]\n"
+                      << (e.data.empty() ? "kind = \"gaussian_mixture\"\ntrain_samples = 800\n"
+                                           "test_samples = " +
+                                               std::to_string(e.test_samples) +
+                                               "\ndim = 8\nclasses = 3\nseparation = " +
+                                               std::to_string(e.separation) + "\n"
+                                         : e.data)
                       << "[model]\nkind = \"" << e.model << "\"\n"
                       << (e.model == "mlp" ? "hidden = [8]\n" : "") << e.model_extra
                       << "[optimizer]\nlr = " << e.lr << "\nbatch_size = " << e.batch_size << "\n"

@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 
+#include "tests/support/data_fixtures.h"
 #include "tests/support/system_support.h"
 
 namespace fastk::systest {
@@ -35,7 +36,7 @@ constexpr const char* kNesterovStepAtc =
     "momentum = 0.5\nnesterov = true\nschedule = \"step\"\nstep_iterations = 50\n"
     "gamma = 0.5\nweight_decay = 1e-3\n";
 
-class SimEquivalence : public testing::TestWithParam<Setup> {};
+class SimEquivalence : public ::testing::TestWithParam<Setup> {};
 
 TEST_P(SimEquivalence, FullPolicyRealPeersEqualTheSimulationBitForBit) {
   const auto dir = testutil::fresh_test_dir("fastk_sys");
@@ -75,6 +76,35 @@ TEST_P(SimEquivalence, FullPolicyRealPeersEqualTheSimulationBitForBit) {
     }
     expect_simulations_model(real_run, sim_dir(dir), i);
   }
+}
+
+// Augmented CIFAR-format images (crop_flip, per-channel normalisation): a real peer holds
+// only its shard, the simulator the whole set, and both augment each batch alike, so the
+// models end with the same bits. 120 training images, 30 per peer, batches of 8.
+TEST(Augmentation, RealPeersEqualTheSimulationBitForBit) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys");
+  fastk::testing::write_cifar_batches(dir / "cifar", 24);
+  const auto cifar = [&](const std::string& augment) {
+    return "kind = \"cifar10\"\ndir = \"" + (dir / "cifar").string() +
+           "\"\nnormalization = \"per_channel\"\naugment = \"" + augment + "\"\n";
+  };
+  TinyExperiment e = tiny_experiment(4, 30, "full");
+  e.data = cifar("crop_flip");
+  e.model = "logistic_regression";
+  e.lr = 0.01;
+  e.peer_timeout_ms = 30000;
+  e.extra = "[stragglers]\ntransient_probability = 0.2\ntransient_factor = 5\n";
+  const auto config = write_config(dir, e);
+  ASSERT_TRUE(run_real_then_sim(dir, config));
+  for (int i = 0; i < e.peers; ++i) expect_simulations_model(dir / "real", sim_dir(dir), i);
+  // Augmentation changed the training: without it the simulation ends elsewhere.
+  e.data = cifar("none");
+  std::filesystem::rename(sim_dir(dir), dir / "augmented-sim");
+  FastkProcess plain({"sim", write_config(dir, e).string(), "--quiet", "--no-plots"});
+  const auto status = plain.wait(Seconds(120));
+  ASSERT_TRUE(status && status->ok()) << plain.output();
+  EXPECT_NE(read_bytes(peer_dir(sim_dir(dir), 0) / "model-final.f32"),
+            read_bytes(peer_dir(dir / "augmented-sim", 0) / "model-final.f32"));
 }
 
 // A backup policy on the time-varying graph, 16 real peers: with m_min = 0 the fast peers
@@ -222,14 +252,14 @@ TEST(RunFolder, SimAndRunLeaveTheSameFilesWithTheSameSchemas) {
 
 INSTANTIATE_TEST_SUITE_P(
     LocalTransports, SimEquivalence,
-    testing::Values(Setup{"shm", "ring", "", "shm"}, Setup{"ipc", "ring", "", "ipc"},
-                    Setup{"tcp", "ring", "", "tcp"},
-                    Setup{"shm", "one_peer_exponential", "", "shm_one_peer"},
-                    Setup{"ipc", "one_peer_exponential", "", "ipc_one_peer"},
-                    Setup{"tcp", "one_peer_exponential", "", "tcp_one_peer"},
-                    Setup{"shm", "ring", kHeavyBallCosine, "shm_momentum_cosine"},
-                    Setup{"tcp", "ring", kNesterovStepAtc, "tcp_nesterov_step_atc"}),
-    [](const testing::TestParamInfo<Setup>& param) { return param.param.name; });
+    ::testing::Values(Setup{"shm", "ring", "", "shm"}, Setup{"ipc", "ring", "", "ipc"},
+                      Setup{"tcp", "ring", "", "tcp"},
+                      Setup{"shm", "one_peer_exponential", "", "shm_one_peer"},
+                      Setup{"ipc", "one_peer_exponential", "", "ipc_one_peer"},
+                      Setup{"tcp", "one_peer_exponential", "", "tcp_one_peer"},
+                      Setup{"shm", "ring", kHeavyBallCosine, "shm_momentum_cosine"},
+                      Setup{"tcp", "ring", kNesterovStepAtc, "tcp_nesterov_step_atc"}),
+    [](const ::testing::TestParamInfo<Setup>& param) { return param.param.name; });
 
 }  // namespace
 }  // namespace fastk::systest

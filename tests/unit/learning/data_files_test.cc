@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -265,13 +266,62 @@ TEST_F(DataFiles, LoadDataFindsGzipOrRawAndScalesPixels) {
   EXPECT_FLOAT_EQ(data.test.features[2], 0.2f);
 }
 
+// One CIFAR-10 record of `label` whose R, G and B planes are each one value.
+std::vector<std::uint8_t> flat_cifar_record(std::uint8_t label, std::uint8_t r, std::uint8_t g,
+                                            std::uint8_t b) {
+  std::vector<std::uint8_t> bytes{label};
+  for (std::uint8_t value : {r, g, b}) bytes.insert(bytes.end(), 1024, value);
+  return bytes;
+}
+
+// per_channel: each channel's own mean and standard deviation, over the training set only,
+// applied to the test set too. Training pixels (R, G, B) are (0, 10, 255) and (2, 30, 255):
+// means 1, 20, 255 and standard deviations 1, 10, 0 (in 1/255 units; a constant channel
+// keeps a divisor of 1). The test pixel (4, 40, 0) becomes (3, 2, -1).
+TEST_F(DataFiles, PerChannelNormalisationUsesEachChannelsTrainingStatistics) {
+  std::vector<std::uint8_t> train = flat_cifar_record(1, 0, 10, 255);
+  const std::vector<std::uint8_t> second = flat_cifar_record(2, 2, 30, 255);
+  train.insert(train.end(), second.begin(), second.end());
+  for (int i = 1; i <= 5; ++i) write("data_batch_" + std::to_string(i) + ".bin", train);
+  write("test_batch.bin", flat_cifar_record(3, 4, 40, 0));
+  DataSpec spec{.kind = DatasetKind::kCifar10,
+                .dir = dir_.string(),
+                .normalization = Normalization::kPerChannel};
+  const TrainTest data = load_data(spec);
+  ASSERT_EQ(data.train.size(), 10);
+  for (int c = 0; c < 3; ++c) {
+    const float low = c == 2 ? 0.0f : -1.0f;  // the constant channel is only centred
+    EXPECT_NEAR(data.train.features[std::size_t(c * 1024 + 5)], low, 1e-5) << c;
+    EXPECT_NEAR(data.train.features[std::size_t(3072 + c * 1024 + 7)], -low, 1e-5) << c;
+  }
+  EXPECT_NEAR(data.test.features[5], 3.0f, 1e-4);
+  EXPECT_NEAR(data.test.features[1024 + 5], 2.0f, 1e-4);
+  EXPECT_NEAR(data.test.features[2048 + 5], -1.0f, 1e-5);
+  // One scalar over all channels (standardize) gives other numbers: the channels matter.
+  spec.normalization = Normalization::kStandardize;
+  EXPECT_GT(std::abs(load_data(spec).test.features[5] - 3.0f), 0.1f);
+}
+
+// A missing CIFAR-10 folder names the folder and the script that downloads it.
+TEST_F(DataFiles, AMissingCifarFolderNamesItAndTheDownloadScript) {
+  const std::string missing = path("nowhere");
+  try {
+    load_data({.kind = DatasetKind::kCifar10, .dir = missing});
+    FAIL() << "no error";
+  } catch (const DataError& e) {
+    EXPECT_THAT(e.what(), AllOf(HasSubstr("folder " + missing + " does not exist"),
+                                HasSubstr("scripts/get-cifar10.sh " + missing)));
+  }
+}
+
 TEST_F(DataFiles, LoadDataNamesTheMissingFilesAndTheHelp) {
   DataSpec spec{.kind = DatasetKind::kCifar10, .dir = dir_.string()};
   try {
     load_data(spec);
     FAIL() << "no error";
   } catch (const DataError& e) {
-    EXPECT_THAT(e.what(), AllOf(HasSubstr(path("data_batch_1.bin")), HasSubstr("README")));
+    EXPECT_THAT(e.what(), AllOf(HasSubstr(path("data_batch_1.bin")), HasSubstr("README"),
+                                HasSubstr("scripts/get-cifar10.sh")));
   }
 }
 

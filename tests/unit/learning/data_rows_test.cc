@@ -58,6 +58,8 @@ TEST_P(DataRows, IdxRowsEqualTheFullLoadsRows) {
   const TrainTest all = load_data(spec);
   ASSERT_EQ(picked.size(), 4u);  // rows 9, 6, 3, 0 of the 10 kept
   expect_same(some.train, select_rows(all.train, picked));
+  // Each kept row knows its index in the whole set: what keys its augmentation.
+  EXPECT_EQ(some.train.source_rows, picked);
   expect_same(some.test.get(), all.test);
   expect_same(load_test_set(spec), all.test);
 }
@@ -89,7 +91,8 @@ TEST(DataRowsTestSet, ADamagedTestFileFailsTheStartAndALaterChangeIsNotSeen) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Normalizations, DataRows,
-                         ::testing::Values(Normalization::kScale, Normalization::kStandardize));
+                         ::testing::Values(Normalization::kScale, Normalization::kStandardize,
+                                           Normalization::kPerChannel));
 
 TEST(DataRowsGenerated, GeneratedSetsKeepTheChosenRows) {
   DataSpec spec;
@@ -102,6 +105,7 @@ TEST(DataRowsGenerated, GeneratedSetsKeepTheChosenRows) {
   PeerData some = load_peer_data(spec, every_third_backwards(picked));
   const TrainTest all = load_data(spec);
   expect_same(some.train, select_rows(all.train, picked));
+  EXPECT_EQ(some.train.source_rows, picked);
   expect_same(some.test.get(), all.test);
   expect_same(load_test_set(spec), all.test);
 }

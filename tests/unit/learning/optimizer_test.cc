@@ -110,6 +110,21 @@ TEST(Schedule, ConstantStepAndCosine) {
   EXPECT_NEAR(learning_rate(spec, 1000, 1000), 0.02, 1e-12);
 }
 
+// He et al.'s schedule: / 10 at 50% and 75% of the iterations after the warm-up.
+TEST(Schedule, MultiStepDividesAtTheMilestones) {
+  OptimizerSpec spec{.lr = 0.8, .schedule = ScheduleKind::kMultiStep, .warmup_iterations = 100};
+  EXPECT_DOUBLE_EQ(learning_rate(spec, 49, 1100), 0.4);  // the warm-up comes first
+  EXPECT_DOUBLE_EQ(learning_rate(spec, 100, 1100), 0.8);
+  EXPECT_DOUBLE_EQ(learning_rate(spec, 599, 1100), 0.8);
+  EXPECT_NEAR(learning_rate(spec, 600, 1100), 0.08, 1e-15);  // t = 500 of 1000
+  EXPECT_NEAR(learning_rate(spec, 849, 1100), 0.08, 1e-15);
+  EXPECT_NEAR(learning_rate(spec, 850, 1100), 0.008, 1e-15);
+  EXPECT_NEAR(learning_rate(spec, 1099, 1100), 0.008, 1e-15);
+  spec.milestones = {0.1};
+  spec.gamma = 0.5;
+  EXPECT_DOUBLE_EQ(learning_rate(spec, 200, 1100), 0.4);
+}
+
 TEST(Sgd, MomentumAndWeightDecayFollowTheirFormulas) {
   OptimizerSpec spec{.lr = 0.5, .momentum = 0.9, .weight_decay = 0.1};
   Sgd sgd(spec, 1, 10);
