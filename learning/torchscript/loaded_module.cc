@@ -27,7 +27,10 @@ std::shared_ptr<const std::string> read_bytes(const std::string& file) {
         "torch.jit.save; experiments/models/export_torchscript.py writes some)");
   }
   std::error_code error;
-  if (!std::filesystem::is_regular_file(file, error)) refuse(file, "no such file");
+  if (!std::filesystem::is_regular_file(file, error)) {
+    refuse(file, "no such file (experiments/models/export_torchscript.py NAME " + file +
+                     " writes the models the shipped configs use)");
+  }
   std::ifstream in(file, std::ios::binary);
   std::ostringstream bytes;
   bytes << in.rdbuf();

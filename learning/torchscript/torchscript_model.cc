@@ -270,10 +270,7 @@ void warn_about_buffers(const std::string& file, const std::vector<std::string>&
                "statistics (track_running_stats=False) has none (docs/learning.md §6)\n";
 }
 
-}  // namespace
-
-std::unique_ptr<Model> make_torchscript_model(const ModelSpec& spec, const SampleShape& shape,
-                                              int classes) {
+Model* make_checked_model(const ModelSpec& spec, const SampleShape& shape, int classes) {
   if (spec.threads < 1) throw std::invalid_argument("[model] threads must be >= 1");
   // One intra-op thread per peer by default: N peers on N cores do not oversubscribe. The
   // inter-op pool can be sized only before its first use.
@@ -290,9 +287,17 @@ std::unique_ptr<Model> make_torchscript_model(const ModelSpec& spec, const Sampl
   warn_about_buffers(spec.file, loaded.buffers);
   return std::make_unique<TorchScriptModel>(spec.file, std::move(loaded.bytes),
                                             std::move(loaded.module), std::move(loaded.initial),
-                                            spec.l2, spec.threads);
+                                            spec.l2, spec.threads)
+      .release();
 }
 
-bool torchscript_available() { return true; }
-
+}  // namespace
 }  // namespace fastk::learning
+
+// The plugin's entry point (plugin_loader.cc opens it): the caller owns the model. Errors are
+// std::invalid_argument, thrown through to the caller.
+extern "C" __attribute__((visibility("default"))) fastk::learning::Model*
+fastk_make_torchscript_model(const fastk::learning::ModelSpec& spec,
+                             const fastk::learning::SampleShape& shape, int classes) {
+  return fastk::learning::make_checked_model(spec, shape, classes);
+}

@@ -4,9 +4,10 @@
 // (docs/learning.md §6 says how a module becomes that vector and what stays local).
 //
 // This header has no libtorch in it: only the files of this folder include libtorch's
-// headers (one library, fastk_torchscript), so the rest of the tree does not pay their
-// compile time. A build without libtorch (FASTK_TORCH=OFF) keeps the declaration and refuses
-// the kind with a clear error.
+// headers, compiled into one plugin (libfastk_torchscript.so) that plugin_loader.cc opens the
+// first time a TorchScript model is made, so the rest of the tree pays neither their compile
+// time nor libtorch's 0.8 s of loading at every process start. A build without libtorch
+// (FASTK_TORCH=OFF) keeps the declaration and refuses the kind with a clear error.
 #pragma once
 
 #include <memory>

@@ -59,6 +59,9 @@ std::vector<FileCheck> check_files(const std::filesystem::path& config_path,
   } catch (const learning::DataError& e) {
     files.push_back({.path = kDataFiles, .size = -1, .crc32c = 0, .error = e.what()});
   }
+  // A TorchScript model's file, compared across hosts like the data (the gradient check then
+  // loads it with this host's binary).
+  if (!config.model.file.empty()) files.push_back(check_file(config.model.file));
   return files;
 }
 

@@ -97,21 +97,11 @@ batchsize = 8
   EXPECT_THAT(e, HasSubstr("optimizer.batchsize: unknown key (did you mean 'batch_size'?)"));
 }
 
-// A shipped config as written; one whose model is a TorchScript file loads with the small
-// CIFAR CNN instead while this build has no TorchScript backend (issue 33), so that its
-// other tables are still checked.
-ExperimentConfig load_shipped(const std::filesystem::path& path) {
-  try {
-    return load_config(path);
-  } catch (const ConfigError& e) {
-    if (std::string(e.what()).find("unknown model 'torchscript'") == std::string::npos) throw;
-    return load_config(path, {"model={kind = \"cifar_cnn\"}"});
-  }
-}
-
 // The CIFAR-10 ResNet-20 config: the papers' data pipeline and optimizer.
 TEST(LearningConfig, TheResnet20ConfigReadsAsThePapersTrain) {
-  const ExperimentConfig c = load_shipped("experiments/configs/cifar10_resnet20.toml");
+  const ExperimentConfig c = load_config("experiments/configs/cifar10_resnet20.toml");
+  EXPECT_EQ(c.model.kind, ModelKind::kTorchScript);
+  EXPECT_TRUE(c.model.file.ends_with("experiments/models/resnet20.pt")) << c.model.file;
   EXPECT_EQ(c.data.kind, DatasetKind::kCifar10);
   EXPECT_EQ(c.data.normalization, Normalization::kPerChannel);
   EXPECT_EQ(c.data.augment, Augmentation::kCropFlip);
@@ -156,7 +146,7 @@ TEST(LearningConfig, EveryShippedConfigLoads) {
   int loaded = 0;
   for (const auto& entry : std::filesystem::directory_iterator("experiments/configs")) {
     if (entry.path().extension() != ".toml") continue;
-    EXPECT_NO_THROW(load_shipped(entry.path())) << entry.path();
+    EXPECT_NO_THROW(load_config(entry.path())) << entry.path();
     ++loaded;
   }
   EXPECT_EQ(loaded, 15);  // all of them: the folder was found and read
