@@ -1,5 +1,5 @@
 // TorchScript models against libtorch alone and against the hand-written models, one thread,
-// batch 32 (issue 33's figures; docs/benchmarks.md §12):
+// batch 32 (issue 33's figures; docs/benchmarks.md §13):
 //   Raw/NAME      libtorch alone: the module's forward, cross-entropy and backward, nothing else
 //   Backend/NAME  the same through fastk's backend (Model::loss_and_gradient on a flat vector:
 //                 binding, the gradient's copy-out, the L2-free loss)

@@ -11,8 +11,9 @@ starts from the values saved in the file.
 fastk calls forward() with a float32 tensor [batch, channels, height, width] and trains
 cross-entropy on the [batch, classes] logits it returns. Your own nn.Module goes the same way:
     torch.jit.script(MyNet()).save("mynet.pt")
-Batch norm: use track_running_stats=False (as resnet20 here does): running statistics are
-buffers, which each peer keeps to itself instead of averaging (docs/learning.md §6).
+Batch norm: use track_running_stats=False (as resnet20 here does): fastk refuses modules
+with running statistics, which it would neither average nor evaluate with
+(docs/learning.md §6).
 
 Needs Debian's python3-torch (scripts/install-deps.sh installs it); run it with
 /usr/bin/python3 if another python3 comes first in PATH.

@@ -26,8 +26,7 @@ struct LoadedModule {
   std::shared_ptr<const std::string> bytes;  // the file as read: clones load from it
   torch::jit::Module module;
   ParameterLayout layout;
-  std::vector<float> initial;        // the parameters as saved: every peer's starting point
-  std::vector<std::string> buffers;  // floating-point buffers (e.g. batch-norm statistics)
+  std::vector<float> initial;  // the parameters as saved: every peer's starting point
 };
 
 // Loads `file` and checks it (torchscript_model.h, make_torchscript_model). Throws

@@ -4,10 +4,8 @@
 
 #include <ATen/Parallel.h>
 
-#include <atomic>
 #include <cmath>
 #include <cstdint>
-#include <iostream>
 #include <stdexcept>
 
 #include "learning/torchscript/loaded_module.h"
@@ -138,7 +136,18 @@ at::Tensor TorchScriptModel::inputs(const Dataset& data, std::span<const std::in
 }
 
 at::Tensor TorchScriptModel::logits(const Dataset& data, std::span<const std::int64_t> rows) {
-  at::Tensor out = module_.forward({inputs(data, rows)}).toTensor();
+  torch::jit::IValue output;
+  try {
+    output = module_.forward({inputs(data, rows)});
+  } catch (const std::exception& e) {
+    throw std::runtime_error("TorchScript model '" + file_ + "' failed on a batch of " +
+                             std::to_string(rows.size()) + ": " + torchscript::short_message(e));
+  }
+  if (!output.isTensor()) {
+    throw std::runtime_error("TorchScript model '" + file_ + "' returned " + output.tagKind() +
+                             ", not logits");
+  }
+  at::Tensor out = output.toTensor();
   if (out.dim() != 2 || out.size(0) != std::int64_t(rows.size()) || out.size(1) != data.classes) {
     throw std::runtime_error("TorchScript model '" + file_ +
                              "' returned logits of another shape "
@@ -163,7 +172,12 @@ double TorchScriptModel::mean_loss_and_gradient(const Dataset& data,
                                                 std::span<float> grad) {
   module_.train();
   at::Tensor loss = at::cross_entropy_loss(logits(data, rows), labels_of(data, rows));
-  loss.backward();
+  try {
+    loss.backward();
+  } catch (const std::exception& e) {
+    throw std::runtime_error("TorchScript model '" + file_ +
+                             "': backward pass failed: " + torchscript::short_message(e));
+  }
   for (std::size_t i = 0; i < tensors_.size(); ++i) {
     float* out = grad.data() + layout_.offsets[i];
     const std::size_t count = layout_.offsets[i + 1] - layout_.offsets[i];
@@ -199,13 +213,15 @@ double TorchScriptModel::loss_and_gradient(std::span<const float> params, const 
 // Without per-sample gradients, from the first half of the batch: with g the batch's mean
 // gradient over n samples and g1 that of its first n1, E||g1 - g||^2 = tr(Sigma) n2 / (n n1)
 // (n2 = n - n1), so S = ||g1 - g||^2 n1 / n2 is unbiased for Var(g) = tr(Sigma) / n, like
-// learning/gradient_noise.h's. A half-batch pass more; the gradient itself is untouched.
+// learning/gradient_noise.h's, for modules whose samples do not interact: batch norm
+// normalises a half batch by its own statistics, which biases S upward. A half-batch pass
+// more; the gradient is the same with or without it.
 GradientNoise TorchScriptModel::estimate_noise(const BatchView& batch,
                                                std::span<const float> params,
                                                std::span<const float> grad) {
   GradientNoise noise;
   const std::size_t n = batch.indices.size(), n1 = n / 2;
-  if (n < 2) return noise;
+  if (n1 < 2) return noise;  // a half batch of one: batch norm could not even run on it
   mean_loss_and_gradient(*batch.data, batch.indices.first(n1), half_gradient_);
   double difference = 0, full = 0;
   for (std::size_t j = 0; j < grad.size(); ++j) {
@@ -256,20 +272,6 @@ Evaluation TorchScriptModel::evaluate(std::span<const float> params, const Datas
   return result;
 }
 
-// Buffers are not parameters: they are not in the vector, so each peer keeps its own.
-void warn_about_buffers(const std::string& file, const std::vector<std::string>& buffers) {
-  if (buffers.empty()) return;
-  static std::atomic<bool> warned{false};  // once per process
-  if (warned.exchange(true)) return;
-  std::string names;
-  for (std::size_t i = 0; i < buffers.size() && i < 3; ++i) names += (i ? ", " : "") + buffers[i];
-  std::cerr << "fastk: warning: '" << file << "' has " << buffers.size() << " buffer(s) (" << names
-            << (buffers.size() > 3 ? ", ..." : "")
-            << "): each peer keeps its own and they are not averaged, so a model evaluated "
-               "elsewhere (the mean model) uses initial buffers; batch norm without running "
-               "statistics (track_running_stats=False) has none (docs/learning.md §6)\n";
-}
-
 Model* make_checked_model(const ModelSpec& spec, const SampleShape& shape, int classes) {
   if (spec.threads < 1) throw std::invalid_argument("[model] threads must be >= 1");
   // One intra-op thread per peer by default: N peers on N cores do not oversubscribe. The
@@ -284,7 +286,6 @@ Model* make_checked_model(const ModelSpec& spec, const SampleShape& shape, int c
   }();
   (void)interop_set;
   LoadedModule loaded = torchscript::load_checked_module(spec.file, shape, classes);
-  warn_about_buffers(spec.file, loaded.buffers);
   return std::make_unique<TorchScriptModel>(spec.file, std::move(loaded.bytes),
                                             std::move(loaded.module), std::move(loaded.initial),
                                             spec.l2, spec.threads)

@@ -19,8 +19,8 @@ namespace fastk::learning {
 // Loads spec.file and checks it against the data before anything trains: the file exists and
 // is a TorchScript module, it has float32 parameters, and a batch of two zero inputs of
 // `shape` ([2, channels, height, width], float32) gives float logits of shape [2, classes].
-// Throws std::invalid_argument naming the file and what is wrong. Sets libtorch's intra-op
-// threads of this process to spec.threads.
+// Throws std::invalid_argument naming the file and what is wrong. Every thread that uses the
+// model runs libtorch's intra-op work on spec.threads threads.
 std::unique_ptr<Model> make_torchscript_model(const ModelSpec& spec, const SampleShape& shape,
                                               int classes);
 

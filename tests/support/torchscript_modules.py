@@ -63,7 +63,40 @@ class BatchNormBuffers(nn.Module):  # running statistics: buffers, kept by each 
         return self.out(self.norm(x.flatten(1)))
 
 
+class TiedWeights(nn.Module):  # one tensor, two names
+    def __init__(self):
+        super().__init__()
+        self.first = nn.Linear(8, 8)
+        self.second = nn.Linear(8, 8)
+        self.second.weight = self.first.weight
+        self.out = nn.Linear(8, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.out(self.second(self.first(x.flatten(1))))
+
+
+class FrozenParameter(TinyMlp):
+    def __init__(self):
+        super().__init__()
+        self.hidden.weight.requires_grad_(False)
+
+
+class AuxiliaryInTraining(nn.Module):  # logits plus an auxiliary head in training only
+    def __init__(self):
+        super().__init__()
+        self.out = nn.Linear(8, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.out(x.flatten(1))
+        if self.training:
+            return torch.cat([y, y], 1)
+        return y
+
+
 MODULES = {
+    "tied_weights": TiedWeights,
+    "frozen_parameter": FrozenParameter,
+    "auxiliary_in_training": AuxiliaryInTraining,
     "tiny_mlp": TinyMlp,
     "no_parameters": NoParameters,
     "wrong_output": WrongOutput,
