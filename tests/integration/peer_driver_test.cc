@@ -21,7 +21,7 @@
 #include "node/transport/zmq_transport.h"
 #include "node/wire/compressed_payload.h"
 #include "tests/support/temp_dir.h"
-#include "tests/unit/consensus/toy_runtime.h"
+#include "tests/support/toy_runtime.h"
 
 namespace fastk::node::peer {
 namespace {

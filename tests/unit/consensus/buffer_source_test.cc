@@ -9,7 +9,7 @@
 #include <string>
 
 #include "consensus/peer_protocol.h"
-#include "tests/unit/consensus/toy_runtime.h"
+#include "tests/support/toy_runtime.h"
 
 namespace fastk::consensus {
 namespace {

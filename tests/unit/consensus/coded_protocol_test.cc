@@ -8,7 +8,7 @@
 #include <map>
 
 #include "consensus/peer_protocol.h"
-#include "tests/unit/consensus/toy_runtime.h"
+#include "tests/support/toy_runtime.h"
 
 namespace fastk::consensus {
 namespace {

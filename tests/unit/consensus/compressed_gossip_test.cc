@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "consensus/peer_protocol.h"
-#include "tests/unit/consensus/toy_runtime.h"
+#include "tests/support/toy_runtime.h"
 #include "topology/directed.h"
 
 namespace fastk::consensus {

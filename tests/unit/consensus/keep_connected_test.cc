@@ -7,7 +7,7 @@
 #include <map>
 #include <random>
 
-#include "tests/unit/consensus/toy_runtime.h"
+#include "tests/support/toy_runtime.h"
 #include "topology/directed.h"
 
 namespace fastk::consensus {

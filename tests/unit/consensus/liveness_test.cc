@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 
-#include "tests/unit/consensus/toy_runtime.h"
+#include "tests/support/toy_runtime.h"
 
 namespace fastk::consensus {
 namespace {

@@ -11,7 +11,7 @@
 #include "coding/grouped_mds_code.h"
 #include "consensus/peer_protocol.h"
 #include "consensus/shaped_links.h"
-#include "tests/unit/consensus/toy_runtime.h"
+#include "tests/support/toy_runtime.h"
 
 namespace fastk::consensus {
 namespace {

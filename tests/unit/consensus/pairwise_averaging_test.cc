@@ -7,7 +7,7 @@
 #include <cmath>
 #include <map>
 
-#include "tests/unit/consensus/toy_runtime.h"
+#include "tests/support/toy_runtime.h"
 
 namespace fastk::consensus {
 namespace {

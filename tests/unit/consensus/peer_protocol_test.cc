@@ -8,7 +8,7 @@
 #include <cmath>
 #include <limits>
 
-#include "tests/unit/consensus/toy_runtime.h"
+#include "tests/support/toy_runtime.h"
 
 namespace fastk::consensus {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "consensus/adaptive_policy.h"
 #include "consensus/peer_protocol.h"
-#include "tests/unit/consensus/toy_runtime.h"
+#include "tests/support/toy_runtime.h"
 
 namespace fastk::consensus {
 namespace {

@@ -9,7 +9,7 @@
 #include <random>
 #include <set>
 
-#include "tests/unit/consensus/toy_runtime.h"
+#include "tests/support/toy_runtime.h"
 #include "topology/directed.h"
 
 namespace fastk::consensus {
