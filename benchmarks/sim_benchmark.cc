@@ -5,16 +5,16 @@
 
 #include <filesystem>
 
-#include "consensus/virtual_network.h"
 #include "node/sim/simulation.h"
 #include "node/stragglers/delay_model.h"
+#include "simulation/virtual_network.h"
 #include "topology/topology.h"
 
 namespace {
 
 using namespace fastk;
 
-class FreeGradients final : public consensus::GradientSource {
+class FreeGradients final : public simulation::GradientSource {
  public:
   void begin(int, const consensus::StartGradient&) override {}
   consensus::GradientResult collect(int, std::int64_t) override { return {{0.01f}, {}}; }
@@ -42,7 +42,7 @@ void BM_ProtocolEvents(benchmark::State& state) {
       peers.push_back(std::make_unique<consensus::PeerProtocol>(i, topo.schedule, config,
                                                                 consensus::make_params({0.0f})));
     }
-    consensus::VirtualNetwork net(std::move(peers), delays, gradients);
+    simulation::VirtualNetwork net(std::move(peers), delays, gradients);
     net.start();
     net.run();
     events += net.events();

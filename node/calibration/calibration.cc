@@ -220,12 +220,12 @@ void check_fits(const Calibration& c, const learning::ModelSpec& model_spec,
   }
 }
 
-consensus::MachineCosts machine_costs(
+simulation::MachineCosts machine_costs(
     const Calibration& c, const topology::TopologySpec& topology, const ClusterConfig& cluster,
     const consensus::PolicySpec& policy, const learning::OptimizerSpec& optimizer,
     const std::optional<compression::CompressorSpec>& compression) {
   const auto rule = consensus::make_policy(policy);
-  consensus::MachineCosts costs;
+  simulation::MachineCosts costs;
   costs.gradient_cpu_s = c.gradient_s;
   costs.gradient_stats_cpu_s = c.gradient_noise_s;
   costs.receive_s = c.message_s;

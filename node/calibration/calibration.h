@@ -2,7 +2,7 @@
 // file: the time of one gradient of the config's model (the base an injected slowdown
 // multiplies, in real peers and in the simulator alike), of one update, the CPU each message
 // costs the I/O thread, and the latency of a message. `fastk sim --calibration FILE`
-// simulates a run on such a machine (consensus::MachineCosts); `fastk run` gives its peers
+// simulates a run on such a machine (simulation::MachineCosts); `fastk run` gives its peers
 // the base gradient time. How each figure is measured: docs/simulation.md.
 #pragma once
 
@@ -14,8 +14,8 @@
 #include <string>
 
 #include "compression/compressor.h"
-#include "consensus/machine_costs.h"
 #include "node/config/experiment_config.h"
+#include "simulation/machine_costs.h"
 
 namespace fastk::node::calibration {
 
@@ -106,7 +106,7 @@ Calibration read_calibration_for(const std::filesystem::path& path, const Experi
 // `optimizer`: the update is charged the direction pass when it has momentum or weight decay.
 // `compression`: the run's compressor, charged from c.compression; throws
 // std::invalid_argument if the calibration has no costs for it.
-consensus::MachineCosts machine_costs(
+simulation::MachineCosts machine_costs(
     const Calibration& c, const topology::TopologySpec& topology, const ClusterConfig& cluster,
     const consensus::PolicySpec& policy, const learning::OptimizerSpec& optimizer,
     const std::optional<compression::CompressorSpec>& compression = std::nullopt);

@@ -3,17 +3,17 @@
 #include <algorithm>
 #include <functional>
 
-#include "consensus/virtual_network.h"
 #include "node/config/protocol_config.h"
 #include "node/metrics/csv_writer.h"
 #include "node/stragglers/delay_model.h"
+#include "simulation/virtual_network.h"
 #include "topology/topology.h"
 
 namespace fastk::node::calibration {
 namespace {
 
 // Gradients that cost nothing to compute: timing does not depend on their values.
-class ZeroGradients final : public consensus::GradientSource {
+class ZeroGradients final : public simulation::GradientSource {
  public:
   void begin(consensus::PeerId, const consensus::StartGradient&) override {}
   consensus::GradientResult collect(consensus::PeerId, std::int64_t) override {
@@ -70,7 +70,7 @@ double simulated_iteration_s(const Calibration& c, const ExperimentConfig& confi
   spec.compute_s = c.gradient_s;
   stragglers::DelayModel delays(spec, n);
   ZeroGradients gradients;
-  consensus::VirtualNetwork net(
+  simulation::VirtualNetwork net(
       std::move(peers), delays, gradients,
       machine_costs(c, config.topology, config.cluster, consensus::PolicySpec{}, config.optimizer));
   double last_update_s = 0;

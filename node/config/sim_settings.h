@@ -16,7 +16,7 @@ struct SimSettings {
   bool per_peer_eval = false;
   std::string calibration;  // a `fastk calibrate` file: simulate this machine; empty: none
   double link_rate_mbit =
-      0;  // each peer's link, each direction (consensus/shaped_links.h); 0: free
+      0;  // each peer's link, each direction (simulation/shaped_links.h); 0: free
 };
 
 }  // namespace fastk::node

@@ -15,16 +15,16 @@
 #include <thread>
 #include <vector>
 
-#include "consensus/virtual_network.h"
 #include "learning/dataset.h"
 #include "learning/model.h"
 #include "learning/partition.h"
 #include "learning/sampler.h"
 #include "node/training/peer_samples.h"
+#include "simulation/virtual_network.h"
 
 namespace fastk::node::sim {
 
-class GradientWorkers final : public consensus::GradientSource {
+class GradientWorkers final : public simulation::GradientSource {
  public:
   // `threads` <= 1 computes on the calling thread inside collect(). A request's
   // gradient_stats adds the gradient-noise estimates (consensus::GradientStats) from the

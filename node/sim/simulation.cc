@@ -7,7 +7,6 @@
 #include <stdexcept>
 #include <utility>
 
-#include "consensus/virtual_network.h"
 #include "learning/data_sources.h"
 #include "learning/model.h"
 #include "learning/partition.h"
@@ -21,12 +20,13 @@
 #include "node/sim/gradient_workers.h"
 #include "node/stragglers/delay_model.h"
 #include "node/training/peer_trainer.h"
+#include "simulation/virtual_network.h"
 
 namespace fastk::node::sim {
 namespace {
 
 // Evaluates the mean model and (optionally) every peer's model.
-metrics::Evaluation evaluate(const consensus::VirtualNetwork& net, learning::Model& model,
+metrics::Evaluation evaluate(const simulation::VirtualNetwork& net, learning::Model& model,
                              const learning::Dataset& test, bool per_peer, double time_s) {
   metrics::Evaluation e;
   e.time_s = time_s;
@@ -56,8 +56,8 @@ metrics::Evaluation evaluate(const consensus::VirtualNetwork& net, learning::Mod
 
 // The machine: with a calibration, its costs and the measured base gradient time; and the
 // links' rate, a setting of its own.
-consensus::MachineCosts machine(const SimulationInputs& in, stragglers::DelaySpec& delays) {
-  consensus::MachineCosts costs;
+simulation::MachineCosts machine(const SimulationInputs& in, stragglers::DelaySpec& delays) {
+  simulation::MachineCosts costs;
   if (in.calibration) {
     delays.compute_s = in.calibration->gradient_s;  // what slowdowns multiply
     costs = calibration::machine_costs(*in.calibration, in.topology, in.cluster,
@@ -71,7 +71,7 @@ consensus::MachineCosts machine(const SimulationInputs& in, stragglers::DelaySpe
 // Runs `net` from 0, evaluating every interval_s of virtual time, until the first stop rule
 // that applies; returns how the run ended ("stuck" if nothing could happen any more) and
 // the virtual time of the last evaluation.
-std::pair<std::string, double> run_to_stop_rule(consensus::VirtualNetwork& net,
+std::pair<std::string, double> run_to_stop_rule(simulation::VirtualNetwork& net,
                                                 const SimulationInputs& in, double interval_s,
                                                 const std::function<void(double)>& report,
                                                 const metrics::RunMetrics& out) {
@@ -109,7 +109,7 @@ struct SimulatedPeers {
 };
 
 // One simulated peer's report, in the schema real peers write (metrics/peer_summary.h).
-metrics::PeerReport peer_report(const consensus::VirtualNetwork& net, const SimulatedPeers& peers,
+metrics::PeerReport peer_report(const simulation::VirtualNetwork& net, const SimulatedPeers& peers,
                                 const SimulationResult& result, int i) {
   const auto u = static_cast<std::size_t>(i);
   metrics::PeerReport r;
@@ -133,7 +133,7 @@ metrics::PeerReport peer_report(const consensus::VirtualNetwork& net, const Simu
 // and summary.json with the own final model's test figures (one evaluation per peer, as a
 // real run makes at its end).
 // Returns the summaries, for the run's summary.
-nlohmann::ordered_json write_peer_files(const consensus::VirtualNetwork& net,
+nlohmann::ordered_json write_peer_files(const simulation::VirtualNetwork& net,
                                         const SimulatedPeers& peers, const SimulationResult& result,
                                         const SimulationInputs& in, learning::Model& model,
                                         const learning::Dataset& test,
@@ -254,7 +254,7 @@ std::vector<training::PeerSamples> every_peers_samples(const topology::Topology&
 
 // The run's totals, last evaluation, time to target and counts into `result`; returns the
 // messages the protocols dropped.
-std::int64_t add_outcome(const consensus::VirtualNetwork& net, const metrics::RunMetrics& out,
+std::int64_t add_outcome(const simulation::VirtualNetwork& net, const metrics::RunMetrics& out,
                          const RunConfig& run, SimulationResult& result) {
   result.totals = out.totals();
   result.last = out.evaluations().back();
@@ -292,11 +292,11 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
       protocol_config(in.consensus, in.run, in.optimizer, in.cluster, PeerRuntime::kSimulated);
   auto samples = every_peers_samples(topo, protocol, partition, in.optimizer);
   stragglers::DelaySpec delay_spec = in.stragglers;
-  consensus::MachineCosts costs = machine(in, delay_spec);
+  simulation::MachineCosts costs = machine(in, delay_spec);
   stragglers::DelayModel delays(delay_spec, n);
   GradientWorkers gradients(*model, data.train, std::move(samples), in.sim.threads);
-  consensus::VirtualNetwork net(make_peers(topo, protocol, initial), delays, gradients,
-                                std::move(costs));
+  simulation::VirtualNetwork net(make_peers(topo, protocol, initial), delays, gradients,
+                                 std::move(costs));
 
   metrics::RunMetrics out(folder, in.sim.per_peer_eval, in.run.neighbours_csv);
   write_resolved_config(folder / "resolved_config.json", in, topo);

@@ -1,5 +1,5 @@
 // `fastk sim`: N peers of consensus::PeerProtocol in one process, in virtual time
-// (consensus::VirtualNetwork), with real gradients on the configured model and data and
+// (simulation::VirtualNetwork), with real gradients on the configured model and data and
 // compute/link times from the seeded delay models. Same inputs and seed give byte-identical
 // output files whatever the number of gradient threads. With a calibration it simulates the
 // calibrated machine (docs/simulation.md): the base gradient time, what the peers' threads

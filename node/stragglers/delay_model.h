@@ -10,7 +10,7 @@
 #include <map>
 #include <vector>
 
-#include "consensus/virtual_network.h"
+#include "consensus/runtime_sources.h"
 #include "node/stragglers/delay_spec.h"
 
 namespace fastk::node::stragglers {

@@ -7,7 +7,8 @@
 #include <span>
 #include <vector>
 
-#include "consensus/virtual_network.h"
+#include "consensus/actions.h"
+#include "consensus/runtime_sources.h"
 #include "learning/dataset.h"
 #include "learning/model.h"
 #include "learning/sampler.h"

@@ -162,7 +162,7 @@ struct Neighbourhood {
   std::vector<std::vector<float>> virtual_models() const {
     consensus::testing::LambdaDelays delays;
     LeastSquares gradients(kDim, 97, 2, size());
-    consensus::VirtualNetwork network(
+    simulation::VirtualNetwork network(
         consensus::testing::make_peers(topology.schedule, config, std::vector<float>(kDim, 0.0f)),
         delays, gradients);
     network.start();

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The dependency rule (docs/design.md, "Layout and the dependency rule"): the pure libraries
-# (isa, topology, learning, consensus, coding, compression) include no ZeroMQ, Asio, TOML++, threads, sockets or
-# clocks, and include nothing from node/.
+# (isa, topology, learning, consensus, simulation, coding, compression) include no ZeroMQ,
+# Asio, TOML++, threads, sockets or clocks, and include nothing from node/. consensus/ does
+# not include simulation/ (the engine sits on the protocol), and the real runtime's folders
+# of node/ include nothing from simulation/ (what both runtimes share is consensus/'s).
 # Also checks the CMake side: pure targets do not link the I/O libraries. And the order among
 # node/'s libraries (node/CMakeLists.txt): a folder includes only the node/ folders below it.
 set -uo pipefail
 root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$root" || exit 2
-pure=(isa topology learning consensus coding compression)
+pure=(isa topology learning consensus simulation coding compression)
 forbidden='#[[:space:]]*include[[:space:]]*[<"](zmq\.h|zmq\.hpp|zmq_addon\.hpp|boost/asio[^">]*|asio\.hpp|toml\+\+/[^">]*|thread|mutex|condition_variable|future|chrono|sys/socket\.h|netinet/[^">]*|arpa/inet\.h|node/[^">]*)[">]'
 status=0
 for dir in "${pure[@]}"; do
@@ -24,6 +26,23 @@ for dir in "${pure[@]}"; do
     status=1
   fi
 done
+
+# The simulator's engine stays out of the protocol and of the real runtime.
+for dir in consensus node/peer node/training node/stragglers node/transport node/wire node/os; do
+  if hits=$(grep -rnE '#[[:space:]]*include[[:space:]]*[<"]simulation/' "$dir" --include='*.h' --include='*.cc'); then
+    echo "dependency rule broken: $dir/ includes the simulator's engine (simulation/):"
+    echo "$hits"
+    status=1
+  fi
+  if [[ -f "$dir/CMakeLists.txt" ]] && grep -n 'fastk_simulation' "$dir/CMakeLists.txt"; then
+    echo "dependency rule broken: $dir/CMakeLists.txt links fastk_simulation"
+    status=1
+  fi
+done
+if grep -nE 'fastk_node_library\((fastk_node_(peer|training|stragglers|transport|link|wire|os))\b[^)]*fastk_simulation' -z node/CMakeLists.txt >/dev/null; then
+  echo "dependency rule broken: a library of the real runtime links fastk_simulation (node/CMakeLists.txt)"
+  status=1
+fi
 
 # node/: each folder and the node/ folders it may include (node/CMakeLists.txt has the order).
 declare -A below=(

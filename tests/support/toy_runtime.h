@@ -10,8 +10,15 @@
 #include <utility>
 #include <vector>
 
-#include "consensus/virtual_network.h"
+#include "simulation/virtual_network.h"
 #include "topology/topology.h"
+
+namespace fastk::consensus {
+// The protocol's tests run peers in the simulator's engine.
+using simulation::GradientSource;
+using simulation::MachineCosts;
+using simulation::VirtualNetwork;
+}  // namespace fastk::consensus
 
 namespace fastk::consensus::testing {
 

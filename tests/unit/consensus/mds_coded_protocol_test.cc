@@ -1,7 +1,7 @@
 // The communication-efficient scheme ([coding] scheme = "mds", docs/coding.md §7.6): shares of
 // 1/m of a gradient, any m members of a block cover it, the decoded gradient is the
 // neighbourhood's mean when members agree, and with links of a limited rate
-// (consensus/shaped_links.h) its shorter messages make iterations shorter than FRC's.
+// (simulation/shaped_links.h) its shorter messages make iterations shorter than FRC's.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,11 +10,13 @@
 
 #include "coding/grouped_mds_code.h"
 #include "consensus/peer_protocol.h"
-#include "consensus/shaped_links.h"
+#include "simulation/shaped_links.h"
 #include "tests/support/toy_runtime.h"
 
 namespace fastk::consensus {
 namespace {
+
+using simulation::ShapedLinks;
 
 using testing::LambdaDelays;
 using testing::LeastSquares;

@@ -5,12 +5,12 @@
 //
 // A simulated peer, like a real one, has a compute thread (its gradients) and an I/O thread
 // (messages in and out, and the update). Both run on the peer's group of cores, shared with
-// the other peers bound to it by processor sharing (consensus/cpu_pool.h).
+// the other peers bound to it by processor sharing (simulation/cpu_pool.h).
 #pragma once
 
 #include <vector>
 
-namespace fastk::consensus {
+namespace fastk::simulation {
 
 struct MachineCosts {
   // CPU seconds of one plain gradient. 0: the whole compute time is CPU work. It is also
@@ -50,4 +50,4 @@ struct MachineCosts {
   }
 };
 
-}  // namespace fastk::consensus
+}  // namespace fastk::simulation

@@ -1,10 +1,10 @@
-#include "consensus/shaped_links.h"
+#include "simulation/shaped_links.h"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
-namespace fastk::consensus {
+namespace fastk::simulation {
 
 ShapedLinks::ShapedLinks(int peers, double bytes_per_s)
     : bytes_per_s_(bytes_per_s),
@@ -47,4 +47,4 @@ double ShapedLinks::arrival_s(int from, int to, double send_s, std::int64_t byte
   return start + transmit_s + delay_s;
 }
 
-}  // namespace fastk::consensus
+}  // namespace fastk::simulation

@@ -12,7 +12,7 @@
 #include <queue>
 #include <vector>
 
-namespace fastk::consensus {
+namespace fastk::simulation {
 
 class CpuPool {
  public:
@@ -64,4 +64,4 @@ class CpuPool {
   JobId next_id_ = 0;
 };
 
-}  // namespace fastk::consensus
+}  // namespace fastk::simulation

@@ -1,10 +1,10 @@
-#include "consensus/virtual_network.h"
+#include "simulation/virtual_network.h"
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
-namespace fastk::consensus {
+namespace fastk::simulation {
 namespace {
 
 std::vector<double> pool_groups(const MachineCosts& costs) {
@@ -439,4 +439,4 @@ void VirtualNetwork::remove_peer(PeerId peer, double now_s) {
   }
 }
 
-}  // namespace fastk::consensus
+}  // namespace fastk::simulation

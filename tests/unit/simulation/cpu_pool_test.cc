@@ -1,12 +1,12 @@
-// Processor sharing of simulated cores (consensus/cpu_pool.h).
-#include "consensus/cpu_pool.h"
+// Processor sharing of simulated cores (simulation/cpu_pool.h).
+#include "simulation/cpu_pool.h"
 
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 #include <vector>
 
-namespace fastk::consensus {
+namespace fastk::simulation {
 namespace {
 
 // Runs the pool until it is empty; returns the finish time of each job, by id.
@@ -88,4 +88,4 @@ TEST(CpuPoolTest, MisuseIsRejected) {
 }
 
 }  // namespace
-}  // namespace fastk::consensus
+}  // namespace fastk::simulation

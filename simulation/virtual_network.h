@@ -23,29 +23,36 @@
 #include <vector>
 
 #include "consensus/actions.h"
-#include "consensus/cpu_pool.h"
-#include "consensus/gradient_stats.h"
-#include "consensus/machine_costs.h"
 #include "consensus/peer_protocol.h"
-#include "consensus/shaped_links.h"
+#include "consensus/runtime_sources.h"
+#include "simulation/cpu_pool.h"
+#include "simulation/machine_costs.h"
+#include "simulation/shaped_links.h"
 
-namespace fastk::consensus {
+namespace fastk::simulation {
 
-class DelaySource {
- public:
-  virtual ~DelaySource() = default;
-  // Duration of peer's gradient at iteration k (with MachineCosts: its CPU work, the base,
-  // and beyond it a sleep).
-  virtual double compute_time_s(PeerId peer, std::int64_t k) = 0;
-  // Travel time of the tag-k message from `from` to `to` (a message still arrives after the
-  // one sent before it on the same link: links keep their order).
-  virtual double link_delay_s(PeerId from, PeerId to, std::int64_t k) = 0;
-};
-
-struct GradientResult {
-  std::vector<float> gradient;
-  GradientStats stats;
-};
+// The protocol's terms, which this library only executes.
+using consensus::Action;
+using consensus::ActionHandlers;
+using consensus::Actions;
+using consensus::ArmTimer;
+using consensus::AveragingStep;
+using consensus::CodedPart;
+using consensus::CompressedPart;
+using consensus::DelaySource;
+using consensus::Finished;
+using consensus::GradientResult;
+using consensus::IterationCompleted;
+using consensus::IterationRecord;
+using consensus::NeighbourGone;
+using consensus::Params;
+using consensus::PeerId;
+using consensus::PeerProtocol;
+using consensus::SendAveraging;
+using consensus::SendCoded;
+using consensus::SendCompressed;
+using consensus::SendParams;
+using consensus::StartGradient;
 
 class GradientSource {
  public:
@@ -166,4 +173,4 @@ class VirtualNetwork {
   std::int64_t messages_ = 0;
 };
 
-}  // namespace fastk::consensus
+}  // namespace fastk::simulation

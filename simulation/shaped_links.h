@@ -13,7 +13,7 @@
 #include <map>
 #include <vector>
 
-namespace fastk::consensus {
+namespace fastk::simulation {
 
 // What a message costs on a link beyond its payload: the wire's header and framing
 // (node/WIRE.md), rounded up. Only a rate makes it matter.
@@ -40,4 +40,4 @@ class ShapedLinks {
   std::vector<std::map<double, double>> downlink_busy_;
 };
 
-}  // namespace fastk::consensus
+}  // namespace fastk::simulation

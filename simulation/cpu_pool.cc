@@ -1,10 +1,10 @@
-#include "consensus/cpu_pool.h"
+#include "simulation/cpu_pool.h"
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
-namespace fastk::consensus {
+namespace fastk::simulation {
 
 CpuPool::CpuPool(std::vector<double> group_cores) {
   for (std::size_t g = 0; g < group_cores.size(); ++g) {
@@ -76,4 +76,4 @@ int CpuPool::active(int group) const {
   return static_cast<int>(groups_.at(static_cast<std::size_t>(group)).jobs.size());
 }
 
-}  // namespace fastk::consensus
+}  // namespace fastk::simulation

@@ -1,7 +1,7 @@
-// The simulated machine (consensus/machine_costs.h): peers that share cores take turns, an
+// The simulated machine (simulation/machine_costs.h): peers that share cores take turns, an
 // injected straggle sleeps without using a core, and the I/O thread's work delays what it
 // sends. Hand-checkable timelines on two peers joined by one edge.
-#include "consensus/machine_costs.h"
+#include "simulation/machine_costs.h"
 
 #include <gtest/gtest.h>
 

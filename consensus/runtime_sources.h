@@ -1,0 +1,34 @@
+// What both runtimes give the protocol from outside it, in the same terms: a finished
+// gradient (the real runtime's compute thread, the simulator's gradient workers) and the
+// delays a run injects (node/stragglers/: a real peer sleeps them, the simulator charges them
+// in virtual time). The simulator's engine itself is simulation/; the real runtime includes
+// only this.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "consensus/gradient_stats.h"
+#include "topology/graph.h"
+
+namespace fastk::consensus {
+
+using topology::PeerId;
+
+class DelaySource {
+ public:
+  virtual ~DelaySource() = default;
+  // Duration of peer's gradient at iteration k (with MachineCosts: its CPU work, the base,
+  // and beyond it a sleep).
+  virtual double compute_time_s(PeerId peer, std::int64_t k) = 0;
+  // Travel time of the tag-k message from `from` to `to` (a message still arrives after the
+  // one sent before it on the same link: links keep their order).
+  virtual double link_delay_s(PeerId from, PeerId to, std::int64_t k) = 0;
+};
+
+struct GradientResult {
+  std::vector<float> gradient;
+  GradientStats stats;
+};
+
+}  // namespace fastk::consensus
