@@ -55,9 +55,9 @@ struct SendAveraging {
   Params params;  // null: a declined request
 };
 
-// Compute the local mini-batch gradient at `params` and report it with on_gradient_done.
-// Coded neighbourhoods list `partitions`: one mean gradient per listed partition (home shard
-// of that peer), concatenated in this order; the own shard comes first.
+// Compute the local mini-batch gradient at `params` and report it as a GradientDone input
+// (inputs.h). Coded neighbourhoods list `partitions`: one mean gradient per listed partition (home
+// shard of that peer), concatenated in this order; the own shard comes first.
 struct StartGradient {
   std::int64_t iteration = 0;
   Params params;
@@ -67,8 +67,8 @@ struct StartGradient {
   bool gradient_stats = false;     // also GradientStats, for the policy (own shard only)
 };
 
-// Call on_timer at (or after) `at_s`. Timers only prompt a re-evaluation: a late, early or
-// duplicate call is harmless, so runtimes need not cancel superseded timers.
+// Hand the protocol a TimerFired at (or after) `at_s`. Timers only prompt a re-evaluation: a late,
+// early or duplicate call is harmless, so runtimes need not cancel superseded timers.
 struct ArmTimer {
   double at_s = 0;
 };
@@ -126,7 +126,7 @@ struct IterationCompleted {
   IterationRecord record;
 };
 
-// A neighbour stopped being awaited: it said goodbye (on_neighbour_left) or was silent for
+// A neighbour stopped being awaited: it said goodbye (NeighbourLeft) or was silent for
 // silence_timeout_s. Reported once per departure, by the first event that sees it; a message
 // from the neighbour brings it back, and a later departure is reported again. The runtime
 // keeps no rule of its own for this: the departures it lists are these.

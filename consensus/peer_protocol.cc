@@ -10,21 +10,12 @@
 #include <string>
 #include <utility>
 
+#include "consensus/comeback.h"
 #include "consensus/disagreement.h"
 #include "consensus/mix_step.h"
 #include "learning/random.h"
 
 namespace fastk::consensus {
-namespace {
-
-constexpr const char* kPushSumCannotComeBack =
-    "a push-sum peer cannot come back: the weight it held and the mass sent to it while it "
-    "was down are lost, and the models would no longer average to the mean";
-constexpr const char* kCompressedCannotComeBack =
-    "a peer of compressed gossip cannot come back: its neighbours' public estimates of it, and "
-    "its of them, are built from every difference since the start";
-
-}  // namespace
 
 UpdateOrder parse_update_order(const std::string& name) {
   if (name == "combine_then_adapt") return UpdateOrder::kCombineThenAdapt;
@@ -337,8 +328,9 @@ const Params& PeerProtocol::mixed(const Slot& slot) const {
 
 void PeerProtocol::resume_at(std::int64_t iteration) {
   if (phase_ != Phase::kNotStarted) throw std::logic_error("PeerProtocol: resumed once started");
-  if (config_.push_sum) throw std::invalid_argument(kPushSumCannotComeBack);
-  if (config_.compression) throw std::invalid_argument(kCompressedCannotComeBack);
+  if (const auto why = why_no_comeback(config_, Comeback::kFromCheckpoint)) {
+    throw std::invalid_argument(*why);
+  }
   if (iteration < 0 || iteration > config_.iterations) {
     throw std::invalid_argument("PeerProtocol: cannot resume at iteration " +
                                 std::to_string(iteration) + " of a run of " +
@@ -362,12 +354,8 @@ void PeerProtocol::start(double now_s, Actions& out) {
 
 void PeerProtocol::join(double now_s, Actions& out) {
   if (phase_ != Phase::kNotStarted) throw std::logic_error("PeerProtocol: started twice");
-  if (config_.push_sum) throw std::invalid_argument(kPushSumCannotComeBack);
-  if (config_.compression) throw std::invalid_argument(kCompressedCannotComeBack);
-  if (averaging_) {
-    throw std::invalid_argument(
-        "an ad_psgd peer cannot join without a checkpoint: its neighbours send it no models to "
-        "start from");
+  if (const auto why = why_no_comeback(config_, Comeback::kJoining)) {
+    throw std::invalid_argument(*why);
   }
   for (auto& slot : slots_) slot.last_heard_s = now_s;
   phase_ = Phase::kJoining;
@@ -409,6 +397,44 @@ void PeerProtocol::try_join(double now_s, Actions& out) {
   phase_ = Phase::kRunning;
   refresh_oldest_fresh();
   begin_or_block(now_s, out);
+}
+
+std::vector<float> PeerProtocol::handle(double now_s, Input input, Actions& out) {
+  using Reusable = std::vector<float>;  // only a gradient gives memory back
+  const ActionHandlers dispatch{
+      [&](ModelArrived& m) -> Reusable {
+        on_message(now_s, m.from, m.tag, std::move(m.params), out);
+        return {};
+      },
+      [&](CodedGradientArrived& m) -> Reusable {
+        on_coded_gradient(now_s, m.from, m.tag, std::move(m.coded), out);
+        return {};
+      },
+      [&](DifferenceArrived& m) -> Reusable {
+        on_compressed(now_s, m.from, m.tag, std::move(m.difference), out);
+        return {};
+      },
+      [&](AveragingArrived& m) -> Reusable {
+        on_averaging(now_s, m.from, m.step, m.tag, std::move(m.params), out);
+        return {};
+      },
+      [&](NeighbourLeft& m) -> Reusable {
+        on_neighbour_left(now_s, m.from, out);
+        return {};
+      },
+      [&](NeighbourBack& m) -> Reusable {
+        on_neighbour_back(now_s, m.peer, out);
+        return {};
+      },
+      [&](GradientDone& g) -> Reusable {
+        return hand_over_gradient(now_s, std::move(g.gradient), g.stats, out);
+      },
+      [&](TimerFired&) -> Reusable {
+        on_timer(now_s, out);
+        return {};
+      },
+  };
+  return std::visit(dispatch, input);
 }
 
 void PeerProtocol::on_neighbour_back(double now_s, PeerId peer, Actions& out) {

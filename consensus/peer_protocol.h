@@ -34,6 +34,7 @@
 #include "consensus/coded_neighbourhood.h"
 #include "consensus/dropped_messages.h"
 #include "consensus/gradient_stats.h"
+#include "consensus/inputs.h"
 #include "consensus/mix_step.h"
 #include "consensus/mixing_weights.h"
 #include "consensus/pairwise_averaging.h"
@@ -109,45 +110,17 @@ class PeerProtocol {
   // newest of their tags from the plain average of their newest models. When none was heard
   // by then, the event that sees it throws std::runtime_error: there is no run to rejoin.
   void join(double now_s, Actions& out);
-  // `peer` came back (its HELLO arrived mid-run): it counts as heard, and gets the last model
-  // sent (when it is one this peer sends to), which it may have missed while it was down and
-  // which its neighbours, waiting for it, would not send again.
-  void on_neighbour_back(double now_s, PeerId peer, Actions& out);
-  // Messages this peer cannot use (dropped_messages.h: not a neighbour, a tag no peer can
-  // have, wrong size, a NaN or infinity) are counted by cause and dropped.
-  void on_message(double now_s, PeerId from, std::int64_t tag, Params params, Actions& out);
-  // A coded gradient of a coded neighbourhood; one that does not fit the code (or arrives
-  // when coding is off) or holds a NaN or infinity is counted and dropped.
-  void on_coded_gradient(double now_s, PeerId from, std::int64_t tag, CodedPart coded,
-                         Actions& out);
-  // A neighbour's compressed difference (compressed gossip). One that is malformed, of another
-  // length, or not the next of its sender (a gap would part the copies of its estimate) is
-  // counted and dropped.
-  void on_compressed(double now_s, PeerId from, std::int64_t tag, CompressedPart difference,
-                     Actions& out);
-  // The gradient requested by the last StartGradient. Throws std::logic_error if none is
-  // outstanding (a runtime bug), std::runtime_error if it holds a NaN or infinity (the
-  // training diverged: stepping would make the model, and then nothing, usable). `stats`
-  // feed the adaptive policy (may be invalid).
-  void on_gradient_done(double now_s, std::span<const float> gradient, const GradientStats& stats,
-                        Actions& out);
-  // on_gradient_done for a runtime that can give up the gradient's vector: kept instead of
-  // copied where the protocol keeps the gradient. Returns a vector the caller may reuse for
-  // the next gradient (one the protocol no longer needs).
-  std::vector<float> hand_over_gradient(double now_s, std::vector<float> gradient,
-                                        const GradientStats& stats, Actions& out);
+  // Everything that happens to the peer once started (or joining): a neighbour's message,
+  // its goodbye or return, the gradient asked for, a timer. Each input's effect is described
+  // at its handler below. Returns memory the runtime may reuse for its next gradient (the
+  // vector of a gradient whose update is done; empty for other inputs or when none is free).
+  // Throws what the handlers throw: std::logic_error for a runtime bug (a gradient nobody asked
+  // for), std::runtime_error for a training that diverged or a rejoin with nobody left.
+  std::vector<float> handle(double now_s, Input input, Actions& out);
   // The gradient vector kept for an update that is done (empty while it is still needed, or
   // when none is kept), so that a runtime computes the next gradient into the same memory:
   // one gradient buffer per peer instead of two taking turns.
   std::vector<float> release_gradient();
-  // Policy ad_psgd (pairwise_averaging.h): a request to average (to a passive peer; it
-  // averages at once and replies, or declines before its start and once finished) or the
-  // reply to this peer's request (added at the next update). Requests to an active peer,
-  // replies to nothing asked, and the checks of on_message are counted and dropped.
-  void on_averaging(double now_s, PeerId from, AveragingStep step, std::int64_t tag, Params params,
-                    Actions& out);
-  void on_timer(double now_s, Actions& out);
-  void on_neighbour_left(double now_s, PeerId peer, Actions& out);
   // The run ends before the last iteration (time budget, target, signal): from now on the
   // protocol takes no step and asks for nothing. ad_psgd: it declines requests, and the
   // replies that still come (and those taken and not yet added) are added to the model, since
@@ -237,6 +210,42 @@ class PeerProtocol {
     std::int64_t difference_tag = -1;
     bool parted = false;  // a difference was lost: gone for good (NeighbourGone::lost_difference)
   };
+
+  // The handlers of handle()'s inputs.
+  // `peer` came back (its HELLO arrived mid-run): it counts as heard, and gets the last model
+  // sent (when it is one this peer sends to), which it may have missed while it was down and
+  // which its neighbours, waiting for it, would not send again.
+  void on_neighbour_back(double now_s, PeerId peer, Actions& out);
+  // Messages this peer cannot use (dropped_messages.h: not a neighbour, a tag no peer can
+  // have, wrong size, a NaN or infinity) are counted by cause and dropped.
+  void on_message(double now_s, PeerId from, std::int64_t tag, Params params, Actions& out);
+  // A coded gradient of a coded neighbourhood; one that does not fit the code (or arrives
+  // when coding is off) or holds a NaN or infinity is counted and dropped.
+  void on_coded_gradient(double now_s, PeerId from, std::int64_t tag, CodedPart coded,
+                         Actions& out);
+  // A neighbour's compressed difference (compressed gossip). One that is malformed, of another
+  // length, or not the next of its sender (a gap would part the copies of its estimate) is
+  // counted and dropped.
+  void on_compressed(double now_s, PeerId from, std::int64_t tag, CompressedPart difference,
+                     Actions& out);
+  // The gradient requested by the last StartGradient. Throws std::logic_error if none is
+  // outstanding (a runtime bug), std::runtime_error if it holds a NaN or infinity (the
+  // training diverged: stepping would make the model, and then nothing, usable). `stats`
+  // feed the adaptive policy (may be invalid).
+  void on_gradient_done(double now_s, std::span<const float> gradient, const GradientStats& stats,
+                        Actions& out);
+  // on_gradient_done for a vector the protocol may keep (instead of copying it) where it
+  // keeps the gradient. Returns a vector the caller may reuse for the next gradient.
+  std::vector<float> hand_over_gradient(double now_s, std::vector<float> gradient,
+                                        const GradientStats& stats, Actions& out);
+  // Policy ad_psgd (pairwise_averaging.h): a request to average (to a passive peer; it
+  // averages at once and replies, or declines before its start and once finished) or the
+  // reply to this peer's request (added at the next update). Requests to an active peer,
+  // replies to nothing asked, and the checks of on_message are counted and dropped.
+  void on_averaging(double now_s, PeerId from, AveragingStep step, std::int64_t tag, Params params,
+                    Actions& out);
+  void on_timer(double now_s, Actions& out);
+  void on_neighbour_left(double now_s, PeerId peer, Actions& out);
 
   int slot_of(PeerId peer) const;  // -1 if not a neighbour
   // Why a vector of `size` floats from `from` with `tag` cannot be used; nullopt when it can.

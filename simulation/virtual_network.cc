@@ -31,13 +31,21 @@ void check_costs(const MachineCosts& costs, std::size_t peers) {
 }
 
 // What a message puts on a link: its vectors as float32, plus the header's allowance.
-std::int64_t message_bytes(const Params& params, const CodedPart& coded,
-                           const CompressedPart& compressed) {
-  std::size_t floats = params ? params->values().size() : 0;
-  if (coded) floats += coded->gradient ? coded->gradient->values().size() : 0;
-  const std::size_t compressed_bytes = compressed ? compressed->payload_bytes() : 0;
-  return static_cast<std::int64_t>(floats * sizeof(float) + compressed_bytes) +
-         kMessageOverheadBytes;
+std::int64_t message_bytes(const consensus::Message& message) {
+  const ActionHandlers payload{
+      [](const consensus::ModelArrived& m) { return m.params->values().size_bytes(); },
+      [](const consensus::CodedGradientArrived& m) {
+        return m.coded && m.coded->gradient ? m.coded->gradient->values().size_bytes() : 0;
+      },
+      [](const consensus::DifferenceArrived& m) {
+        return m.difference ? m.difference->payload_bytes() : 0;
+      },
+      [](const consensus::AveragingArrived& m) {
+        return m.params ? m.params->values().size_bytes() : 0;
+      },
+      [](const consensus::NeighbourLeft&) { return std::size_t{0}; },
+  };
+  return static_cast<std::int64_t>(std::visit(payload, message)) + kMessageOverheadBytes;
 }
 
 }  // namespace
@@ -83,20 +91,24 @@ void VirtualNetwork::execute(PeerId peer, Actions& actions) {
   // Executing may not re-enter a protocol, so `actions` stays valid throughout.
   const ActionHandlers handle{
       [&](SendParams& params) {
-        for (PeerId to : params.to) send(peer, to, params.tag, params.params, nullptr);
+        for (PeerId to : params.to) {
+          send(peer, to, consensus::ModelArrived{peer, params.tag, params.params});
+        }
       },
-      [&](SendCoded& coded) { send(peer, coded.to, coded.tag, nullptr, coded.coded); },
-      [&](SendAveraging& a) { send(peer, a.to, a.tag, a.params, nullptr, a.step); },
+      [&](SendCoded& coded) {
+        send(peer, coded.to, consensus::CodedGradientArrived{peer, coded.tag, coded.coded});
+      },
+      [&](SendAveraging& a) {
+        send(peer, a.to, consensus::AveragingArrived{peer, a.tag, a.step, a.params});
+      },
       [&](SendCompressed& c) {
-        for (PeerId to : c.to) send(peer, to, c.tag, nullptr, nullptr, {}, false, c.difference);
+        for (PeerId to : c.to) {
+          send(peer, to, consensus::DifferenceArrived{peer, c.tag, c.difference});
+        }
       },
       [&](StartGradient& grad) { start_gradient(peer, grad); },
       [&](ArmTimer& timer) {
-        Event e;
-        e.at_s = std::max(now_s_, timer.at_s);
-        e.kind = Kind::kTimer;
-        e.peer = peer;
-        schedule(std::move(e));
+        schedule({std::max(now_s_, timer.at_s), 0, peer, TimerDue{}});
       },
       [&](IterationCompleted& done) {
         if (on_record) on_record(done.record);
@@ -136,29 +148,18 @@ void VirtualNetwork::start_gradient(PeerId peer, const StartGradient& request) {
   run_job(std::move(job), measured ? cpu_s : total_s);
 }
 
-void VirtualNetwork::send(PeerId from, PeerId to, std::int64_t tag, const Params& params,
-                          CodedPart coded, std::optional<AveragingStep> averaging, bool bye,
-                          CompressedPart compressed) {
-  Event e;
+void VirtualNetwork::send(PeerId from, PeerId to, consensus::Message message) {
   // A link keeps its order, as a TCP connection does: a message never overtakes the one sent
   // before it, whatever their delays (the protocol's exactness under policy full needs it).
   double& last_s = link_last_arrival_s_[{from, to}];
   // A real peer holds no injected delay before a BYE (only behind the sender's earlier messages).
-  const double delay_s = bye ? 0.0 : delays_.link_delay_s(from, to, tag);
-  e.at_s = std::max(links_.arrival_s(from, to, now_s_, message_bytes(params, coded, compressed),
-                                     costs_.latency_s + delay_s),
-                    last_s);
-  last_s = e.at_s;
-  e.kind = Kind::kMessage;
-  e.peer = to;
-  e.from = from;
-  e.tag = tag;
-  e.params = params;
-  e.coded = std::move(coded);
-  e.averaging = averaging;
-  e.bye = bye;
-  e.compressed = std::move(compressed);
-  schedule(std::move(e));
+  const bool bye = std::holds_alternative<consensus::NeighbourLeft>(message);
+  const double delay_s = bye ? 0.0 : delays_.link_delay_s(from, to, consensus::tag_of(message));
+  const double at_s = std::max(
+      links_.arrival_s(from, to, now_s_, message_bytes(message), costs_.latency_s + delay_s),
+      last_s);
+  last_s = at_s;
+  schedule({at_s, 0, to, std::move(message)});
   ++messages_;
 }
 
@@ -169,20 +170,18 @@ void VirtualNetwork::send(PeerId from, PeerId to, std::int64_t tag, const Params
 void VirtualNetwork::say_goodbye(PeerId peer) {
   const PeerProtocol& protocol = *peers_[static_cast<std::size_t>(peer)];
   if (!protocol.pairwise_averaging()) return;
-  for (PeerId j : protocol.contacts())
-    send(peer, j, protocol.iteration(), nullptr, nullptr, {}, true);
+  for (PeerId j : protocol.contacts()) {
+    send(peer, j, consensus::NeighbourLeft{peer, protocol.iteration()});
+  }
 }
 
 void VirtualNetwork::run_job(Job job, double work_s) {
   const std::uint64_t id = next_job_++;
   const int group = group_of(job.peer);
+  const PeerId job_peer = job.peer;
   jobs_.emplace(id, std::move(job));
   if (costs_.group_cores.empty() || costs_.group_cores[static_cast<std::size_t>(group)] <= 0) {
-    Event e;  // a core of its own: done after its work
-    e.at_s = now_s_ + work_s;
-    e.kind = Kind::kJobDone;
-    e.job = id;
-    schedule(std::move(e));
+    schedule({now_s_ + work_s, 0, job_peer, JobDone{id}});  // a core of its own
     return;
   }
   pool_jobs_[pool_.start(group, work_s, now_s_)] = id;
@@ -192,11 +191,8 @@ void VirtualNetwork::run_job(Job job, double work_s) {
 void VirtualNetwork::schedule_pool_check() {
   const auto next = pool_.next_finish();
   if (!next) return;
-  Event e;
-  e.at_s = std::max(now_s_, next->at_s);
-  e.kind = Kind::kPoolCheck;
   pool_check_ = sequence_;
-  schedule(std::move(e));
+  schedule({std::max(now_s_, next->at_s), 0, 0, PoolCheck{}});
 }
 
 void VirtualNetwork::check_pool(std::uint64_t sequence) {
@@ -217,12 +213,8 @@ void VirtualNetwork::job_done(std::uint64_t id) {
   jobs_.erase(it);
   if (removed_[static_cast<std::size_t>(job.peer)]) return;
   if (job.gradient) {
-    Event e;
-    e.kind = Kind::kGradientDone;
-    e.peer = job.peer;
-    e.tag = job.iteration;
+    Event e{now_s_ + job.sleep_s, 0, job.peer, GradientReady{job.iteration}};
     if (job.sleep_s > 0) {
-      e.at_s = now_s_ + job.sleep_s;
       schedule(std::move(e));
     } else {
       accept_input(e);
@@ -235,15 +227,12 @@ void VirtualNetwork::job_done(std::uint64_t id) {
 }
 
 void VirtualNetwork::dispatch(const Event& event) {
-  switch (event.kind) {
-    case Kind::kJobDone:
-      job_done(event.job);
-      return;
-    case Kind::kPoolCheck:
-      check_pool(event.sequence);
-      return;
-    default:
-      accept_input(event);
+  if (const auto* done = std::get_if<JobDone>(&event.what)) {
+    job_done(done->job);
+  } else if (std::holds_alternative<PoolCheck>(event.what)) {
+    check_pool(event.sequence);
+  } else {
+    accept_input(event);
   }
 }
 
@@ -263,15 +252,16 @@ void VirtualNetwork::accept_input(const Event& event) {
 // more. A real peer that finished leaves, and such late mass with it. An ad_psgd request
 // gets its decline, as from a real peer in its goodbye: its active neighbour waits for it.
 void VirtualNetwork::after_finish(const Event& event) {
-  if (event.kind != Kind::kMessage || event.bye) return;
+  const auto* message = std::get_if<consensus::Message>(&event.what);
+  if (message == nullptr) return;
   PeerProtocol& peer = *peers_[static_cast<std::size_t>(event.peer)];
   Actions actions;
-  if (event.averaging) {
-    peer.on_averaging(now_s_, event.from, *event.averaging, event.tag, event.params, actions);
+  if (std::holds_alternative<consensus::AveragingArrived>(*message)) {
+    peer.handle(now_s_, consensus::as_input(*message), actions);
     execute(event.peer, actions);
-  } else if (!event.coded && !event.compressed) {  // a difference changes nothing any more
-    peer.on_message(now_s_, event.from, event.tag, event.params, actions);
-  }
+  } else if (std::holds_alternative<consensus::ModelArrived>(*message)) {
+    peer.handle(now_s_, consensus::as_input(*message), actions);  // a finished peer acts on none
+  }  // a coded gradient or a difference changes nothing any more, a goodbye neither
 }
 
 void VirtualNetwork::drain_inputs(PeerId id) {
@@ -304,37 +294,25 @@ void VirtualNetwork::drain_inputs(PeerId id) {
 }
 
 void VirtualNetwork::handle_input(PeerProtocol& peer, const Event& input, Actions& actions) {
-  switch (input.kind) {
-    case Kind::kMessage:
-      if (input.bye) {
-        peer.on_neighbour_left(now_s_, input.from, actions);
-      } else if (input.averaging) {
-        peer.on_averaging(now_s_, input.from, *input.averaging, input.tag, input.params, actions);
-      } else if (input.coded) {
-        peer.on_coded_gradient(now_s_, input.from, input.tag, input.coded, actions);
-      } else if (input.compressed) {
-        peer.on_compressed(now_s_, input.from, input.tag, input.compressed, actions);
-      } else {
-        peer.on_message(now_s_, input.from, input.tag, input.params, actions);
-      }
-      break;
-    case Kind::kGradientDone: {
-      GradientResult result = gradients_.collect(input.peer, input.tag);
-      peer.on_gradient_done(now_s_, result.gradient, result.stats, actions);
-      break;
-    }
-    case Kind::kTimer:
-      peer.on_timer(now_s_, actions);
-      break;
-    default:
-      break;
+  if (const auto* message = std::get_if<consensus::Message>(&input.what)) {
+    peer.handle(now_s_, consensus::as_input(*message), actions);
+  } else if (const auto* gradient = std::get_if<GradientReady>(&input.what)) {
+    GradientResult result = gradients_.collect(input.peer, gradient->iteration);
+    peer.handle(now_s_, consensus::GradientDone{std::move(result.gradient), result.stats}, actions);
+  } else if (std::holds_alternative<TimerDue>(input.what)) {
+    peer.handle(now_s_, consensus::TimerFired{}, actions);
   }
 }
 
 double VirtualNetwork::io_cost_s(const Event& input, const Actions& actions) const {
   if (!costs_.charges_io()) return 0;
-  double cost = input.kind == Kind::kMessage ? costs_.receive_s : 0.0;
-  if (input.kind == Kind::kMessage && input.compressed) cost += costs_.apply_difference_s;
+  double cost = 0;
+  if (const auto* message = std::get_if<consensus::Message>(&input.what)) {
+    cost += costs_.receive_s;
+    if (std::holds_alternative<consensus::DifferenceArrived>(*message)) {
+      cost += costs_.apply_difference_s;
+    }
+  }
   const ActionHandlers charge{
       [&](const SendParams& params) {
         cost += costs_.send_s * static_cast<double>(params.to.size());
@@ -388,12 +366,18 @@ void VirtualNetwork::stop() {
   for (std::size_t i = 0; i < peers_.size(); ++i) {
     if (!removed_[i] && !peers_[i]->finished()) peers_[i]->stop();
   }
-  const auto deliver_reply = [&](const Event& e) {
-    if (e.kind != Kind::kMessage || e.averaging != AveragingStep::kReply) return;
-    if (removed_[static_cast<std::size_t>(e.peer)]) return;
-    Actions ignored;  // a stopped or finished peer answers nothing
-    peers_[static_cast<std::size_t>(e.peer)]->on_averaging(now_s_, e.from, AveragingStep::kReply,
-                                                           e.tag, e.params, ignored);
+  // A reply reaches its peer, stopped or finished, which answers nothing.
+  const auto deliver_reply = [&](PeerId to, const consensus::Message& message) {
+    const auto* reply = std::get_if<consensus::AveragingArrived>(&message);
+    if (!reply || reply->step != AveragingStep::kReply) return;
+    if (removed_[static_cast<std::size_t>(to)]) return;
+    Actions ignored;
+    peers_[static_cast<std::size_t>(to)]->handle(now_s_, *reply, ignored);
+  };
+  const auto deliver_event = [&](const Event& e) {
+    if (const auto* message = std::get_if<consensus::Message>(&e.what)) {
+      deliver_reply(e.peer, *message);
+    }
   };
   // The I/O work still going on: its updates happened in the protocol (their records are
   // reported), and its replies were averaged by their passive peers already (delivered).
@@ -402,24 +386,17 @@ void VirtualNetwork::stop() {
       if (const auto* done = std::get_if<IterationCompleted>(&action); done && on_record) {
         on_record(done->record);
       }
-      const auto* a = std::get_if<SendAveraging>(&action);
-      if (!a || a->step != AveragingStep::kReply) continue;
-      Event e;
-      e.kind = Kind::kMessage;
-      e.peer = a->to;
-      e.from = job.peer;
-      e.tag = a->tag;
-      e.params = a->params;
-      e.averaging = a->step;
-      deliver_reply(e);
+      if (const auto* a = std::get_if<SendAveraging>(&action)) {
+        deliver_reply(a->to, consensus::AveragingArrived{job.peer, a->tag, a->step, a->params});
+      }
     }
   }
   for (PeerThreads& threads : threads_) {
-    for (const Event& input : threads.inputs) deliver_reply(input);
+    for (const Event& input : threads.inputs) deliver_event(input);
     threads.inputs.clear();
   }
   while (!queue_.empty()) {
-    deliver_reply(queue_.top());
+    deliver_event(queue_.top());
     queue_.pop();
   }
 }
@@ -434,7 +411,7 @@ void VirtualNetwork::remove_peer(PeerId peer, double now_s) {
       continue;
     }
     Actions actions;
-    peers_[static_cast<std::size_t>(j)]->on_neighbour_left(now_s_, peer, actions);
+    peers_[static_cast<std::size_t>(j)]->handle(now_s_, consensus::NeighbourLeft{peer, 0}, actions);
     execute(j, actions);
   }
 }

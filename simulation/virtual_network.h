@@ -20,9 +20,11 @@
 #include <memory>
 #include <optional>
 #include <queue>
+#include <variant>
 #include <vector>
 
 #include "consensus/actions.h"
+#include "consensus/inputs.h"
 #include "consensus/peer_protocol.h"
 #include "consensus/runtime_sources.h"
 #include "simulation/cpu_pool.h"
@@ -97,23 +99,24 @@ class VirtualNetwork {
   double next_event_s() const { return queue_.empty() ? -1.0 : queue_.top().at_s; }
 
  private:
-  // kMessage, kGradientDone and kTimer are inputs for a peer's I/O thread; kJobDone ends a
-  // job on an unlimited group of cores; kPoolCheck wakes the loop when the CpuPool's next
-  // job may be done (stale when the pool changed since: `sequence` differs).
-  enum class Kind { kMessage, kGradientDone, kTimer, kJobDone, kPoolCheck };
+  // What an event is: a neighbour's message, a peer's gradient or timer (the three inputs of
+  // a peer's I/O thread), the end of a job on an unlimited group of cores, or a wake-up for
+  // when the CpuPool's next job may be done (stale when the pool changed since: its sequence
+  // is no longer pool_check_).
+  struct GradientReady {
+    std::int64_t iteration = 0;
+  };
+  struct TimerDue {};
+  struct JobDone {
+    std::uint64_t job = 0;
+  };
+  struct PoolCheck {};
+  using What = std::variant<consensus::Message, GradientReady, TimerDue, JobDone, PoolCheck>;
   struct Event {
     double at_s = 0;
     std::uint64_t sequence = 0;
-    Kind kind = Kind::kMessage;
-    PeerId peer = 0;  // receiver
-    PeerId from = 0;
-    std::int64_t tag = 0;
-    Params params;
-    CodedPart coded;
-    std::optional<AveragingStep> averaging;  // an ad_psgd request or reply
-    CompressedPart compressed;               // a compressed difference (compressed gossip)
-    bool bye = false;                        // the sender finished (ad_psgd runs)
-    std::uint64_t job = 0;                   // kJobDone, kPoolCheck
+    PeerId peer = 0;  // the receiver (a message), or whose gradient or timer
+    What what;
   };
   struct Later {
     bool operator()(const Event& a, const Event& b) const {
@@ -134,9 +137,7 @@ class VirtualNetwork {
     bool io_busy = false;
   };
   void schedule(Event event);
-  void send(PeerId from, PeerId to, std::int64_t tag, const Params& params, CodedPart coded,
-            std::optional<AveragingStep> averaging = std::nullopt, bool bye = false,
-            CompressedPart compressed = nullptr);
+  void send(PeerId from, PeerId to, consensus::Message message);
   void say_goodbye(PeerId peer);
   void execute(PeerId peer, Actions& actions);
   void start_gradient(PeerId peer, const StartGradient& request);

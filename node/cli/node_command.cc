@@ -8,6 +8,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "consensus/comeback.h"
 #include "node/calibration/calibration.h"
 #include "node/cli/commands.h"
 #include "node/cli/config_options.h"
@@ -87,10 +88,13 @@ void run_node(const NodeOptions& o) {
         "the other end, as fastk run does");
   }
   const ExperimentConfig config = load_config(o.config);
-  if (o.resume && config.consensus.protocol.push_sum) {
-    throw std::invalid_argument(
-        "--resume: a push-sum peer cannot come back (the weight it held and the mass sent to "
-        "it while down would be lost; docs/protocol.md §4.4)");
+  // Whether from a checkpoint or joining is known only once the peer looks for its
+  // checkpoint (peer_runtime.cc); what rules out both is refused here, before it loads data.
+  if (o.resume) {
+    if (const auto why = consensus::why_no_comeback(config.consensus.protocol,
+                                                    consensus::Comeback::kFromCheckpoint)) {
+      throw std::invalid_argument("--resume: " + *why);
+    }
   }
   const int peers = topology::build_topology(config.topology).graph.size();
   peer::PeerOptions options;

@@ -17,6 +17,7 @@
 #include <random>
 #include <set>
 
+#include "consensus/comeback.h"
 #include "consensus/pairwise_averaging.h"
 #include "node/calibration/calibration.h"
 #include "node/cli/commands.h"
@@ -337,27 +338,13 @@ int run(const RunOptions& o) {
   const std::filesystem::path config_path = std::filesystem::absolute(o.config.config);
   const ExperimentConfig config = load_config(o.config);
   training::check_optimizer(config.optimizer);  // before any peer starts
-  if (o.restart_failed > 0 && config.consensus.protocol.coding.scheme != coding::Scheme::kNone) {
-    throw std::invalid_argument(
-        "--restart-failed: a peer of a coded run ([coding]) cannot come back (its neighbours "
-        "decode without it)");
-  }
   const bool checkpoints = config.run.checkpoint_every > 0 || config.run.checkpoint_every_s > 0;
-  if (o.restart_failed > 0 && !checkpoints &&
-      config.consensus.protocol.policy.kind == consensus::PolicyKind::kAdPsgd) {
-    throw std::invalid_argument(
-        "--restart-failed: an ad_psgd peer without a checkpoint cannot come back (nobody sends "
-        "it models to start from): set run.checkpoint_every or run.checkpoint_every_s");
-  }
-  if (o.restart_failed > 0 && config.consensus.protocol.compression) {
-    throw std::invalid_argument(
-        "--restart-failed: a peer of compressed gossip ([compression]) cannot come back (its "
-        "neighbours' estimates of it are built from every difference since the start)");
-  }
-  if (o.restart_failed > 0 && config.consensus.protocol.push_sum) {
-    throw std::invalid_argument(
-        "--restart-failed: a push-sum peer cannot come back (the weight it held and the mass "
-        "sent to it while down would be lost)");
+  if (o.restart_failed > 0) {
+    const auto how =
+        checkpoints ? consensus::Comeback::kFromCheckpoint : consensus::Comeback::kJoining;
+    if (const auto why = consensus::why_no_comeback(config.consensus.protocol, how)) {
+      throw std::invalid_argument("--restart-failed: " + *why);
+    }
   }
   const topology::Topology topology = topology::build_topology(config.topology);
   const int n = topology.graph.size();

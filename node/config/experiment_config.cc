@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "consensus/comeback.h"
 #include "node/config/tables.h"
 
 namespace fastk::node {
@@ -122,12 +123,13 @@ void read_tables(TableReader& top, ExperimentConfig& config, const std::filesyst
   read_stragglers_table(stragglers, config.stragglers, config.run.seed);
   TableReader sim = top.table("sim");
   read_sim_table(sim, config.sim, base_dir);
-  if (config.consensus.protocol.push_sum &&
-      (config.run.checkpoint_every > 0 || config.run.checkpoint_every_s > 0)) {
-    errors.add("run.checkpoint_every",
-               "a push-sum peer cannot come back (consensus.push_sum: the weight it held and "
-               "the mass sent to it while down would be lost), so its checkpoints serve "
-               "nothing: remove run.checkpoint_every and run.checkpoint_every_s");
+  const bool checkpoints = config.run.checkpoint_every > 0 || config.run.checkpoint_every_s > 0;
+  const auto why =
+      consensus::why_no_comeback(config.consensus.protocol, consensus::Comeback::kFromCheckpoint);
+  if (checkpoints && why) {
+    errors.add("run.checkpoint_every", *why +
+                                           ", so its checkpoints serve nothing: remove "
+                                           "run.checkpoint_every and run.checkpoint_every_s");
   }
 }
 

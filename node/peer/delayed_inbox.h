@@ -30,17 +30,16 @@ class DelayedInbox {
   DelayedInbox(stragglers::DelayModel* delays, int self);
 
   // The message, if it may reach the protocol now; else it is held.
-  std::optional<Inbound> admit(Inbound message, double now_s);
+  std::optional<consensus::Message> admit(consensus::Message message, double now_s);
   // The next held message whose time has come, if any.
-  std::optional<Inbound> release(double now_s);
+  std::optional<consensus::Message> release(double now_s);
   // When the next held message is due (nullopt when none is held).
   std::optional<double> next_release_s() const;
 
  private:
   struct Held {
     double release_s = 0;
-    std::uint64_t sequence = 0;  // equal release times leave in arrival order
-    Inbound message;
+    std::uint64_t sequence = 0;  // equal release times leave in arrival order; key of messages_
     bool operator>(const Held& other) const {
       return release_s != other.release_s ? release_s > other.release_s : sequence > other.sequence;
     }
@@ -48,6 +47,7 @@ class DelayedInbox {
   stragglers::DelayModel* delays_;
   int self_;
   std::priority_queue<Held, std::vector<Held>, std::greater<>> held_;
+  std::map<std::uint64_t, consensus::Message> messages_;  // held, by sequence
   std::uint64_t sequence_ = 0;
   std::map<int, double> last_release_s_;  // per neighbour: its last held message's release
 };

@@ -35,47 +35,52 @@ consensus::AveragingStep averaging_step(wire::MessageType type) {
 
 }  // namespace
 
-std::optional<Inbound> to_inbound(transport::ReceivedMessage message, SharedModelReader& shared) {
-  Inbound in;
-  in.from = static_cast<int>(message.sender());
-  in.tag = message.iteration();
+std::optional<consensus::Message> to_message(transport::ReceivedMessage message,
+                                             SharedModelReader& shared) {
+  const int from = static_cast<int>(message.sender());
+  const std::int64_t tag = message.iteration();
   switch (message.type()) {
     case wire::MessageType::kHello:
     case wire::MessageType::kHelloAck:
       return std::nullopt;
     case wire::MessageType::kModel:
-      in.params = std::make_shared<const FrameParams>(std::move(message));
-      break;
-    case wire::MessageType::kSharedModel:
-      in.params = shared.take(in.from, message.type(), message.payload());
-      if (!in.params) return std::nullopt;
-      break;
+      return consensus::ModelArrived{from, tag,
+                                     std::make_shared<const FrameParams>(std::move(message))};
+    case wire::MessageType::kSharedModel: {
+      auto params = shared.take(from, message.type(), message.payload());
+      if (!params) return std::nullopt;
+      return consensus::ModelArrived{from, tag, std::move(params)};
+    }
     case wire::MessageType::kCodedGradient:
-      in.coded = coded_part(wire::read_coded_payload(message.payload()));
-      break;
+      return consensus::CodedGradientArrived{
+          from, tag, coded_part(wire::read_coded_payload(message.payload()))};
     case wire::MessageType::kCompressedDifference:
-      in.compressed = std::make_shared<const compression::Compressed>(
-          wire::read_compressed_payload(message.kind(), message.payload()));
-      break;
+      return consensus::DifferenceArrived{
+          from, tag,
+          std::make_shared<const compression::Compressed>(
+              wire::read_compressed_payload(message.kind(), message.payload()))};
     case wire::MessageType::kAverageRequest:
-    case wire::MessageType::kAverageReply:
-      in.averaging = averaging_step(message.type());
+    case wire::MessageType::kAverageReply: {
+      const auto step = averaging_step(message.type());
       // An empty reply declines: no values, no params.
+      consensus::Params params;
       if (!message.parameters().empty()) {
-        in.params = std::make_shared<const FrameParams>(std::move(message));
+        params = std::make_shared<const FrameParams>(std::move(message));
       }
-      break;
+      return consensus::AveragingArrived{from, tag, step, std::move(params)};
+    }
     case wire::MessageType::kSharedAverageRequest:
-    case wire::MessageType::kSharedAverageReply:
-      in.averaging = averaging_step(message.type());
-      in.params = shared.take(in.from, message.type(), message.payload());
-      if (!in.params) return std::nullopt;
-      break;
+    case wire::MessageType::kSharedAverageReply: {
+      auto params = shared.take(from, message.type(), message.payload());
+      if (!params) return std::nullopt;
+      return consensus::AveragingArrived{from, tag, averaging_step(message.type()),
+                                         std::move(params)};
+    }
     case wire::MessageType::kBye:
-      in.bye = true;  // behind the models it sent before (a held-back link keeps its order)
-      break;
+      // Behind the models it sent before (a held-back link keeps its order).
+      return consensus::NeighbourLeft{from, tag};
   }
-  return in;
+  return std::nullopt;
 }
 
 }  // namespace fastk::node::peer

@@ -181,19 +181,21 @@ void PeerDriver::end_of_iterating() {
 void PeerDriver::step(int wait_ms) {
   outbound_.flush();
   receive(std::chrono::milliseconds(outbound_.pending() ? std::min(wait_ms, 1) : wait_ms));
-  while (auto message = inbox_.release(now_s())) hand_to_protocol(*message);
+  while (auto message = inbox_.release(now_s())) hand_to_protocol(std::move(*message));
   consensus::Actions actions;
   if (auto done = parts_.compute.poll()) {
     report_.gradient_done(done->compute_s, done->injected_s, done->step.loss);
-    parts_.compute.recycle(parts_.protocol.hand_over_gradient(
-        now_s(), std::move(done->step.result.gradient), done->step.result.stats, actions));
+    parts_.compute.recycle(parts_.protocol.handle(
+        now_s(),
+        consensus::GradientDone{std::move(done->step.result.gradient), done->step.result.stats},
+        actions));
   }
   bool due = false;
   while (!timers_.empty() && timers_.top() <= now_s()) {
     timers_.pop();
     due = true;
   }
-  if (due) parts_.protocol.on_timer(now_s(), actions);
+  if (due) parts_.protocol.handle(now_s(), consensus::TimerFired{}, actions);
   execute(actions);
 }
 
@@ -215,7 +217,7 @@ void PeerDriver::dispatch(transport::ReceivedMessage message) {
   if (restarted) shared_models_->forget(from);  // its slots are new objects, in any phase
   if (restarted && phase_ == Phase::kIterating) {
     consensus::Actions actions;
-    parts_.protocol.on_neighbour_back(now_s(), from, actions);
+    parts_.protocol.handle(now_s(), consensus::NeighbourBack{from}, actions);
     execute(actions);
   }
   // Models that arrive during the start-up are kept by the protocol (a neighbour that got
@@ -226,30 +228,18 @@ void PeerDriver::dispatch(transport::ReceivedMessage message) {
                            type == wire::MessageType::kSharedAverageRequest ||
                            type == wire::MessageType::kSharedAverageReply;
     if (!averaging) return;  // nothing else is read: models, coded gradients, shared slots
-    if (auto in = to_inbound(std::move(message), *shared_models_)) averaging_in_goodbye(*in);
+    if (auto in = to_message(std::move(message), *shared_models_)) averaging_in_goodbye(*in);
     return;
   }
-  auto in = to_inbound(std::move(message), *shared_models_);
+  auto in = to_message(std::move(message), *shared_models_);
   if (!in) return;
-  if (auto now = inbox_.admit(std::move(*in), now_s())) hand_to_protocol(*now);
+  if (auto now = inbox_.admit(std::move(*in), now_s())) hand_to_protocol(std::move(*now));
 }
 
-void PeerDriver::hand_to_protocol(const Inbound& message) {
+void PeerDriver::hand_to_protocol(consensus::Message message) {
   if (phase_ == Phase::kGoodbye) return;
   consensus::Actions actions;
-  consensus::PeerProtocol& protocol = parts_.protocol;
-  if (message.bye) {
-    protocol.on_neighbour_left(now_s(), message.from, actions);
-  } else if (message.averaging) {
-    protocol.on_averaging(now_s(), message.from, *message.averaging, message.tag, message.params,
-                          actions);
-  } else if (message.coded) {
-    protocol.on_coded_gradient(now_s(), message.from, message.tag, message.coded, actions);
-  } else if (message.compressed) {
-    protocol.on_compressed(now_s(), message.from, message.tag, message.compressed, actions);
-  } else {
-    protocol.on_message(now_s(), message.from, message.tag, message.params, actions);
-  }
+  parts_.protocol.handle(now_s(), consensus::as_input(std::move(message)), actions);
   execute(actions);
 }
 
@@ -322,11 +312,11 @@ void PeerDriver::send_averaging(const consensus::SendAveraging& s) {
 // In the goodbye the protocol (finished or stopped) takes only ad_psgd's messages: it declines
 // requests, so an active neighbour need not wait for the BYE, and adds late replies, whose
 // senders applied their halves. It asks for nothing else then: only its replies are sent.
-void PeerDriver::averaging_in_goodbye(const Inbound& message) {
-  if (!message.averaging) return;
+void PeerDriver::averaging_in_goodbye(const consensus::Message& message) {
+  const auto* averaging = std::get_if<consensus::AveragingArrived>(&message);
+  if (averaging == nullptr) return;
   consensus::Actions actions;
-  parts_.protocol.on_averaging(now_s(), message.from, *message.averaging, message.tag,
-                               message.params, actions);
+  parts_.protocol.handle(now_s(), *averaging, actions);
   for (const auto& action : actions) {
     if (const auto* reply = std::get_if<consensus::SendAveraging>(&action)) send_averaging(*reply);
   }

@@ -13,7 +13,7 @@
 //     through the outbound queue (outbound_queue.h), gradients on the compute thread,
 //     timers, finished iterations (hooks), departures (the protocol's NeighbourGone).
 //     A HELLO after a neighbour's models comes from a restarted neighbour: it gets the last
-//     model again (PeerProtocol::on_neighbour_back) and its shared memory is mapped afresh.
+//     model again (consensus::NeighbourBack) and its shared memory is mapped afresh.
 //     Checkpoints are saved after updates, as parts.checkpoints says (checkpoint.h).
 //     ad_psgd's requests and replies go both ways through the protocol like models.
 //  3. End: after the last iteration, when duration_s is up, or on requests.finish or
@@ -106,13 +106,13 @@ class PeerDriver {
   void step(int wait_ms);
   void receive(std::chrono::milliseconds timeout);
   void dispatch(transport::ReceivedMessage message);
-  void hand_to_protocol(const Inbound& message);
+  void hand_to_protocol(consensus::Message message);
   void execute(const consensus::Actions& actions);
   void send_model(const consensus::SendParams& s);
   void send_coded(const consensus::SendCoded& s);
   void send_compressed(const consensus::SendCompressed& s);
   void send_averaging(const consensus::SendAveraging& s);
-  void averaging_in_goodbye(const Inbound& message);
+  void averaging_in_goodbye(const consensus::Message& message);
   void completed(const consensus::IterationRecord& r);
   void departed(const consensus::NeighbourGone& gone);
   void checkpoint_if_due();

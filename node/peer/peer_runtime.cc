@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "consensus/comeback.h"
 #include "consensus/peer_protocol.h"
 #include "node/config/cluster.h"
 #include "node/config/protocol_config.h"
@@ -160,13 +161,12 @@ RealPeer::RealPeer(const ExperimentConfig& config, const PeerOptions& options,
 }
 
 void RealPeer::resume() {
-  if (protocol_config_.coding.scheme != coding::Scheme::kNone) {
-    throw std::invalid_argument(
-        "--resume: a peer of a coded run ([coding]) cannot come back (its neighbours decode "
-        "without it); restart the run");
-  }
   auto saved = read_checkpoint(options_.checkpoint, {options_.peer, options_.config_fingerprint,
                                                      options_.run_id, trainer_->num_parameters()});
+  const auto how = saved ? consensus::Comeback::kFromCheckpoint : consensus::Comeback::kJoining;
+  if (const auto why = consensus::why_no_comeback(protocol_config_, how)) {
+    throw std::invalid_argument("--resume: " + *why + "; restart the run");
+  }
   if (!saved) {
     joins_ = true;
     std::cerr << "peer " << options_.peer << ": no checkpoint at " << options_.checkpoint.string()

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <random>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -14,6 +16,12 @@
 #include "topology/topology.h"
 
 namespace fastk::consensus {
+// A gradient for GradientDone, from whatever a test holds.
+inline std::vector<float> as_vector(std::span<const float> gradient) {
+  return {gradient.begin(), gradient.end()};
+}
+inline std::vector<float> as_vector(std::initializer_list<float> gradient) { return gradient; }
+
 // The protocol's tests run peers in the simulator's engine.
 using simulation::GradientSource;
 using simulation::MachineCosts;

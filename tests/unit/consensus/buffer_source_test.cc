@@ -191,8 +191,8 @@ class Driven : public ::testing::Test {
   // Both neighbours' tag-k models, at time now_s.
   static void deliver(PeerProtocol& peer, std::int64_t k, double now_s, Actions& out) {
     const auto kf = static_cast<float>(k);
-    peer.on_message(now_s, 1, k, make_params({kf, 3.0f - kf}), out);
-    peer.on_message(now_s, 2, k, make_params({-kf, 0.125f * kf}), out);
+    peer.handle(now_s, ModelArrived{1, k, make_params({kf, 3.0f - kf})}, out);
+    peer.handle(now_s, ModelArrived{2, k, make_params({-kf, 0.125f * kf})}, out);
   }
   static std::vector<float> values(const PeerProtocol& peer) {
     const auto x = peer.model()->values();
@@ -210,7 +210,7 @@ TEST_F(Driven, ABufferOfTheWrongSizeIsALogicErrorNamingBothSizes) {
   peer->start(0, out_);
   deliver(*peer, 0, 0.5, out_);
   try {
-    peer->on_gradient_done(1.0, gradient(0), {}, out_);
+    peer->handle(1.0, GradientDone{as_vector(gradient(0)), {}}, out_);
     ADD_FAILURE() << "a 3-value buffer for a 2-value model was accepted";
   } catch (const std::logic_error& e) {
     const std::string what = e.what();
@@ -225,7 +225,7 @@ TEST_F(Driven, TheSourcesBufferBecomesTheModel) {
   const Params initial = peer->model();
   peer->start(0, out_);
   deliver(*peer, 0, 0.5, out_);
-  peer->on_gradient_done(1.0, gradient(0), {}, out_);
+  peer->handle(1.0, GradientDone{as_vector(gradient(0)), {}}, out_);
   ASSERT_EQ(peer->iteration(), 1);
   const auto* buffer = dynamic_cast<const PoolBuffer*>(peer->model().get());
   ASSERT_NE(buffer, nullptr) << "the new model is not in the source's buffer";
@@ -246,9 +246,10 @@ TEST_F(Driven, TheSourcesBufferBecomesTheModel) {
   EXPECT_NE(peer->model(), initial);
 }
 
-// hand_over_gradient versus on_gradient_done on two identical peers fed the same events,
-// the gradient first in even iterations and the neighbours first in odd ones.
-TEST_F(Driven, HandOverGradientGivesTheSameModelsAndAVectorThatIsNoLongerUsed) {
+// A gradient's vector handed over (GradientDone) and kept, versus a copy of it, on two
+// identical peers fed the same events, the gradient first in even iterations and the
+// neighbours first in odd ones.
+TEST_F(Driven, AHandedOverGradientGivesTheSameModelsAndAVectorThatIsNoLongerUsed) {
   for (auto order : {UpdateOrder::kCombineThenAdapt, UpdateOrder::kAdaptThenCombine}) {
     SCOPED_TRACE(to_string(order));
     auto copying = make(order);
@@ -267,10 +268,10 @@ TEST_F(Driven, HandOverGradientGivesTheSameModelsAndAVectorThatIsNoLongerUsed) {
         deliver(*handing, k, models_s, hand_out);
       }
       const std::vector<float> g = gradient(k);
-      copying->on_gradient_done(gradient_s, g, {}, copy_out);
+      copying->handle(gradient_s, GradientDone{as_vector(g), {}}, copy_out);
       spare.assign(g.begin(), g.end());  // computed into the vector handed back last time
       const float* handed = spare.data();
-      spare = handing->hand_over_gradient(gradient_s, std::move(spare), {}, hand_out);
+      spare = handing->handle(gradient_s, GradientDone{std::move(spare), {}}, hand_out);
       if (order == UpdateOrder::kCombineThenAdapt) {
         // Kept, and the previous iteration's vector (its update is done) handed back.
         EXPECT_NE(spare.data(), handed) << "k = " << k;
@@ -298,14 +299,15 @@ TEST_F(Driven, HandOverGradientGivesTheSameModelsAndAVectorThatIsNoLongerUsed) {
 
 TEST_F(Driven, HandOverGradientStillRefusesMisuse) {
   auto peer = make();
-  EXPECT_THROW(peer->hand_over_gradient(0, gradient(0), {}, out_), std::logic_error)
+  EXPECT_THROW(peer->handle(0, GradientDone{as_vector(gradient(0)), {}}, out_), std::logic_error)
       << "no gradient outstanding";
   peer->start(0, out_);
-  EXPECT_THROW(peer->hand_over_gradient(0, std::vector<float>{1.0f}, {}, out_), std::logic_error)
+  EXPECT_THROW(peer->handle(0, GradientDone{as_vector(std::vector<float>{1.0f}), {}}, out_),
+               std::logic_error)
       << "wrong size";
-  const auto back = peer->hand_over_gradient(1, gradient(0), {}, out_);
+  const auto back = peer->handle(1, GradientDone{as_vector(gradient(0)), {}}, out_);
   EXPECT_TRUE(back.empty()) << "nothing to hand back at the first gradient";
-  EXPECT_THROW(peer->hand_over_gradient(1, gradient(0), {}, out_), std::logic_error)
+  EXPECT_THROW(peer->handle(1, GradientDone{as_vector(gradient(0)), {}}, out_), std::logic_error)
       << "the same gradient twice";
 }
 

@@ -125,7 +125,8 @@ TEST(CodedProtocol, EncoderSendsEachNeighbourItsBlockSum) {
   EXPECT_TRUE(all_of_type<SendParams>(out).empty()) << "the model goes out with the gradients";
 
   out.clear();
-  peer->on_gradient_done(1.0, flat({{1, 2, 3}, {10, 20, 30}, {100, 200, 300}}), {}, out);
+  peer->handle(1.0, GradientDone{as_vector(flat({{1, 2, 3}, {10, 20, 30}, {100, 200, 300}})), {}},
+               out);
   const auto sends = all_of_type<SendParams>(out);
   ASSERT_EQ(sends.size(), 1u);
   EXPECT_EQ(sends[0]->tag, 0);
@@ -211,40 +212,41 @@ TEST(CodedProtocol, MissingBlockStepsAtTheDeadlineRescaled) {
 TEST(CodedProtocol, MalformedCodedGradientsAreDropped) {
   Actions out;
   auto peer = started_ring_peer0(3, out);
-  peer->on_gradient_done(1.0, kThreePartitions, {}, out);
+  peer->handle(1.0, GradientDone{as_vector(kThreePartitions), {}}, out);
   out.clear();
-  peer->on_coded_gradient(1.1, 1, 0, coded({1, 2}, {1, 1, 1}), out);  // {1,2}: not a block
+  peer->handle(1.1, CodedGradientArrived{1, 0, coded({1, 2}, {1, 1, 1})},
+               out);  // {1,2}: not a block
   EXPECT_EQ(peer->dropped_messages(), 1);
-  peer->on_coded_gradient(1.1, 1, 0, coded({1}, {1, 1, 1}), out);  // part of a block
+  peer->handle(1.1, CodedGradientArrived{1, 0, coded({1}, {1, 1, 1})}, out);  // part of a block
   EXPECT_EQ(peer->dropped_messages(), 2);
-  peer->on_coded_gradient(1.1, 1, 0, coded({1, 7}, {1, 1}), out);  // wrong size
+  peer->handle(1.1, CodedGradientArrived{1, 0, coded({1, 7}, {1, 1})}, out);  // wrong size
   EXPECT_EQ(peer->dropped_messages(), 3);
-  peer->on_coded_gradient(1.1, 4, 0, coded({1, 7}, {1, 1, 1}), out);  // not a neighbour
+  peer->handle(1.1, CodedGradientArrived{4, 0, coded({1, 7}, {1, 1, 1})}, out);  // not a neighbour
   EXPECT_EQ(peer->dropped_messages(), 4);
-  peer->on_coded_gradient(1.1, 1, -1, coded({1, 7}, {1, 1, 1}), out);  // negative tag
+  peer->handle(1.1, CodedGradientArrived{1, -1, coded({1, 7}, {1, 1, 1})}, out);  // negative tag
   EXPECT_EQ(peer->dropped_messages(), 5);
-  peer->on_coded_gradient(1.1, 1, 0, nullptr, out);
+  peer->handle(1.1, CodedGradientArrived{1, 0, nullptr}, out);
   EXPECT_EQ(peer->dropped_messages(), 6);
   auto with_role = std::make_shared<CodedGradient>(*coded({1, 7}, {1, 1, 1}));
   with_role->role = {0, 2};  // a role map while dynamic roles are off
-  peer->on_coded_gradient(1.1, 1, 0, with_role, out);
+  peer->handle(1.1, CodedGradientArrived{1, 0, with_role}, out);
   EXPECT_EQ(peer->dropped_messages(), 7);
   EXPECT_TRUE(all_of_type<IterationCompleted>(out).empty()) << "nothing dropped may count";
 
   // Tags at or past the run's length (3 iterations) come from no peer of this run; a model
   // with such a tag is dropped as well.
-  peer->on_coded_gradient(1.1, 1, 3, coded({1, 7}, {1, 1, 1}), out);
+  peer->handle(1.1, CodedGradientArrived{1, 3, coded({1, 7}, {1, 1, 1})}, out);
   EXPECT_EQ(peer->dropped_messages(), 8);
-  peer->on_message(1.1, 1, std::int64_t{1} << 62, make_params({1, 1, 1}), out);
+  peer->handle(1.1, ModelArrived{1, std::int64_t{1} << 62, make_params({1, 1, 1})}, out);
   EXPECT_EQ(peer->dropped_messages(), 9);
-  peer->on_coded_gradient(1.1, 1, 0, coded({1, 7}, {1, std::nanf(""), 1}), out);
+  peer->handle(1.1, CodedGradientArrived{1, 0, coded({1, 7}, {1, std::nanf(""), 1})}, out);
   EXPECT_EQ(peer->drops().count(DropCause::kNonFinite), 1);
   EXPECT_EQ(peer->drops().count(DropCause::kNotInTheCode), 3);
   EXPECT_EQ(peer->drops().count(DropCause::kTagOutOfRange), 3);
   EXPECT_EQ(peer->dropped_messages(), 10);
   EXPECT_TRUE(all_of_type<IterationCompleted>(out).empty());
 
-  peer->on_coded_gradient(1.2, 1, 0, coded({1, 7}, {3, 3, 3}), out);
+  peer->handle(1.2, CodedGradientArrived{1, 0, coded({1, 7}, {3, 3, 3})}, out);
   EXPECT_EQ(peer->dropped_messages(), 10);
   ASSERT_EQ(all_of_type<IterationCompleted>(out).size(), 1u);
 
@@ -253,7 +255,7 @@ TEST(CodedProtocol, MalformedCodedGradientsAreDropped) {
   PeerProtocol plain(0, testing::make_topology(TopologyKind::kRing, 8).schedule, uncoded,
                      make_params(initial_model()));
   plain.start(0, out);
-  plain.on_coded_gradient(0.5, 1, 0, coded({1, 7}, {1, 1, 1}), out);
+  plain.handle(0.5, CodedGradientArrived{1, 0, coded({1, 7}, {1, 1, 1})}, out);
   EXPECT_EQ(plain.dropped_messages(), 1);
 }
 
@@ -261,15 +263,15 @@ TEST(CodedProtocol, MalformedCodedGradientsAreDropped) {
 TEST(CodedProtocol, StaleCodedGradientsAreIgnored) {
   Actions out;
   auto peer = started_ring_peer0(3, out);
-  peer->on_gradient_done(1.0, kThreePartitions, {}, out);
-  peer->on_coded_gradient(1.1, 1, 0, coded({1, 7}, {3, 3, 3}), out);
+  peer->handle(1.0, GradientDone{as_vector(kThreePartitions), {}}, out);
+  peer->handle(1.1, CodedGradientArrived{1, 0, coded({1, 7}, {3, 3, 3})}, out);
   ASSERT_EQ(peer->iteration(), 1);
-  peer->on_gradient_done(2.1, kThreePartitions, {}, out);
+  peer->handle(2.1, GradientDone{as_vector(kThreePartitions), {}}, out);
   out.clear();
-  peer->on_coded_gradient(2.2, 7, 0, coded({1, 7}, {3, 3, 3}), out);
+  peer->handle(2.2, CodedGradientArrived{7, 0, coded({1, 7}, {3, 3, 3})}, out);
   EXPECT_EQ(peer->iteration(), 1);
   EXPECT_TRUE(all_of_type<IterationCompleted>(out).empty());
-  peer->on_coded_gradient(2.3, 7, 1, coded({1, 7}, {3, 3, 3}), out);
+  peer->handle(2.3, CodedGradientArrived{7, 1, coded({1, 7}, {3, 3, 3})}, out);
   EXPECT_EQ(peer->iteration(), 2);
   const auto done = all_of_type<IterationCompleted>(out);
   ASSERT_EQ(done.size(), 1u);
@@ -281,11 +283,11 @@ TEST(CodedProtocol, StaleCodedGradientsAreIgnored) {
 TEST(CodedProtocol, PeerBehindEveryNeighbourCatchesUp) {
   Actions out;
   auto peer = started_ring_peer0(10, out);
-  peer->on_message(0.5, 1, 5, make_params({1, 1, 1}), out);
-  peer->on_message(0.5, 7, 3, make_params({1, 1, 1}), out);
-  peer->on_gradient_done(1.0, kThreePartitions, {}, out);
+  peer->handle(0.5, ModelArrived{1, 5, make_params({1, 1, 1})}, out);
+  peer->handle(0.5, ModelArrived{7, 3, make_params({1, 1, 1})}, out);
+  peer->handle(1.0, GradientDone{as_vector(kThreePartitions), {}}, out);
   out.clear();
-  peer->on_coded_gradient(1.1, 1, 5, coded({1, 7}, {3, 3, 3}), out);
+  peer->handle(1.1, CodedGradientArrived{1, 5, coded({1, 7}, {3, 3, 3})}, out);
   ASSERT_EQ(all_of_type<IterationCompleted>(out).size(), 1u);
   EXPECT_EQ(peer->iteration(), 3) << "the slowest neighbour (7) has sent tag 3";
   const auto starts = all_of_type<StartGradient>(out);
@@ -295,14 +297,14 @@ TEST(CodedProtocol, PeerBehindEveryNeighbourCatchesUp) {
   // Not behind every neighbour: no skip, whichever slot the silent neighbour has (7 sorts
   // after 1, and 1 before 7).
   auto other = started_ring_peer0(10, out);
-  other->on_message(0.5, 1, 5, make_params({1, 1, 1}), out);
-  other->on_gradient_done(1.0, kThreePartitions, {}, out);
-  other->on_coded_gradient(1.1, 1, 5, coded({1, 7}, {3, 3, 3}), out);
+  other->handle(0.5, ModelArrived{1, 5, make_params({1, 1, 1})}, out);
+  other->handle(1.0, GradientDone{as_vector(kThreePartitions), {}}, out);
+  other->handle(1.1, CodedGradientArrived{1, 5, coded({1, 7}, {3, 3, 3})}, out);
   EXPECT_EQ(other->iteration(), 1);
   auto mirror = started_ring_peer0(10, out);
-  mirror->on_message(0.5, 7, 5, make_params({1, 1, 1}), out);
-  mirror->on_gradient_done(1.0, kThreePartitions, {}, out);
-  mirror->on_coded_gradient(1.1, 7, 5, coded({1, 7}, {3, 3, 3}), out);
+  mirror->handle(0.5, ModelArrived{7, 5, make_params({1, 1, 1})}, out);
+  mirror->handle(1.0, GradientDone{as_vector(kThreePartitions), {}}, out);
+  mirror->handle(1.1, CodedGradientArrived{7, 5, coded({1, 7}, {3, 3, 3})}, out);
   EXPECT_EQ(mirror->iteration(), 1) << "peer 1 has sent nothing: it is not ahead";
 }
 
@@ -325,16 +327,16 @@ TEST(CodedProtocol, DynamicRolesValidateAndApplyRoles) {
     c->role = std::move(role);
     return c;
   };
-  peer.on_coded_gradient(0.5, 1, 0, with_role({1, 5}), out);  // not a block of N[1]
-  peer.on_coded_gradient(0.5, 1, 0, with_role({1}), out);     // {sender} is not a role
+  peer.handle(0.5, CodedGradientArrived{1, 0, with_role({1, 5})}, out);  // not a block of N[1]
+  peer.handle(0.5, CodedGradientArrived{1, 0, with_role({1})}, out);     // {sender} is not a role
   EXPECT_EQ(peer.dropped_messages(), 2);
-  peer.on_coded_gradient(0.5, 1, 0, with_role({0, 2}), out);
+  peer.handle(0.5, CodedGradientArrived{1, 0, with_role({0, 2})}, out);
   EXPECT_EQ(peer.dropped_messages(), 2);
   // Finish iteration 0 (blocks {1,4} and {6,9} covered): iteration 1 computes {0, 2} for
   // peer 1 instead of {5, 13}.
-  peer.on_gradient_done(1.0, std::vector<float>(5 * kDim, 1.0f), {}, out);
+  peer.handle(1.0, GradientDone{as_vector(std::vector<float>(5 * kDim, 1.0f)), {}}, out);
   out.clear();
-  peer.on_coded_gradient(1.1, 6, 0, coded({6, 9}, std::vector<float>(kDim, 1.0f)), out);
+  peer.handle(1.1, CodedGradientArrived{6, 0, coded({6, 9}, std::vector<float>(kDim, 1.0f))}, out);
   const auto next = all_of_type<StartGradient>(out);
   ASSERT_EQ(next.size(), 1u);
   EXPECT_EQ(next[0]->partitions, (std::vector<PeerId>{5, 0, 2, 8}));

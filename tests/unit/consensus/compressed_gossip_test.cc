@@ -288,10 +288,10 @@ TEST(CompressedGossip, MalformedOrOutOfOrderDifferencesAreDropped) {
     c->indices = std::move(indices);
     return CompressedPart(c);
   };
-  peer.on_compressed(0.1, 1, 0, difference(kDim + 1, {0}), out);
+  peer.handle(0.1, DifferenceArrived{1, 0, difference(kDim + 1, {0})}, out);
   EXPECT_EQ(peer.drops().count(DropCause::kWrongSize), 1);
-  peer.on_compressed(0.1, 1, 0, difference(kDim, {3, 2}), out);  // indices out of order
-  peer.on_compressed(0.1, 7, 1, difference(kDim, {2}), out);     // a gap: tag 0 is missing
+  peer.handle(0.1, DifferenceArrived{1, 0, difference(kDim, {3, 2})}, out);  // indices out of order
+  peer.handle(0.1, DifferenceArrived{7, 1, difference(kDim, {2})}, out);  // a gap: tag 0 is missing
   EXPECT_EQ(peer.drops().count(DropCause::kBadDifference), 2);
   // Peer 7's estimate here has parted from its own for good: it is gone, and said so.
   const auto gone = std::find_if(out.begin(), out.end(), [](const Action& a) {
@@ -300,10 +300,10 @@ TEST(CompressedGossip, MalformedOrOutOfOrderDifferencesAreDropped) {
   ASSERT_NE(gone, out.end());
   EXPECT_EQ(std::get<NeighbourGone>(*gone).peer, 7u);
   EXPECT_TRUE(std::get<NeighbourGone>(*gone).lost_difference);
-  peer.on_compressed(0.1, 1, 0, difference(kDim, {2}), out);
-  peer.on_compressed(0.1, 1, 0, difference(kDim, {2}), out);  // the same tag again
+  peer.handle(0.1, DifferenceArrived{1, 0, difference(kDim, {2})}, out);
+  peer.handle(0.1, DifferenceArrived{1, 0, difference(kDim, {2})}, out);  // the same tag again
   EXPECT_EQ(peer.drops().count(DropCause::kBadDifference), 3);
-  peer.on_compressed(0.1, 1, 1, difference(kDim, {2}), out);
+  peer.handle(0.1, DifferenceArrived{1, 1, difference(kDim, {2})}, out);
   EXPECT_EQ(peer.dropped_messages(), 4);
 }
 

@@ -104,7 +104,7 @@ TEST(MdsCodedProtocol, SharesAreOneMthOfAGradient) {
   EXPECT_EQ(partitions.front(), 0);
   out.clear();
   std::vector<float> gradients(partitions.size() * kDim, 1.0f);
-  peer.on_gradient_done(1.0, gradients, {}, out);
+  peer.handle(1.0, GradientDone{as_vector(gradients), {}}, out);
   std::map<PeerId, std::size_t> share_size;
   for (const Action& a : out) {
     if (const auto* s = std::get_if<SendCoded>(&a)) {
@@ -131,13 +131,13 @@ TEST(MdsCodedProtocol, MalformedSharesAreDroppedByCause) {
   PeerProtocol peer(5, topo.schedule, mds_config(2, 0, 2), make_params(initial_model()));
   Actions out;
   peer.start(0, out);
-  peer.on_coded_gradient(0.5, 1, 0, share({1, 4}, kDim), out);
+  peer.handle(0.5, CodedGradientArrived{1, 0, share({1, 4}, kDim)}, out);
   EXPECT_EQ(peer.drops().count(DropCause::kWrongSize), 1);
-  peer.on_coded_gradient(0.5, 1, 0, share({1, 4, 6}, 3), out);
-  peer.on_coded_gradient(0.5, 6, 0, share({1, 4}, 3), out);
+  peer.handle(0.5, CodedGradientArrived{1, 0, share({1, 4, 6}, 3)}, out);
+  peer.handle(0.5, CodedGradientArrived{6, 0, share({1, 4}, 3)}, out);
   EXPECT_EQ(peer.drops().count(DropCause::kNotInTheCode), 2);
-  peer.on_coded_gradient(0.5, 1, 0, share({1, 4}, 3), out);
-  peer.on_coded_gradient(0.5, 6, 0, share({6, 9}, 3), out);
+  peer.handle(0.5, CodedGradientArrived{1, 0, share({1, 4}, 3)}, out);
+  peer.handle(0.5, CodedGradientArrived{6, 0, share({6, 9}, 3)}, out);
   EXPECT_EQ(peer.dropped_messages(), 3) << "the two fitting shares are kept";
 }
 
@@ -225,17 +225,17 @@ TEST(MdsCodedProtocol, ABlockIsDecodedFromSharesOfOneIteration) {
     c->gradient = make_params(std::vector<float>(y.data(), y.data() + y.size()));
     return CodedPart(c);
   };
-  peer.on_coded_gradient(0.1, 1, 0, share_of(0), out);
-  peer.on_coded_gradient(0.1, 4, 0, share_of(1), out);
+  peer.handle(0.1, CodedGradientArrived{1, 0, share_of(0)}, out);
+  peer.handle(0.1, CodedGradientArrived{4, 0, share_of(1)}, out);
   auto ahead = std::make_shared<CodedGradient>();
   ahead->covers = {1, 4, 6, 9};
   ahead->gradient = make_params(std::vector<float>(3, 100.0f));
-  peer.on_coded_gradient(0.1, 6, 1, ahead, out);
+  peer.handle(0.1, CodedGradientArrived{6, 1, ahead}, out);
   ASSERT_EQ(peer.dropped_messages(), 0);
   std::vector<float> gradients(partitions * kDim, 0.0f);
   for (int v = 0; v < kDim; ++v) gradients[static_cast<std::size_t>(v)] = 0.5f;  // own: g_5
   out.clear();
-  peer.on_gradient_done(1.0, gradients, {}, out);
+  peer.handle(1.0, GradientDone{as_vector(gradients), {}}, out);
   ASSERT_EQ(peer.iteration(), 1) << "covered by the two shares of iteration 0";
   const std::vector<float> x0 = initial_model();
   const auto x1 = peer.model()->values();

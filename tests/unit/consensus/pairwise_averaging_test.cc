@@ -125,7 +125,8 @@ TEST(AdPsgd, APassivePeerAveragesAtOnceAndDeclinesOnceFinished) {
   peer->start(0, out);
   EXPECT_TRUE(actions_of<SendAveraging>(out).empty());  // passive peers ask nobody
   out.clear();
-  peer->on_averaging(0.1, 0, AveragingStep::kRequest, 0, make_params({3.0f, -1.0f}), out);
+  peer->handle(0.1, AveragingArrived{0, 0, AveragingStep::kRequest, make_params({3.0f, -1.0f})},
+               out);
   auto replies = actions_of<SendAveraging>(out);
   ASSERT_EQ(replies.size(), 1u);
   EXPECT_EQ(replies[0].to, 0);
@@ -138,13 +139,14 @@ TEST(AdPsgd, APassivePeerAveragesAtOnceAndDeclinesOnceFinished) {
   EXPECT_EQ(peer->model()->values()[1], 0.0f);
   out.clear();
   const std::vector<float> gradient{2.0f, 0.0f};
-  peer->on_gradient_done(0.2, gradient, {}, out);
+  peer->handle(0.2, GradientDone{as_vector(gradient), {}}, out);
   ASSERT_TRUE(peer->finished());
   EXPECT_EQ(peer->model()->values()[0], 1.0f);  // 2 - 0.5 * 2
   const auto record = actions_of<IterationCompleted>(out).at(0).record;
   EXPECT_EQ(record.used, std::vector<PeerId>{0});
   out.clear();
-  peer->on_averaging(0.3, 2, AveragingStep::kRequest, 0, make_params({3.0f, -1.0f}), out);
+  peer->handle(0.3, AveragingArrived{2, 0, AveragingStep::kRequest, make_params({3.0f, -1.0f})},
+               out);
   replies = actions_of<SendAveraging>(out);
   ASSERT_EQ(replies.size(), 1u);
   EXPECT_FALSE(replies[0].params);              // declined
@@ -162,10 +164,11 @@ TEST(AdPsgd, AnActivePeerWaitsForTheReplyAndAddsItsHalf) {
   EXPECT_EQ(requests[0].step, AveragingStep::kRequest);
   out.clear();
   const std::vector<float> zero{0.0f, 0.0f};
-  peer->on_gradient_done(1.0, zero, {}, out);
+  peer->handle(1.0, GradientDone{as_vector(zero), {}}, out);
   EXPECT_TRUE(actions_of<IterationCompleted>(out).empty());  // the reply is not here yet
   out.clear();
-  peer->on_averaging(1.1, partner, AveragingStep::kReply, 0, make_params({0.5f, -0.5f}), out);
+  peer->handle(1.1, AveragingArrived{partner, 0, AveragingStep::kReply, make_params({0.5f, -0.5f})},
+               out);
   const auto done = actions_of<IterationCompleted>(out);
   ASSERT_EQ(done.size(), 1u);
   EXPECT_EQ(done[0].record.used, std::vector<PeerId>{partner});
@@ -175,9 +178,12 @@ TEST(AdPsgd, AnActivePeerWaitsForTheReplyAndAddsItsHalf) {
   // to an active peer were not asked for.
   const PeerId other = partner == 1 ? 3 : 1;
   out.clear();
-  peer->on_averaging(1.2, partner, AveragingStep::kReply, 0, make_params({9.0f, 9.0f}), out);
-  peer->on_averaging(1.2, other, AveragingStep::kReply, 3, make_params({9.0f, 9.0f}), out);
-  peer->on_averaging(1.2, other, AveragingStep::kRequest, 1, make_params({9.0f, 9.0f}), out);
+  peer->handle(1.2, AveragingArrived{partner, 0, AveragingStep::kReply, make_params({9.0f, 9.0f})},
+               out);
+  peer->handle(1.2, AveragingArrived{other, 3, AveragingStep::kReply, make_params({9.0f, 9.0f})},
+               out);
+  peer->handle(1.2, AveragingArrived{other, 1, AveragingStep::kRequest, make_params({9.0f, 9.0f})},
+               out);
   EXPECT_EQ(peer->drops().count(DropCause::kNotAsked), 3);
   EXPECT_EQ(peer->model()->values()[0], 1.5f);
 }
@@ -189,8 +195,8 @@ TEST(AdPsgd, APartnerThatLeavesIsNotWaitedForAndItsLateReplyStillCounts) {
   const PeerId partner = actions_of<SendAveraging>(out).at(0).to;
   out.clear();
   const std::vector<float> zero{0.0f, 0.0f};
-  peer->on_gradient_done(1.0, zero, {}, out);
-  peer->on_neighbour_left(1.5, partner, out);
+  peer->handle(1.0, GradientDone{as_vector(zero), {}}, out);
+  peer->handle(1.5, NeighbourLeft{partner}, out);
   auto done = actions_of<IterationCompleted>(out);
   ASSERT_EQ(done.size(), 1u);
   EXPECT_TRUE(done[0].record.used.empty());
@@ -200,9 +206,11 @@ TEST(AdPsgd, APartnerThatLeavesIsNotWaitedForAndItsLateReplyStillCounts) {
   EXPECT_NE(requests[0].to, partner);
   // The partner had averaged before it left: its half arrives late and is added.
   out.clear();
-  peer->on_averaging(1.6, partner, AveragingStep::kReply, 0, make_params({1.0f, 1.0f}), out);
-  peer->on_gradient_done(2.0, zero, {}, out);
-  peer->on_averaging(2.1, requests[0].to, AveragingStep::kReply, 1, nullptr, out);  // declined
+  peer->handle(1.6, AveragingArrived{partner, 0, AveragingStep::kReply, make_params({1.0f, 1.0f})},
+               out);
+  peer->handle(2.0, GradientDone{as_vector(zero), {}}, out);
+  peer->handle(2.1, AveragingArrived{requests[0].to, 1, AveragingStep::kReply, nullptr},
+               out);  // declined
   done = actions_of<IterationCompleted>(out);
   ASSERT_EQ(done.size(), 1u);
   EXPECT_EQ(done[0].record.used, std::vector<PeerId>{partner});
@@ -227,8 +235,8 @@ TEST(AdPsgd, ASilentPartnerIsNotAskedAgainUntilItAnswers) {
   const PeerId other = silent == 1 ? 3 : 1;
   const std::vector<float> zero{0.0f, 0.0f};
   out.clear();
-  peer.on_gradient_done(0.5, zero, {}, out);
-  peer.on_timer(1.5, out);  // silent for 1.5 s: given up
+  peer.handle(0.5, GradientDone{as_vector(zero), {}}, out);
+  peer.handle(1.5, TimerFired{}, out);  // silent for 1.5 s: given up
   ASSERT_EQ(actions_of<IterationCompleted>(out).size(), 1u);
   double t = 1.5;
   for (std::int64_t k = 1; k <= 4; ++k) {  // only the other is asked meanwhile
@@ -236,10 +244,11 @@ TEST(AdPsgd, ASilentPartnerIsNotAskedAgainUntilItAnswers) {
     ASSERT_EQ(requests.size(), 1u) << k;
     EXPECT_EQ(requests[0].to, other) << k;
     out.clear();
-    peer.on_gradient_done(t += 0.1, zero, {}, out);
-    peer.on_averaging(t, other, AveragingStep::kReply, k, nullptr, out);
+    peer.handle(t += 0.1, GradientDone{as_vector(zero), {}}, out);
+    peer.handle(t, AveragingArrived{other, k, AveragingStep::kReply, nullptr}, out);
   }
-  peer.on_averaging(t, silent, AveragingStep::kReply, 0, make_params({1.0f, 1.0f}), out);
+  peer.handle(t, AveragingArrived{silent, 0, AveragingStep::kReply, make_params({1.0f, 1.0f})},
+              out);
   EXPECT_EQ(peer.drops().total(), 0);
   bool asked_again = false;
   for (std::int64_t k = 5; k < 20 && !asked_again; ++k) {
@@ -247,8 +256,8 @@ TEST(AdPsgd, ASilentPartnerIsNotAskedAgainUntilItAnswers) {
     ASSERT_EQ(requests.size(), 1u) << k;
     asked_again = requests[0].to == silent;
     out.clear();
-    peer.on_gradient_done(t += 0.1, zero, {}, out);
-    peer.on_averaging(t, requests[0].to, AveragingStep::kReply, k, nullptr, out);
+    peer.handle(t += 0.1, GradientDone{as_vector(zero), {}}, out);
+    peer.handle(t, AveragingArrived{requests[0].to, k, AveragingStep::kReply, nullptr}, out);
   }
   EXPECT_TRUE(asked_again);
 }
@@ -313,7 +322,8 @@ TEST(AdPsgd, AStoppedPeerAddsLateHalvesAndDeclinesRequests) {
   Actions out;
   active->start(0, out);
   const PeerId partner = actions_of<SendAveraging>(out).at(0).to;
-  active->on_averaging(0.1, partner, AveragingStep::kReply, 0, make_params({0.5f, 0.5f}), out);
+  active->handle(
+      0.1, AveragingArrived{partner, 0, AveragingStep::kReply, make_params({0.5f, 0.5f})}, out);
   active->stop();  // before its gradient was done: no step, but the half is added
   EXPECT_EQ(active->model()->values()[0], 1.5f);
   EXPECT_FALSE(active->finished());
@@ -321,7 +331,8 @@ TEST(AdPsgd, AStoppedPeerAddsLateHalvesAndDeclinesRequests) {
   out.clear();
   passive->start(0, out);
   passive->stop();
-  passive->on_averaging(0.2, 0, AveragingStep::kRequest, 0, make_params({3.0f, 3.0f}), out);
+  passive->handle(0.2, AveragingArrived{0, 0, AveragingStep::kRequest, make_params({3.0f, 3.0f})},
+                  out);
   const auto replies = actions_of<SendAveraging>(out);
   ASSERT_EQ(replies.size(), 1u);
   EXPECT_FALSE(replies[0].params);

@@ -291,11 +291,11 @@ TEST_F(HandDriven, StartSendsTheModelAndStartsTheGradient) {
 TEST_F(HandDriven, NewestMessageWinsAndStaleOnesAreNotFresh) {
   auto peer = make({});
   peer->start(0, out_);
-  peer->on_message(0.1, 1, 2, model(10, 10), out_);
-  peer->on_message(0.2, 1, 1, model(99, 99), out_);  // older tag: ignored
-  peer->on_message(0.3, 2, 0, model(4, 4), out_);
+  peer->handle(0.1, ModelArrived{1, 2, model(10, 10)}, out_);
+  peer->handle(0.2, ModelArrived{1, 1, model(99, 99)}, out_);  // older tag: ignored
+  peer->handle(0.3, ModelArrived{2, 0, model(4, 4)}, out_);
   out_.clear();
-  peer->on_gradient_done(1.0, zero_, {}, out_);
+  peer->handle(1.0, GradientDone{as_vector(zero_), {}}, out_);
   ASSERT_EQ(count_completed(out_), 1);
   const auto& rec = std::get<IterationCompleted>(out_[0]).record;
   EXPECT_EQ(rec.used_tags, (std::vector<std::int64_t>{2, 0}));
@@ -305,9 +305,9 @@ TEST_F(HandDriven, NewestMessageWinsAndStaleOnesAreNotFresh) {
   EXPECT_NEAR(x[1], (2 + 10 + 4) / 3.0, 1e-6);
   // At k = 1, peer 2's tag-0 model is stale; peer 1's tag-2 model is still fresh.
   out_.clear();
-  peer->on_gradient_done(2.0, zero_, {}, out_);
+  peer->handle(2.0, GradientDone{as_vector(zero_), {}}, out_);
   EXPECT_EQ(count_completed(out_), 0) << "full policy must wait for peer 2";
-  peer->on_message(2.5, 2, 1, model(0, 0), out_);
+  peer->handle(2.5, ModelArrived{2, 1, model(0, 0)}, out_);
   EXPECT_EQ(count_completed(out_), 1);
 }
 
@@ -316,25 +316,25 @@ TEST_F(HandDriven, BoundedStalenessAcceptsOlderTags) {
   config.staleness = 1;
   auto peer = make(config);
   peer->start(0, out_);
-  peer->on_message(0.1, 1, 0, model(1, 1), out_);
-  peer->on_message(0.1, 2, 0, model(1, 1), out_);
-  peer->on_gradient_done(1.0, zero_, {}, out_);
+  peer->handle(0.1, ModelArrived{1, 0, model(1, 1)}, out_);
+  peer->handle(0.1, ModelArrived{2, 0, model(1, 1)}, out_);
+  peer->handle(1.0, GradientDone{as_vector(zero_), {}}, out_);
   out_.clear();
-  peer->on_gradient_done(2.0, zero_, {}, out_);  // k = 1, tags 0 accepted
+  peer->handle(2.0, GradientDone{as_vector(zero_), {}}, out_);  // k = 1, tags 0 accepted
   EXPECT_EQ(count_completed(out_), 1);
   out_.clear();
-  peer->on_gradient_done(3.0, zero_, {}, out_);  // k = 2, tag 0 too old
+  peer->handle(3.0, GradientDone{as_vector(zero_), {}}, out_);  // k = 2, tag 0 too old
   EXPECT_EQ(count_completed(out_), 0);
 }
 
 TEST_F(HandDriven, MalformedMessagesAreCountedAndDropped) {
   auto peer = make({});
   peer->start(0, out_);
-  peer->on_message(0.1, 7, 0, model(1, 1), out_);          // not a neighbour
-  peer->on_message(0.1, 0, 0, model(1, 1), out_);          // itself
-  peer->on_message(0.1, 1, -3, model(1, 1), out_);         // negative tag
-  peer->on_message(0.1, 1, 0, make_params({1.0f}), out_);  // wrong size
-  peer->on_message(0.1, 1, 0, nullptr, out_);              // no payload
+  peer->handle(0.1, ModelArrived{7, 0, model(1, 1)}, out_);          // not a neighbour
+  peer->handle(0.1, ModelArrived{0, 0, model(1, 1)}, out_);          // itself
+  peer->handle(0.1, ModelArrived{1, -3, model(1, 1)}, out_);         // negative tag
+  peer->handle(0.1, ModelArrived{1, 0, make_params({1.0f})}, out_);  // wrong size
+  peer->handle(0.1, ModelArrived{1, 0, nullptr}, out_);              // no payload
   EXPECT_EQ(peer->dropped_messages(), 5);
   EXPECT_EQ(peer->drops().count(DropCause::kNotNeighbour), 2);
   EXPECT_EQ(peer->drops().count(DropCause::kTagOutOfRange), 1);
@@ -348,13 +348,13 @@ TEST_F(HandDriven, NonFiniteModelsAreDroppedNeverMixed) {
   peer->start(0, out_);
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
-  peer->on_message(0.1, 1, 0, make_params({0.5f, nan}), out_);
-  peer->on_message(0.1, 2, 0, make_params({-inf, 0.5f}), out_);
-  peer->on_gradient_done(1.0, zero_, {}, out_);
+  peer->handle(0.1, ModelArrived{1, 0, make_params({0.5f, nan})}, out_);
+  peer->handle(0.1, ModelArrived{2, 0, make_params({-inf, 0.5f})}, out_);
+  peer->handle(1.0, GradientDone{as_vector(zero_), {}}, out_);
   EXPECT_EQ(count_completed(out_), 0) << "a dropped model may not count as arrived";
   EXPECT_EQ(peer->drops().count(DropCause::kNonFinite), 2);
-  peer->on_message(1.1, 1, 0, model(1, 1), out_);
-  peer->on_message(1.1, 2, 0, model(1, 1), out_);
+  peer->handle(1.1, ModelArrived{1, 0, model(1, 1)}, out_);
+  peer->handle(1.1, ModelArrived{2, 0, model(1, 1)}, out_);
   EXPECT_EQ(count_completed(out_), 1);
   for (float v : peer->model()->values()) EXPECT_TRUE(std::isfinite(v));
 }
@@ -364,7 +364,7 @@ TEST_F(HandDriven, ANonFiniteOwnGradientStopsThePeerNamingTheLearningRate) {
   peer->start(0, out_);
   const std::vector<float> diverged{0.0f, std::numeric_limits<float>::infinity()};
   try {
-    peer->on_gradient_done(1.0, diverged, {}, out_);
+    peer->handle(1.0, GradientDone{as_vector(diverged), {}}, out_);
     ADD_FAILURE() << "a non-finite gradient was stepped with";
   } catch (const std::runtime_error& e) {
     EXPECT_THAT(e.what(), ::testing::HasSubstr("iteration 0"));
@@ -379,14 +379,14 @@ TEST_F(HandDriven, AResumedPeerGoesOnAtItsCheckpointsIteration) {
   config.iterations = 10;
   auto peer = make(config);
   peer->resume_at(6);
-  peer->on_message(0.0, 1, 7, model(10, 10), out_);  // kept from the start-up
-  peer->on_message(0.0, 2, 6, model(4, 4), out_);
+  peer->handle(0.0, ModelArrived{1, 7, model(10, 10)}, out_);  // kept from the start-up
+  peer->handle(0.0, ModelArrived{2, 6, model(4, 4)}, out_);
   out_.clear();
   peer->start(0.1, out_);
   EXPECT_EQ(std::get<SendParams>(out_[0]).tag, 6);
   EXPECT_EQ(std::get<StartGradient>(out_[1]).iteration, 6);
   out_.clear();
-  peer->on_gradient_done(1.0, zero_, {}, out_);
+  peer->handle(1.0, GradientDone{as_vector(zero_), {}}, out_);
   ASSERT_EQ(count_completed(out_), 1) << "both neighbours' models are fresh at iteration 6";
   EXPECT_EQ(peer->iteration(), 7);
   EXPECT_NEAR(peer->model()->values()[0], (1 + 10 + 4) / 3.0, 1e-6);
@@ -409,9 +409,9 @@ TEST_F(HandDriven, AJoiningPeerStartsFromItsNeighboursAverageAtTheirNewestTag) {
   peer->join(0, out_);
   EXPECT_TRUE(peer->joining());
   EXPECT_TRUE(out_.empty());
-  peer->on_message(0.1, 1, 8, model(2, 4), out_);
+  peer->handle(0.1, ModelArrived{1, 8, model(2, 4)}, out_);
   EXPECT_TRUE(out_.empty()) << "peer 2 is not heard yet";
-  peer->on_message(0.2, 2, 11, model(6, 8), out_);
+  peer->handle(0.2, ModelArrived{2, 11, model(6, 8)}, out_);
   EXPECT_FALSE(peer->joining());
   EXPECT_EQ(peer->iteration(), 11);
   EXPECT_EQ(peer->model()->values()[0], 4.0f);
@@ -431,9 +431,9 @@ TEST_F(HandDriven, AJoiningPeerGoesOnWithTheNeighboursHeardAfterTheSilenceTimeou
   peer->join(0, out_);
   ASSERT_EQ(std::get<ArmTimer>(out_.at(0)).at_s, 2.0);
   out_.clear();
-  peer->on_message(1.5, 1, 5, model(3, 3), out_);
+  peer->handle(1.5, ModelArrived{1, 5, model(3, 3)}, out_);
   EXPECT_TRUE(peer->joining()) << "peer 2 may still come";
-  peer->on_timer(2.0, out_);
+  peer->handle(2.0, TimerFired{}, out_);
   EXPECT_FALSE(peer->joining());
   EXPECT_EQ(peer->iteration(), 5);
   EXPECT_EQ(peer->model()->values()[0], 3.0f);
@@ -442,7 +442,7 @@ TEST_F(HandDriven, AJoiningPeerGoesOnWithTheNeighboursHeardAfterTheSilenceTimeou
   auto alone = make(config);
   alone->join(0, out_);
   try {
-    alone->on_timer(2.0, out_);
+    alone->handle(2.0, TimerFired{}, out_);
     ADD_FAILURE() << "a peer that heard nobody joined";
   } catch (const std::runtime_error& e) {
     EXPECT_THAT(e.what(), ::testing::HasSubstr("peer 0 cannot rejoin"));
@@ -453,19 +453,19 @@ TEST_F(HandDriven, AJoiningPeerGoesOnWithTheNeighboursHeardAfterTheSilenceTimeou
 // would not send that tag a second time.
 TEST_F(HandDriven, ANeighbourThatComesBackGetsTheLastModelAgain) {
   auto peer = make({});
-  peer->on_neighbour_back(0, 1, out_);
+  peer->handle(0, NeighbourBack{1}, out_);
   EXPECT_TRUE(out_.empty()) << "nothing sent yet";
   peer->start(0, out_);
   const Params sent = std::get<SendParams>(out_[0]).params;
   out_.clear();
-  peer->on_neighbour_back(0.5, 2, out_);
+  peer->handle(0.5, NeighbourBack{2}, out_);
   ASSERT_EQ(out_.size(), 1u);
   const auto& again = std::get<SendParams>(out_[0]);
   EXPECT_EQ(again.to, (std::vector<PeerId>{2}));
   EXPECT_EQ(again.tag, 0);
   EXPECT_EQ(again.params.get(), sent.get());
   out_.clear();
-  peer->on_neighbour_back(0.5, 7, out_);  // not a neighbour: nothing
+  peer->handle(0.5, NeighbourBack{7}, out_);  // not a neighbour: nothing
   EXPECT_TRUE(out_.empty());
 }
 
@@ -489,19 +489,20 @@ TEST(AllFinite, FindsANaNOrInfinityAnywhere) {
 
 TEST_F(HandDriven, GradientWithoutRequestIsARuntimeBug) {
   auto peer = make({});
-  EXPECT_THROW(peer->on_gradient_done(0, zero_, {}, out_), std::logic_error);
+  EXPECT_THROW(peer->handle(0, GradientDone{as_vector(zero_), {}}, out_), std::logic_error);
   peer->start(0, out_);
-  EXPECT_THROW(peer->on_gradient_done(0, std::vector<float>{1.0f}, {}, out_), std::logic_error);
+  EXPECT_THROW(peer->handle(0, GradientDone{as_vector(std::vector<float>{1.0f}), {}}, out_),
+               std::logic_error);
 }
 
 TEST_F(HandDriven, ANeighbourThatLeftIsNoLongerAwaited) {
   auto peer = make({});
   peer->start(0, out_);
-  peer->on_message(0.1, 1, 0, model(1, 1), out_);
+  peer->handle(0.1, ModelArrived{1, 0, model(1, 1)}, out_);
   out_.clear();
-  peer->on_gradient_done(1.0, zero_, {}, out_);
+  peer->handle(1.0, GradientDone{as_vector(zero_), {}}, out_);
   EXPECT_EQ(count_completed(out_), 0);
-  peer->on_neighbour_left(1.5, 2, out_);
+  peer->handle(1.5, NeighbourLeft{2}, out_);
   ASSERT_EQ(count_completed(out_), 1);
   // The departure goes out first, once, as an action: the runtime keeps no rule of its own.
   const auto& gone = std::get<NeighbourGone>(out_[0]);
@@ -510,7 +511,7 @@ TEST_F(HandDriven, ANeighbourThatLeftIsNoLongerAwaited) {
   EXPECT_EQ(gone.iteration, 0);
   EXPECT_EQ(std::get<IterationCompleted>(out_[1]).record.used, (std::vector<PeerId>{1}));
   out_.clear();
-  peer->on_timer(2.0, out_);
+  peer->handle(2.0, TimerFired{}, out_);
   for (const auto& action : out_) EXPECT_FALSE(std::holds_alternative<NeighbourGone>(action));
 }
 
@@ -519,15 +520,15 @@ TEST_F(HandDriven, ASilentNeighbourStopsBeingAwaitedAfterTheTimeout) {
   config.silence_timeout_s = 5;
   auto peer = make(config);
   peer->start(0, out_);
-  peer->on_message(0.1, 1, 0, model(1, 1), out_);
+  peer->handle(0.1, ModelArrived{1, 0, model(1, 1)}, out_);
   out_.clear();
-  peer->on_gradient_done(1.0, zero_, {}, out_);
+  peer->handle(1.0, GradientDone{as_vector(zero_), {}}, out_);
   ASSERT_EQ(out_.size(), 1u);
   EXPECT_DOUBLE_EQ(std::get<ArmTimer>(out_[0]).at_s, 5.0);
   out_.clear();
-  peer->on_timer(4.0, out_);  // early timers are harmless
+  peer->handle(4.0, TimerFired{}, out_);  // early timers are harmless
   EXPECT_EQ(count_completed(out_), 0);
-  peer->on_timer(5.0, out_);
+  peer->handle(5.0, TimerFired{}, out_);
   EXPECT_EQ(count_completed(out_), 1);
   // Neighbour 2 is reported gone (silent) once; a message brings it back, and a second
   // silence is a second departure.
@@ -541,21 +542,21 @@ TEST_F(HandDriven, ASilentNeighbourStopsBeingAwaitedAfterTheTimeout) {
   EXPECT_EQ(departures()[0].peer, 2);
   EXPECT_FALSE(departures()[0].said_goodbye);
   out_.clear();
-  peer->on_timer(6.0, out_);  // neighbour 1, last heard at 0.1, is silent now too
+  peer->handle(6.0, TimerFired{}, out_);  // neighbour 1, last heard at 0.1, is silent now too
   ASSERT_EQ(departures().size(), 1u);
   EXPECT_EQ(departures()[0].peer, 1);
   out_.clear();
-  peer->on_timer(6.5, out_);
+  peer->handle(6.5, TimerFired{}, out_);
   EXPECT_TRUE(departures().empty()) << "a departure is reported once";
-  peer->on_message(7.0, 2, 1, model(1, 1), out_);
+  peer->handle(7.0, ModelArrived{2, 1, model(1, 1)}, out_);
   EXPECT_TRUE(departures().empty());
   out_.clear();
-  peer->on_timer(12.5, out_);
+  peer->handle(12.5, TimerFired{}, out_);
   ASSERT_EQ(departures().size(), 1u);  // neighbour 2 came back and went silent again
   EXPECT_EQ(departures()[0].peer, 2);
   EXPECT_EQ(departures()[0].iteration, 1);
   out_.clear();
-  peer->on_neighbour_left(13.0, 2, out_);  // its BYE, late: a departure of its own, at once
+  peer->handle(13.0, NeighbourLeft{2}, out_);  // its BYE, late: a departure of its own, at once
   ASSERT_EQ(departures().size(), 1u);
   EXPECT_TRUE(departures()[0].said_goodbye);
 }

@@ -37,11 +37,11 @@ class Hand : public ::testing::Test {
 TEST_F(Hand, StaticWaitsForDMinusBFastest) {
   auto peer = make({.kind = PolicyKind::kStatic, .backups = 1});
   peer->start(0, out_);
-  peer->on_gradient_done(1.0, zero_, {}, out_);
-  peer->on_message(1.1, 3, 0, one(), out_);
-  peer->on_message(1.2, 1, 0, one(), out_);
+  peer->handle(1.0, GradientDone{as_vector(zero_), {}}, out_);
+  peer->handle(1.1, ModelArrived{3, 0, one()}, out_);
+  peer->handle(1.2, ModelArrived{1, 0, one()}, out_);
   ASSERT_EQ(completed(), nullptr);
-  peer->on_message(1.3, 4, 0, one(), out_);
+  peer->handle(1.3, ModelArrived{4, 0, one()}, out_);
   ASSERT_NE(completed(), nullptr);
   EXPECT_EQ(completed()->awaited, 3);
   EXPECT_EQ(completed()->used, (std::vector<PeerId>{1, 3, 4}));
@@ -52,10 +52,10 @@ TEST_F(Hand, StaticWaitsForDMinusBFastest) {
 TEST_F(Hand, StaticBackupsAreCappedSoThatMMinAreAwaited) {
   auto peer = make({.kind = PolicyKind::kStatic, .backups = 10}, 2);
   peer->start(0, out_);
-  peer->on_gradient_done(1.0, zero_, {}, out_);
-  peer->on_message(1.1, 2, 0, one(), out_);
+  peer->handle(1.0, GradientDone{as_vector(zero_), {}}, out_);
+  peer->handle(1.1, ModelArrived{2, 0, one()}, out_);
   ASSERT_EQ(completed(), nullptr);
-  peer->on_message(1.2, 1, 0, one(), out_);
+  peer->handle(1.2, ModelArrived{1, 0, one()}, out_);
   ASSERT_NE(completed(), nullptr);
   EXPECT_EQ(completed()->awaited, 2);
 }
@@ -63,9 +63,9 @@ TEST_F(Hand, StaticBackupsAreCappedSoThatMMinAreAwaited) {
 TEST_F(Hand, StaticUsesEveryFreshNeighbourNotOnlyTheFirstM) {
   auto peer = make({.kind = PolicyKind::kStatic, .backups = 3});
   peer->start(0, out_);
-  peer->on_message(0.1, 2, 0, one(), out_);
-  peer->on_message(0.2, 4, 0, one(), out_);
-  peer->on_gradient_done(1.0, zero_, {}, out_);
+  peer->handle(0.1, ModelArrived{2, 0, one()}, out_);
+  peer->handle(0.2, ModelArrived{4, 0, one()}, out_);
+  peer->handle(1.0, GradientDone{as_vector(zero_), {}}, out_);
   ASSERT_NE(completed(), nullptr);
   EXPECT_EQ(completed()->used, (std::vector<PeerId>{2, 4}));
 }
@@ -94,10 +94,10 @@ TEST(HalfPolicy, AwaitsTheFasterHalfOfAnyDegree) {
 TEST_F(Hand, HalfGoesWhenTwoOfFourNeighboursAreFresh) {
   auto peer = make({.kind = PolicyKind::kHalf});
   peer->start(0, out_);
-  peer->on_gradient_done(1.0, zero_, {}, out_);
-  peer->on_message(1.5, 3, 0, one(), out_);
+  peer->handle(1.0, GradientDone{as_vector(zero_), {}}, out_);
+  peer->handle(1.5, ModelArrived{3, 0, one()}, out_);
   EXPECT_EQ(completed(), nullptr) << "one of four is not half";
-  peer->on_message(2.0, 1, 0, one(), out_);
+  peer->handle(2.0, ModelArrived{1, 0, one()}, out_);
   ASSERT_NE(completed(), nullptr);
   EXPECT_EQ(completed()->awaited, 2);
   EXPECT_EQ(completed()->used, (std::vector<PeerId>{1, 3}));
@@ -107,10 +107,10 @@ TEST_F(Hand, HalfGoesWhenTwoOfFourNeighboursAreFresh) {
 TEST_F(Hand, DeadlineGoesWithWhoeverIsFreshWhenTheGradientIsDone) {
   auto peer = make({.kind = PolicyKind::kDeadline});
   peer->start(0, out_);
-  peer->on_message(0.5, 1, 0, one(), out_);
-  peer->on_message(0.6, 2, 0, one(), out_);
+  peer->handle(0.5, ModelArrived{1, 0, one()}, out_);
+  peer->handle(0.6, ModelArrived{2, 0, one()}, out_);
   ASSERT_EQ(completed(), nullptr);
-  peer->on_gradient_done(1.0, zero_, {}, out_);
+  peer->handle(1.0, GradientDone{as_vector(zero_), {}}, out_);
   ASSERT_NE(completed(), nullptr);
   EXPECT_EQ(completed()->used, (std::vector<PeerId>{1, 2}));
   EXPECT_EQ(completed()->awaited, 4);  // it decided to wait for all four...
@@ -121,10 +121,10 @@ TEST_F(Hand, DeadlineGoesWithWhoeverIsFreshWhenTheGradientIsDone) {
 TEST_F(Hand, DeadlineWaitsForTheMMinthWhenNobodyIsFresh) {
   auto peer = make({.kind = PolicyKind::kDeadline}, 2);
   peer->start(0, out_);
-  peer->on_gradient_done(1.0, zero_, {}, out_);
-  peer->on_message(3.0, 4, 0, one(), out_);
+  peer->handle(1.0, GradientDone{as_vector(zero_), {}}, out_);
+  peer->handle(3.0, ModelArrived{4, 0, one()}, out_);
   ASSERT_EQ(completed(), nullptr);
-  peer->on_message(4.0, 2, 0, one(), out_);
+  peer->handle(4.0, ModelArrived{2, 0, one()}, out_);
   ASSERT_NE(completed(), nullptr);
   EXPECT_EQ(completed()->used, (std::vector<PeerId>{2, 4}));
 }
@@ -132,15 +132,15 @@ TEST_F(Hand, DeadlineWaitsForTheMMinthWhenNobodyIsFresh) {
 TEST_F(Hand, DeadlineSlackExtendsTheWaitByAFractionOfTheComputeTime) {
   auto peer = make({.kind = PolicyKind::kDeadline, .slack = 0.5});
   peer->start(0, out_);
-  peer->on_message(0.5, 1, 0, one(), out_);
+  peer->handle(0.5, ModelArrived{1, 0, one()}, out_);
   out_.clear();
-  peer->on_gradient_done(2.0, zero_, {}, out_);  // deadline 0 + 1.5 * 2 = 3
+  peer->handle(2.0, GradientDone{as_vector(zero_), {}}, out_);  // deadline 0 + 1.5 * 2 = 3
   ASSERT_EQ(completed(), nullptr);
   ASSERT_EQ(out_.size(), 1u);
   EXPECT_DOUBLE_EQ(std::get<ArmTimer>(out_[0]).at_s, 3.0);
-  peer->on_message(2.5, 3, 0, one(), out_);
+  peer->handle(2.5, ModelArrived{3, 0, one()}, out_);
   ASSERT_EQ(completed(), nullptr);
-  peer->on_timer(3.0, out_);
+  peer->handle(3.0, TimerFired{}, out_);
   ASSERT_NE(completed(), nullptr);
   EXPECT_EQ(completed()->used, (std::vector<PeerId>{1, 3}));
 }
@@ -148,8 +148,8 @@ TEST_F(Hand, DeadlineSlackExtendsTheWaitByAFractionOfTheComputeTime) {
 TEST_F(Hand, DeadlineGoesAtOnceWhenEveryoneArrivedBeforeTheDeadline) {
   auto peer = make({.kind = PolicyKind::kDeadline, .slack = 10});
   peer->start(0, out_);
-  peer->on_gradient_done(1.0, zero_, {}, out_);
-  for (PeerId j = 1; j <= 4; ++j) peer->on_message(1.0 + j * 0.1, j, 0, one(), out_);
+  peer->handle(1.0, GradientDone{as_vector(zero_), {}}, out_);
+  for (PeerId j = 1; j <= 4; ++j) peer->handle(1.0 + j * 0.1, ModelArrived{j, 0, one()}, out_);
   ASSERT_NE(completed(), nullptr);
   EXPECT_DOUBLE_EQ(completed()->update_s, 1.4);
 }

@@ -49,11 +49,13 @@ class LockstepRun {
       queue_.pop_front();
       if (!peers_[d.to] || peers_[d.to]->finished()) continue;  // lost with the dead peer
       if (d.params) {
-        act(d.to, [&](Actions& out) { peers_[d.to]->on_message(0, d.from, d.tag, d.params, out); });
+        act(d.to, [&](Actions& out) {
+          peers_[d.to]->handle(0, ModelArrived{d.from, d.tag, d.params}, out);
+        });
       } else {
         auto result = gradients_.collect(d.to, d.tag);
         act(d.to, [&](Actions& out) {
-          peers_[d.to]->on_gradient_done(0, result.gradient, result.stats, out);
+          peers_[d.to]->handle(0, GradientDone{as_vector(result.gradient), result.stats}, out);
         });
       }
     }
@@ -73,7 +75,7 @@ class LockstepRun {
       }
     });
     for (PeerId j : peers_[peer]->contacts()) {
-      act(j, [&](Actions& out) { peers_[j]->on_neighbour_back(0, peer, out); });
+      act(j, [&](Actions& out) { peers_[j]->handle(0, NeighbourBack{peer}, out); });
     }
   }
 

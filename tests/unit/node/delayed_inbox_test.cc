@@ -11,11 +11,8 @@ namespace {
 using stragglers::DelayModel;
 using stragglers::DelaySpec;
 
-Inbound model_from(int from, std::int64_t tag) {
-  Inbound in;
-  in.from = from;
-  in.tag = tag;
-  return in;
+consensus::Message model_from(int from, std::int64_t tag) {
+  return consensus::ModelArrived{from, tag, nullptr};
 }
 
 std::vector<std::int64_t> release_all(DelayedInbox& inbox) {
@@ -23,7 +20,8 @@ std::vector<std::int64_t> release_all(DelayedInbox& inbox) {
   while (auto next = inbox.next_release_s()) {
     auto message = inbox.release(*next);
     if (!message) break;
-    tags.push_back(message->bye ? -1 : message->tag);
+    const bool bye = std::holds_alternative<consensus::NeighbourLeft>(*message);
+    tags.push_back(bye ? -1 : consensus::tag_of(*message));
   }
   return tags;
 }
@@ -37,9 +35,7 @@ TEST(DelayedInbox, ALaterMessageWithAShorterDelayWaitsForTheEarlierOne) {
   DelayedInbox inbox(&delays, 0);
   EXPECT_FALSE(inbox.admit(model_from(1, k), 0.0));
   EXPECT_FALSE(inbox.admit(model_from(1, k + 1), 0.0));
-  Inbound bye = model_from(1, k + 1);
-  bye.bye = true;
-  EXPECT_FALSE(inbox.admit(bye, 0.0));
+  EXPECT_FALSE(inbox.admit(consensus::NeighbourLeft{1, k + 1}, 0.0));
   // Nothing before tag k's own release; then k, k+1 (held to the same instant), the BYE.
   EXPECT_DOUBLE_EQ(*inbox.next_release_s(), delays.link_delay_s(1, 0, k));
   EXPECT_FALSE(inbox.release(delays.link_delay_s(1, 0, k + 1)).has_value());
@@ -51,7 +47,7 @@ TEST(DelayedInbox, WithoutLinkDelaysEveryMessagePassesAtOnce) {
   DelayedInbox inbox(&delays, 0);
   const auto passed = inbox.admit(model_from(1, 3), 5.0);
   ASSERT_TRUE(passed.has_value());
-  EXPECT_EQ(passed->tag, 3);
+  EXPECT_EQ(consensus::tag_of(*passed), 3);
   EXPECT_FALSE(inbox.next_release_s().has_value());
 }
 
