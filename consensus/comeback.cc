@@ -20,7 +20,7 @@ std::optional<std::string> why_no_comeback(const ProtocolConfig& config, Comebac
            "it";
   }
   if (how == Comeback::kJoining && config.policy.kind == PolicyKind::kAdPsgd) {
-    return "an ad_psgd peer cannot come back without a checkpoint: nobody sends it models to "
+    return "an ad_psgd peer without a checkpoint cannot come back: nobody sends it models to "
            "start from (set run.checkpoint_every or run.checkpoint_every_s)";
   }
   return std::nullopt;

@@ -169,7 +169,7 @@ void VirtualNetwork::send(PeerId from, PeerId to, consensus::Message message) {
 // pairwise-averaging runs are sent one, behind the peer's last messages on each link.
 void VirtualNetwork::say_goodbye(PeerId peer) {
   const PeerProtocol& protocol = *peers_[static_cast<std::size_t>(peer)];
-  if (!protocol.pairwise_averaging()) return;
+  if (!protocol.neighbours_need_goodbye()) return;
   for (PeerId j : protocol.contacts()) {
     send(peer, j, consensus::NeighbourLeft{peer, protocol.iteration()});
   }

@@ -1,6 +1,7 @@
 // [compression]: compressed gossip, CHOCO-SGD style (docs/compression.md).
 #include "compression/compressor.h"
 #include "consensus/peer_protocol.h"
+#include "consensus/variants/compressed_gossip.h"
 #include "node/config/tables.h"
 #include "topology/topology.h"
 

@@ -1,4 +1,5 @@
 // [consensus]: the backup policy and protocol options of every peer.
+#include "consensus/mixing_variant.h"
 #include "consensus/mixing_weights.h"
 #include "consensus/peer_protocol.h"
 #include "node/config/tables.h"
@@ -52,6 +53,7 @@ void read_consensus_table(TableReader& t, ConsensusConfig& config,
   t.read("max_gap", p.max_gap, 0, 1'000'000);
   t.read("keep_connected", p.keep_connected);
   t.read("push_sum", p.push_sum);
+  t.read_choice<std::string>("aggregation", p.aggregation, consensus::parse_aggregation);
   if (topology.directed && !p.push_sum) {
     t.errors().add(t.path_of("push_sum"),
                    "a directed graph (topology.directed = true) needs push_sum = true: its "
@@ -105,7 +107,8 @@ nlohmann::ordered_json consensus_table_json(const ConsensusConfig& config) {
           {"staleness", p.staleness},
           {"max_gap", p.max_gap},
           {"keep_connected", p.keep_connected},
-          {"push_sum", p.push_sum}};
+          {"push_sum", p.push_sum},
+          {"aggregation", p.aggregation}};
 }
 
 }  // namespace fastk::node

@@ -123,6 +123,14 @@ void read_tables(TableReader& top, ExperimentConfig& config, const std::filesyst
   read_stragglers_table(stragglers, config.stragglers, config.run.seed);
   TableReader sim = top.table("sim");
   read_sim_table(sim, config.sim, base_dir);
+  const consensus::ProtocolConfig& protocol = config.consensus.protocol;
+  if (protocol.aggregation != "mean" && (protocol.push_sum || protocol.compression ||
+                                         protocol.coding.scheme != coding::Scheme::kNone ||
+                                         protocol.policy.kind == consensus::PolicyKind::kAdPsgd)) {
+    errors.add("consensus.aggregation",
+               "is a rule of plain gossip: push_sum, [compression], [coding] and policy "
+               "ad_psgd mix in their own way");
+  }
   const bool checkpoints = config.run.checkpoint_every > 0 || config.run.checkpoint_every_s > 0;
   const auto why =
       consensus::why_no_comeback(config.consensus.protocol, consensus::Comeback::kFromCheckpoint);

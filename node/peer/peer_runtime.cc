@@ -227,7 +227,8 @@ void RealPeer::connect_neighbours() {
   }
   // Push-sum models go over the socket: a shared slot rewritten before a neighbour read it
   // (lapped) would lose its mass, which no newer model makes up for (docs/protocol.md §4.4).
-  if (!own.shared_models.empty() && !protocol_->push_sum()) share_models(own.shared_models);
+  if (!own.shared_models.empty() && protocol_->models_kept_queued() != 0)
+    share_models(own.shared_models);
   shared_models_ = std::make_unique<SharedModelReader>(
       options_.run_id, options_.peer, protocol_->model()->values().size(), shared_model_names_);
 }

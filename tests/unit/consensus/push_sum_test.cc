@@ -2,6 +2,8 @@
 // strongly connected directed graph the de-biased models reach the plain mean of the models
 // although no row of W sums to 1; the total weight is conserved whatever a backup policy
 // skips; on an undirected graph it is D-PSGD.
+#include "consensus/variants/push_sum.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -74,9 +76,12 @@ Outcome run(const std::shared_ptr<const topology::TopologySchedule>& schedule,
   for (int i = 0; i < schedule->size(); ++i) {
     const Params z = net.peer(i).debiased_model();  // a fresh buffer: keep it while read
     r.debiased.emplace_back(z->values().begin(), z->values().end());
-    r.total_weight += net.peer(i).push_sum_weight() + net.peer(i).pending_push_sum_weight();
-    if (std::abs(net.peer(i).push_sum_weight() - 1.0) > 1e-3) ++r.peers_with_weight_off_one;
-    r.min_weight = std::min(r.min_weight, net.peer(i).push_sum_weight());
+    // A peer without push-sum holds weight 1 and nothing pending.
+    const auto* mass = dynamic_cast<const PushSum*>(&net.peer(i).variant());
+    const double weight = mass ? mass->weight() : 1.0;
+    r.total_weight += weight + (mass ? mass->pending_weight() : 0.0);
+    if (std::abs(weight - 1.0) > 1e-3) ++r.peers_with_weight_off_one;
+    r.min_weight = std::min(r.min_weight, weight);
   }
   return r;
 }

@@ -1,0 +1,95 @@
+#include "consensus/mixing_variant.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "consensus/variants/variants.h"
+
+namespace fastk::consensus {
+namespace {
+
+// What AD-PSGD leaves no room for: each names the option to drop.
+void check_pairwise_averaging(const ProtocolConfig& config) {
+  const auto refuse_with = [](const std::string& what) {
+    throw std::invalid_argument("consensus.policy = \"ad_psgd\" " + what);
+  };
+  if (config.push_sum) {
+    refuse_with("and push_sum exclude each other: AD-PSGD keeps the mean itself");
+  }
+  if (config.coding.scheme != coding::Scheme::kNone) {
+    refuse_with("and coding exclude each other: nobody waits for a neighbourhood's gradients");
+  }
+  if (config.keep_connected) refuse_with("waits for no neighbour: drop keep_connected");
+  if (config.max_gap > 0) refuse_with("is asynchronous: drop max_gap");
+  if (config.order != UpdateOrder::kCombineThenAdapt) {
+    refuse_with("averages, then steps with the gradient taken before: drop order");
+  }
+}
+
+}  // namespace
+
+// One variant per run. The options that choose one exclude each other; each variant's
+// constructor refuses what it cannot run, and compressed gossip and AD-PSGD name the other
+// options they exclude.
+std::unique_ptr<MixingVariant> make_mixing_variant(IterationCore& core) {
+  const ProtocolConfig& config = core.config();
+  if (config.push_sum && config.coding.scheme != coding::Scheme::kNone) {
+    throw std::invalid_argument("push_sum and coding exclude each other");
+  }
+  if (config.compression) return make_compressed_gossip(core);
+  if (core.policy().pairwise_averaging()) {
+    check_pairwise_averaging(config);
+    return make_pairwise_averaging(core);
+  }
+  const bool plain = !config.compression && !config.push_sum &&
+                     config.coding.scheme == coding::Scheme::kNone &&
+                     !core.policy().pairwise_averaging();
+  if (!plain && config.aggregation != "mean") {
+    throw std::invalid_argument("consensus.aggregation = \"" + config.aggregation +
+                                "\" is a rule of plain gossip: push_sum, compression, coding "
+                                "and ad_psgd mix in their own way");
+  }
+  if (config.push_sum) return make_push_sum(core);
+  if (config.coding.scheme != coding::Scheme::kNone) return make_coded_neighbourhood(core);
+  for (const Aggregation& rule : kAggregations) {
+    if (config.aggregation == rule.name) return rule.make(core);
+  }
+  parse_aggregation(config.aggregation);  // throws, naming the rules there are
+  throw std::logic_error("aggregation " + config.aggregation + " accepted and not found");
+}
+
+std::string parse_aggregation(const std::string& name) {
+  std::string known;
+  for (const Aggregation& rule : kAggregations) {
+    if (name == rule.name) return name;
+    known += std::string(known.empty() ? "" : ", ") + rule.name;
+  }
+  throw std::invalid_argument("unknown aggregation \"" + name + "\"; expected " + known);
+}
+
+bool refuse(IterationCore& core, const CodedGradientArrived& m) {
+  const std::size_t size =
+      m.coded && m.coded->gradient ? m.coded->gradient->values().size() : core.parameters();
+  const auto cause = core.unusable(m.from, m.tag, m.coded ? m.coded->gradient : nullptr, size);
+  core.drops().add(cause.value_or(DropCause::kNotInTheCode));
+  return false;
+}
+
+bool refuse(IterationCore& core, const DifferenceArrived& m) {
+  // This run sends models, not differences.
+  core.drops().add(core.slot_of(m.from) < 0 ? DropCause::kNotNeighbour : DropCause::kBadDifference);
+  return false;
+}
+
+bool refuse(IterationCore& core, const AveragingArrived& m) {
+  DropCause cause = DropCause::kNotAsked;
+  if (core.slot_of(m.from) < 0) {
+    cause = DropCause::kNotNeighbour;
+  } else if (m.tag < 0 || m.tag >= core.config().iterations) {
+    cause = DropCause::kTagOutOfRange;
+  }
+  core.drops().add(cause);
+  return false;
+}
+
+}  // namespace fastk::consensus

@@ -1,0 +1,63 @@
+// The settings of one peer's protocol (docs/protocol.md §2-§6): what the config's
+// [consensus], [optimizer], [coding] and [compression] give PeerProtocol.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "coding/neighbourhood_code.h"
+#include "compression/compressor.h"
+#include "consensus/backup_policy.h"
+#include "consensus/mixing_weights.h"
+#include "learning/sgd.h"
+#include "topology/schedule.h"
+
+namespace fastk::consensus {
+
+enum class UpdateOrder { kCombineThenAdapt, kAdaptThenCombine };
+// "combine_then_adapt", "adapt_then_combine"; throws std::invalid_argument otherwise.
+UpdateOrder parse_update_order(const std::string& name);
+std::string to_string(UpdateOrder order);
+
+struct ProtocolConfig {
+  std::int64_t iterations = 1000;  // the peer finishes after this many updates
+  // The local step (docs/protocol.md §3.7): the learning rate and its warm-up and schedule
+  // (over `iterations`), momentum on this peer's own gradients, weight decay. Each peer keeps
+  // its own momentum; only models are mixed. batch_size and seed are the runtime's.
+  learning::OptimizerSpec optimizer{.lr = 0.1};
+  UpdateOrder order = UpdateOrder::kCombineThenAdapt;
+  Renormalisation renormalisation = Renormalisation::kReturnToSelf;
+  int m_min = 1;                 // never await fewer (capped at the neighbours available)
+  int staleness = 0;             // accept tags >= k - staleness
+  int max_gap = 0;               // G_max; 0 = no gap bound
+  double silence_timeout_s = 0;  // 0 = a silent neighbour is awaited forever
+  PolicySpec policy;
+  // Always wait for the neighbours of the graph's spanning tree (topology/spanning_tree.h),
+  // whatever the policy decides; the policy chooses among the other neighbours. Every
+  // iteration's used edges then connect all peers (docs/protocol.md §5.8). Static graphs only.
+  bool keep_connected = false;
+  // Push-sum (stochastic gradient push, docs/protocol.md §4.4): the model carries a weight
+  // w (one more value, 1 at the start) mixed with the same column-stochastic weights; the
+  // gradient is taken at x / w, and every message's mass is added once, late or not.
+  // Needs a schedule of period 1; not with coding.
+  bool push_sum = false;
+  // Coded neighbourhoods (scheme != none): the peer waits until its neighbourhood's gradient
+  // decodes (or coding.deadline_s after its own gradient) instead of asking the policy, then
+  // steps with the decoded mean gradient; the model goes out with the coded gradients.
+  coding::NeighbourhoodCodeSpec coding;
+  // Policy ad_psgd: the seed of each active peer's draw of its averaging partner; compressed
+  // gossip: the seed of its random rounding and sparsification.
+  std::uint64_t seed = 0;
+  // Compressed gossip (CHOCO-SGD, docs/compression.md): with a compressor the peer sends the
+  // compressed difference to its public estimate instead of its model, and mixes the
+  // estimates with this consensus step (gamma, in (0, 1]). Needs adapt_then_combine.
+  std::optional<compression::CompressorSpec> compression;
+  double consensus_step = 1.0;
+  // How plain gossip combines the own model with the used neighbours' (consensus/variants/,
+  // variants.h kAggregations): "mean" (the subset row of the mixing weights) or a robust
+  // rule. Not with push_sum, compression, coding or ad_psgd, which mix in their own way.
+  std::string aggregation = "mean";
+};
+
+}  // namespace fastk::consensus

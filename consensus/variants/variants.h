@@ -1,0 +1,30 @@
+// The mixing variants (mixing_variant.h), one file each in this folder, and the aggregation
+// rules users choose by name. Adding a variant: its file here, its entry below, its test,
+// its section in the docs (docs/design.md "Adding a mixing variant").
+#pragma once
+
+#include <memory>
+
+#include "consensus/iteration_core.h"
+#include "consensus/mixing_variant.h"
+
+namespace fastk::consensus {
+
+// Each throws std::invalid_argument for a config it cannot run, naming the option to drop.
+std::unique_ptr<MixingVariant> make_weighted_average(IterationCore& core);
+std::unique_ptr<MixingVariant> make_push_sum(IterationCore& core);
+std::unique_ptr<MixingVariant> make_pairwise_averaging(IterationCore& core);
+std::unique_ptr<MixingVariant> make_compressed_gossip(IterationCore& core);
+std::unique_ptr<MixingVariant> make_coded_neighbourhood(IterationCore& core);
+
+// The aggregation rules of plain gossip, by the name [consensus] aggregation gives them.
+struct Aggregation {
+  const char* name;
+  std::unique_ptr<MixingVariant> (*make)(IterationCore& core);
+  const char* what;  // one line, for the config's error and the docs
+};
+inline constexpr Aggregation kAggregations[] = {
+    {"mean", make_weighted_average, "the weighted average of the used models (the default)"},
+};
+
+}  // namespace fastk::consensus

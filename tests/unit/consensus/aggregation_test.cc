@@ -1,0 +1,72 @@
+// The aggregation rules of plain gossip ([consensus] aggregation, consensus/variants/
+// variants.h): each is a mixing variant, chosen by name. One peer of a ring of four (peer 0,
+// neighbours 1 and 3) takes one update from given models, so what each rule mixes is seen
+// value by value.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "consensus/peer_protocol.h"
+#include "tests/support/toy_runtime.h"
+
+namespace fastk::consensus {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Peer 0's x(1) under `aggregation`, policy full, combine-then-adapt, after its neighbours 1
+// and 3 sent `one` and `three` and its own gradient came back as `gradient`, with lr 0.5.
+std::vector<float> one_update(const std::string& aggregation, const std::vector<float>& own,
+                              const std::vector<float>& one, const std::vector<float>& three,
+                              const std::vector<float>& gradient) {
+  const auto topo = testing::make_topology(topology::TopologyKind::kRing, 4);
+  ProtocolConfig config;
+  config.iterations = 2;
+  config.optimizer.lr = 0.5;
+  config.aggregation = aggregation;
+  PeerProtocol peer(0, topo.schedule, config, make_params(own));
+  Actions out;
+  peer.start(0, out);
+  peer.handle(0.1, ModelArrived{1, 0, make_params(one)}, out);
+  peer.handle(0.2, ModelArrived{3, 0, make_params(three)}, out);
+  peer.handle(0.3, GradientDone{gradient, {}}, out);
+  EXPECT_EQ(peer.iteration(), 1);
+  const auto x = peer.model()->values();
+  return {x.begin(), x.end()};
+}
+
+TEST(Aggregation, MeanIsTheRingsWeightedAverageThenTheStep) {
+  // Ring weights: a third each. x(1) = (own + one + three) / 3 - 0.5 g.
+  const auto x = one_update("mean", {3, 0}, {6, 3}, {0, 6}, {2, -2});
+  ASSERT_EQ(x.size(), 2u);
+  EXPECT_NEAR(x[0], 3.0f - 1.0f, 1e-6);
+  EXPECT_NEAR(x[1], 3.0f + 1.0f, 1e-6);
+}
+
+TEST(Aggregation, AnUnknownRuleIsRefusedNamingTheRules) {
+  EXPECT_THAT(parse_aggregation("mean"), "mean");
+  try {
+    parse_aggregation("mode");
+    ADD_FAILURE() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("unknown aggregation \"mode\"; expected mean"));
+  }
+  EXPECT_THROW(one_update("mode", {0}, {0}, {0}, {0}), std::invalid_argument);
+}
+
+TEST(Aggregation, ARuleOtherThanTheMeanIsOnlyForPlainGossip) {
+  const auto topo = testing::make_topology(topology::TopologyKind::kRing, 4);
+  ProtocolConfig config;
+  config.aggregation = "any other";
+  config.push_sum = true;
+  try {
+    PeerProtocol peer(0, topo.schedule, config, make_params({0.0f}));
+    ADD_FAILURE() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("is a rule of plain gossip"));
+  }
+}
+
+}  // namespace
+}  // namespace fastk::consensus
