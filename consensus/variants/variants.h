@@ -18,6 +18,8 @@ std::unique_ptr<MixingVariant> make_compressed_gossip(IterationCore& core);
 std::unique_ptr<MixingVariant> make_coded_neighbourhood(IterationCore& core);
 
 // The aggregation rules of plain gossip, by the name [consensus] aggregation gives them.
+std::unique_ptr<MixingVariant> make_coordinate_median(IterationCore& core);
+
 struct Aggregation {
   const char* name;
   std::unique_ptr<MixingVariant> (*make)(IterationCore& core);
@@ -25,6 +27,9 @@ struct Aggregation {
 };
 inline constexpr Aggregation kAggregations[] = {
     {"mean", make_weighted_average, "the weighted average of the used models (the default)"},
+    {"median", make_coordinate_median,
+     "the coordinate-wise median of the own and the used models (robust to a minority of "
+     "outliers)"},
 };
 
 }  // namespace fastk::consensus

@@ -44,13 +44,49 @@ TEST(Aggregation, MeanIsTheRingsWeightedAverageThenTheStep) {
   EXPECT_NEAR(x[1], 3.0f + 1.0f, 1e-6);
 }
 
+TEST(Aggregation, MedianTakesEachCoordinatesMiddleValueThenTheStep) {
+  // Per coordinate: median(3, 6, 0) = 3, median(0, 3, 6) = 3; then - 0.5 g.
+  const auto x = one_update("median", {3, 0}, {6, 3}, {0, 6}, {2, -2});
+  ASSERT_EQ(x.size(), 2u);
+  EXPECT_EQ(x[0], 3.0f - 1.0f);
+  EXPECT_EQ(x[1], 3.0f + 1.0f);
+}
+
+TEST(Aggregation, AnOutlyingNeighbourMovesTheMedianOnlyWithinTheOthers) {
+  // Neighbour 3 sends a model scaled far off: the mean follows it, the median stays between
+  // the own model and neighbour 1's.
+  const std::vector<float> own = {1, -1}, one = {2, -2}, far = {1e30f, -1e30f};
+  const auto mean = one_update("mean", own, one, far, {0, 0});
+  const auto median = one_update("median", own, one, far, {0, 0});
+  EXPECT_GT(mean[0], 1e29f);
+  EXPECT_EQ(median[0], 2.0f);
+  EXPECT_EQ(median[1], -2.0f);
+}
+
+TEST(Aggregation, AnEvenCountTakesTheMeanOfTheTwoMiddleValues) {
+  // Policy full on a ring of four: the own model and two neighbours make three values; with
+  // one neighbour gone (its BYE), two: their midpoint.
+  const auto topo = testing::make_topology(topology::TopologyKind::kRing, 4);
+  ProtocolConfig config;
+  config.iterations = 2;
+  config.aggregation = "median";
+  PeerProtocol peer(0, topo.schedule, config, make_params({1.0f}));
+  Actions out;
+  peer.start(0, out);
+  peer.handle(0.1, NeighbourLeft{3}, out);
+  peer.handle(0.2, ModelArrived{1, 0, make_params({4.0f})}, out);
+  peer.handle(0.3, GradientDone{{0.0f}, {}}, out);
+  ASSERT_EQ(peer.iteration(), 1);
+  EXPECT_EQ(peer.model()->values()[0], 2.5f);
+}
+
 TEST(Aggregation, AnUnknownRuleIsRefusedNamingTheRules) {
   EXPECT_THAT(parse_aggregation("mean"), "mean");
   try {
     parse_aggregation("mode");
     ADD_FAILURE() << "accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_THAT(e.what(), HasSubstr("unknown aggregation \"mode\"; expected mean"));
+    EXPECT_THAT(e.what(), HasSubstr("unknown aggregation \"mode\"; expected mean, median"));
   }
   EXPECT_THROW(one_update("mode", {0}, {0}, {0}, {0}), std::invalid_argument);
 }
