@@ -21,7 +21,8 @@ std::optional<std::string> why_no_comeback(const ProtocolConfig& config, Comebac
   }
   if (how == Comeback::kJoining && config.policy.kind == PolicyKind::kAdPsgd) {
     return "an ad_psgd peer without a checkpoint cannot come back: nobody sends it models to "
-           "start from (set run.checkpoint_every or run.checkpoint_every_s)";
+           "start from (set run.checkpoint_every or run.checkpoint_every_s, and let the peer "
+           "write one before it fails)";
   }
   return std::nullopt;
 }

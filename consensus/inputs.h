@@ -2,8 +2,10 @@
 // runtimes translate what their transport delivered into a Message and hand it over, with
 // the gradients, timers and comings-back of their own; nothing else reaches the protocol.
 // A new kind of input is a new alternative here, and every std::visit over Input or Message
-// (the protocol's dispatch, the simulator's costs, the real peer's goodbye) fails to compile
-// until it says what the new kind means.
+// (the protocol's dispatch, the simulator's link bytes) fails to compile until it says what
+// the new kind means. The places that single out one kind (the simulator's I/O costs and a
+// finished peer's inputs, the real peer's goodbye) name it with std::get_if and let others
+// pass as before.
 #pragma once
 
 #include <cstdint>

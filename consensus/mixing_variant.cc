@@ -28,19 +28,12 @@ void check_pairwise_averaging(const ProtocolConfig& config) {
 
 }  // namespace
 
-// One variant per run. The options that choose one exclude each other; each variant's
-// constructor refuses what it cannot run, and compressed gossip and AD-PSGD name the other
-// options they exclude.
+// One variant per run. The options that choose one exclude each other: what excludes push-sum,
+// AD-PSGD or an aggregation rule is refused here, and each variant's constructor refuses what
+// else it cannot run (compressed gossip names the options it excludes).
 std::unique_ptr<MixingVariant> make_mixing_variant(IterationCore& core) {
   const ProtocolConfig& config = core.config();
-  if (config.push_sum && config.coding.scheme != coding::Scheme::kNone) {
-    throw std::invalid_argument("push_sum and coding exclude each other");
-  }
-  if (config.compression) return make_compressed_gossip(core);
-  if (core.policy().pairwise_averaging()) {
-    check_pairwise_averaging(config);
-    return make_pairwise_averaging(core);
-  }
+  parse_aggregation(config.aggregation);  // an unknown name, whatever the variant
   const bool plain = !config.compression && !config.push_sum &&
                      config.coding.scheme == coding::Scheme::kNone &&
                      !core.policy().pairwise_averaging();
@@ -49,12 +42,19 @@ std::unique_ptr<MixingVariant> make_mixing_variant(IterationCore& core) {
                                 "\" is a rule of plain gossip: push_sum, compression, coding "
                                 "and ad_psgd mix in their own way");
   }
+  if (config.push_sum && config.coding.scheme != coding::Scheme::kNone) {
+    throw std::invalid_argument("push_sum and coding exclude each other");
+  }
+  if (config.compression) return make_compressed_gossip(core);
+  if (core.policy().pairwise_averaging()) {
+    check_pairwise_averaging(config);
+    return make_pairwise_averaging(core);
+  }
   if (config.push_sum) return make_push_sum(core);
   if (config.coding.scheme != coding::Scheme::kNone) return make_coded_neighbourhood(core);
   for (const Aggregation& rule : kAggregations) {
     if (config.aggregation == rule.name) return rule.make(core);
   }
-  parse_aggregation(config.aggregation);  // throws, naming the rules there are
   throw std::logic_error("aggregation " + config.aggregation + " accepted and not found");
 }
 

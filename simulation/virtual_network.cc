@@ -33,7 +33,9 @@ void check_costs(const MachineCosts& costs, std::size_t peers) {
 // What a message puts on a link: its vectors as float32, plus the header's allowance.
 std::int64_t message_bytes(const consensus::Message& message) {
   const ActionHandlers payload{
-      [](const consensus::ModelArrived& m) { return m.params->values().size_bytes(); },
+      [](const consensus::ModelArrived& m) {
+        return m.params ? m.params->values().size_bytes() : 0;
+      },
       [](const consensus::CodedGradientArrived& m) {
         return m.coded && m.coded->gradient ? m.coded->gradient->values().size_bytes() : 0;
       },

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "consensus/coded_neighbourhood.h"
+#include "consensus/disagreement.h"
 #include "consensus/mix_step.h"
 #include "consensus/variants/plain_gossip.h"
 #include "consensus/variants/variants.h"
@@ -222,6 +223,11 @@ void Coded::mix(double, const UpdatePlan& plan, std::span<float> next, Iteration
   if (core_.has_local_step()) core_.to_direction(decoded_);
   mix_and_step(next, static_cast<float>(record.self_weight), own_->values(), terms,
                static_cast<float>(core_.learning_rate()), decoded_);
+  if (disagreement_due(core_, plan.used)) {  // a policy that waits for all wants none today
+    std::vector<std::span<const float>> models;
+    for (const MixTerm& term : terms) models.push_back(term.model);
+    core_.policy().observe_disagreement(neighbourhood_disagreement(own_->values(), models));
+  }
   own_.reset();
 }
 

@@ -102,15 +102,15 @@ void PushSum::begin(double now_s, Actions& out) {
 std::vector<float> PushSum::gradient_done(double now_s, std::vector<float> gradient,
                                           const GradientStats& stats, Actions& out) {
   // The weight takes no step; the step is scaled by the weight (mix(); y below).
-  std::vector<float> padded(gradient.begin(), gradient.end());
-  padded.push_back(0.0f);
+  padded_.assign(gradient.begin(), gradient.end());
+  padded_.push_back(0.0f);
   observe_gradient(core_, stats, now_s);
   if (core_.config().order == UpdateOrder::kCombineThenAdapt) {
-    gradient_ = std::move(padded);
+    gradient_.assign(padded_.begin(), padded_.end());
     own_ = core_.x();
     return gradient;
   }
-  own_ = adapt(core_, padded, gradient_, core_.x()->values().back());
+  own_ = adapt(core_, padded_, gradient_, core_.x()->values().back());
   if (!core_.round().send_to.empty()) core_.send(core_.round().send_to, own_, out);
   return gradient;
 }

@@ -52,7 +52,8 @@ class PushSum final : public PlainGossip {
   // Per slot: every model received and not yet added, oldest first (tags increase).
   std::vector<std::deque<std::pair<std::int64_t, Params>>> masses_;
   std::size_t max_masses_ = 8;   // kept per neighbour before the newest two are folded
-  std::vector<float> gradient_;  // with a 0 for the weight: kept until the update, or scratch
+  std::vector<float> padded_;    // the gradient with a 0 for the weight
+  std::vector<float> gradient_;  // padded_, kept until the update, or scratch
   Params own_;
 };
 

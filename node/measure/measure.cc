@@ -155,7 +155,7 @@ std::map<std::string, CompressionTimes> measure_compression(std::size_t paramete
       move();
       q = owner.advance(spec, x, seed++);
     });
-    // A peer checks a received difference (PeerProtocol::on_compressed), then applies it.
+    // A peer checks a received difference (CompressedGossip::take), then applies it.
     const double apply_s = median_time_s(repeats, 1, [&] {
       if (compression::invalid(q))
         throw std::logic_error("a compressor made an invalid difference");

@@ -225,8 +225,9 @@ void RealPeer::connect_neighbours() {
       shared_model_names_[j] = peer_endpoints(config_.cluster, peers_, j).shared_models;
     }
   }
-  // Push-sum models go over the socket: a shared slot rewritten before a neighbour read it
-  // (lapped) would lose its mass, which no newer model makes up for (docs/protocol.md §4.4).
+  // Models every one of which must arrive (models_kept_queued() == 0: push-sum's masses) go
+  // over the socket: a shared slot rewritten before a neighbour read it (lapped) would lose
+  // one, which no newer model makes up for (docs/protocol.md §4.4).
   if (!own.shared_models.empty() && protocol_->models_kept_queued() != 0)
     share_models(own.shared_models);
   shared_models_ = std::make_unique<SharedModelReader>(

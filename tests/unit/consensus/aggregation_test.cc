@@ -93,14 +93,21 @@ TEST(Aggregation, AnUnknownRuleIsRefusedNamingTheRules) {
 
 TEST(Aggregation, ARuleOtherThanTheMeanIsOnlyForPlainGossip) {
   const auto topo = testing::make_topology(topology::TopologyKind::kRing, 4);
-  ProtocolConfig config;
-  config.aggregation = "any other";
-  config.push_sum = true;
-  try {
-    PeerProtocol peer(0, topo.schedule, config, make_params({0.0f}));
-    ADD_FAILURE() << "accepted";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_THAT(e.what(), HasSubstr("is a rule of plain gossip"));
+  ProtocolConfig push_sum;
+  push_sum.push_sum = true;
+  ProtocolConfig compressed;
+  compressed.order = UpdateOrder::kAdaptThenCombine;
+  compressed.compression = compression::CompressorSpec{};
+  ProtocolConfig ad_psgd;
+  ad_psgd.policy.kind = PolicyKind::kAdPsgd;
+  for (ProtocolConfig config : {push_sum, compressed, ad_psgd}) {
+    config.aggregation = "median";
+    try {
+      PeerProtocol peer(0, topo.schedule, config, make_params({0.0f}));
+      ADD_FAILURE() << "accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_THAT(e.what(), HasSubstr("is a rule of plain gossip"));
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 // Where the protocol writes its models (PeerProtocol::set_buffer_source, the hook the
-// shared-memory runtime uses) and hand_over_gradient: neither may change a single bit of
-// what the protocol computes.
+// shared-memory runtime uses) and a gradient handed over (GradientDone): neither may change a
+// single bit of what the protocol computes.
 #include <gtest/gtest.h>
 
 #include <cmath>
