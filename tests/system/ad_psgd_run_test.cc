@@ -28,12 +28,15 @@ TEST(AdPsgdRun, ActivePeersAverageWithASlowPassivePeerWithoutWaitingForItsGradie
     EXPECT_TRUE(peer["rejected_frames"].empty()) << "peer " << i;
     // Passive (odd) peers wait for nothing. Active (even) ones wait for a reply, except once
     // both their neighbours have finished and said BYE (passive peers never wait, so they
-    // often finish first): then there is nobody to ask.
+    // often finish first): then there is nobody to ask. How early that happens depends on the
+    // machine's load (peers 0 and 6 have only fast passive neighbours; CI once saw peer 0
+    // average in 8.7% of its iterations), so only "it waited at all" is asserted for them;
+    // peers 2 and 4, whose slow neighbour outlives them, are held to more below.
     const double awaited = peer.value("mean_awaited", -1.0);
     if (i % 2 == 1) {
       EXPECT_EQ(awaited, 0.0) << "peer " << i;
     } else {
-      EXPECT_GT(awaited, 0.1) << "peer " << i;
+      EXPECT_GT(awaited, 0.0) << "peer " << i;
       EXPECT_LE(awaited, 1.0) << "peer " << i;
     }
   }
@@ -42,6 +45,7 @@ TEST(AdPsgdRun, ActivePeersAverageWithASlowPassivePeerWithoutWaitingForItsGradie
   const double slow_s = summary["per_peer"][3].value("elapsed_s", 0.0);
   for (int i : {2, 4}) {
     const auto& peer = summary["per_peer"][i];
+    EXPECT_GT(peer.value("mean_awaited", 0.0), 0.5) << "peer " << i;
     EXPECT_GT(peer.value("mean_used", 0.0), 0.5) << "peer " << i;
     EXPECT_LT(peer.value("elapsed_s", 1e9), 0.5 * slow_s) << "peer " << i;
   }
