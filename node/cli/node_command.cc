@@ -103,6 +103,12 @@ void run_node(const NodeOptions& o) {
   // config (at once, on the same ports) refuse each other's HELLO instead of forming one ring.
   options.config_fingerprint = run_fingerprint(o.config.config, o.config.overrides);
   options.run_id = options.config_fingerprint ^ (o.run_nonce * 0x9E3779B97F4A7C15ULL);
+  // Once per run: by fastk run (which passes a nonce), else by peer 0.
+  if (o.run_nonce == 0 && options.peer == 0) {
+    if (const auto warning = plain_tcp_warning(config.security, config.cluster, peers)) {
+      std::cerr << *warning << std::endl;
+    }
+  }
   options.stop_on_stdin_eof = o.stop_on_stdin_eof;
   options.progress_interval_s = o.progress_interval_s;
   options.epoch_s = o.epoch_s;

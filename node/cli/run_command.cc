@@ -384,6 +384,9 @@ int run(const RunOptions& o) {
     keys.emplace(n, peers, ssh_command(config));
   }
   print_start_line(peers, config, base_s, run_dir);
+  if (const auto warning = plain_tcp_warning(config.security, config.cluster, n)) {
+    std::cerr << *warning << std::endl;
+  }
   // Remote peers' folders arrive only after the run (scp writes them in place): nothing is
   // evaluated before then.
   LiveEvaluation live{evaluator, std::none_of(peers.begin(), peers.end(),

@@ -1,5 +1,6 @@
 // A foreign program without the run's keys, forging what used to poison a run: a MODEL full
-// of NaN, and one of 1e30 tagged with the last iteration, each claiming to come from peer 1,
+// of NaN, one of 1e30 tagged with the last iteration, and a BYE (which made a peer stop
+// waiting for its neighbour), each claiming to come from peer 1,
 // sent plain and with a CURVE key of its own, every 20 ms (never blocking) over connections
 // made afresh every 200 ms, from construction until destruction, or 5 minutes (a bound for a
 // test that forgets it): a run's start-up over ssh on a loaded machine can take longer than
@@ -44,6 +45,7 @@ class Forger {
     const auto forged_nan = fastk::testing::to_frames(wire::encode_model(1, 0, nullptr, nan));
     const auto forged_huge =
         fastk::testing::to_frames(wire::encode_model(1, last_iteration, nullptr, huge));
+    const auto forged_bye = fastk::testing::to_frames(wire::encode_bye(1, last_iteration / 2));
     const auto own = node::transport::make_key_pair();
     const std::string server = server_public_key.empty()
                                    ? node::transport::make_key_pair().public_key  // a guess
@@ -65,7 +67,9 @@ class Forger {
       for (int round = 0; round < 10 && !stop_; ++round, ++rounds) {
         (void)plain.try_send(forged_nan);
         (void)plain.try_send(forged_huge);
+        (void)plain.try_send(forged_bye);
         (void)keyed.try_send(forged_huge);
+        (void)keyed.try_send(forged_bye);
         (void)plain.events(), (void)keyed.events();
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
       }

@@ -45,31 +45,29 @@ std::string public_key_of(const std::filesystem::path& keys, int peer) {
   return "";
 }
 
-TEST_P(ForgedFrames, AKeylessSenderChangesNothingAndIsCounted) {
-  const auto dir = testutil::fresh_test_dir("fastk_sys");
-  TinyExperiment e = tiny_experiment(4, 15000, "full");  // about 2 s: long enough to be hit
-  e.local_transport = GetParam();
-  e.extra = keys_of_the_run(dir, e.peers);
-  e.peer_timeout_ms = 30000;  // exactness needs no neighbour given up on a loaded machine
+// Runs `e` with a forger at peer 0 (given peer 0's public key when known) and checks that
+// nothing it sent got in: the run ends ok with `fastk sim`'s bits (a forged BYE taken would
+// have changed what peer 0 waits for), and peer 0 counts refused connections of `cause`.
+void expect_the_forger_changes_nothing(const std::filesystem::path& dir, const TinyExperiment& e,
+                                       const std::string& server_key, const std::string& cause) {
   const auto config = write_config(dir, e);
-
   const std::string endpoint = e.local_transport == "tcp"
                                    ? "tcp://127.0.0.1:" + std::to_string(e.base_port)
                                    : local_endpoint(e.base_port);
   FastkProcess real({"run", config.string(), "--no-plots"});
-  std::optional<Forger> forger(std::in_place, endpoint, kFloats, e.iterations - 1,
-                               public_key_of(dir / "keys", 0));
+  std::optional<Forger> forger(std::in_place, endpoint, kFloats, e.iterations - 1, server_key);
   const auto status = real.wait(Seconds(120));
   const std::string forger_saw = forger->stop();
   forger.reset();
   ASSERT_TRUE(status.has_value()) << real.output();
   ASSERT_TRUE(status->ok()) << real.output();
+  EXPECT_THAT(real.output(), ::testing::Not(::testing::HasSubstr("plain TCP")));
   const auto real_run = dir / "real";
   std::filesystem::rename(run_dir(dir), real_run);
 
   const auto summary = read_json(peer_dir(real_run, 0) / "summary.json");
   EXPECT_EQ(summary["links"], "curve");
-  EXPECT_GE(refused_connections(summary, "unknown key"), 1u)
+  EXPECT_GE(refused_connections(summary, cause), 1u)
       << "the forger never reached peer 0 while it ran (" << forger_saw << "): " << summary.dump(2);
   EXPECT_TRUE(summary["rejected_frames"].empty()) << "a forged frame got past the handshake";
   EXPECT_TRUE(summary["dropped_by_cause"].empty()) << "a forged frame reached the protocol";
@@ -78,6 +76,27 @@ TEST_P(ForgedFrames, AKeylessSenderChangesNothingAndIsCounted) {
   const auto sim_status = sim.wait(Seconds(120));
   ASSERT_TRUE(sim_status && sim_status->ok()) << sim.output();
   for (int i = 0; i < e.peers; ++i) expect_simulations_model(real_run, sim_dir(dir), i);
+}
+
+TEST_P(ForgedFrames, AKeylessSenderChangesNothingAndIsCounted) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys");
+  TinyExperiment e = tiny_experiment(4, 15000, "full");  // about 2 s: long enough to be hit
+  e.local_transport = GetParam();
+  e.extra = keys_of_the_run(dir, e.peers);
+  e.peer_timeout_ms = 30000;  // exactness needs no neighbour given up on a loaded machine
+  expect_the_forger_changes_nothing(dir, e, public_key_of(dir / "keys", 0), "unknown key");
+}
+
+// The probes, on a local run over loopback TCP with [security] left at its default:
+// `fastk run` makes keys for the launch (any user of the machine can reach a loopback port),
+// so the forger's MODEL of 1e30 with the last tag and its BYE "from peer 1" are refused at
+// the handshake (it cannot know the run's keys: it guesses a server key).
+TEST(ForgedFrames, ADefaultLocalTcpRunIsEncryptedAndRefusesTheProbes) {
+  const auto dir = testutil::fresh_test_dir("fastk_sys");
+  TinyExperiment e = tiny_experiment(4, 15000, "full");
+  e.local_transport = "tcp";
+  e.peer_timeout_ms = 30000;
+  expect_the_forger_changes_nothing(dir, e, "", "bad handshake");
 }
 
 // Another user on the machine tries to connect to peer 0's socket while a local run (Unix

@@ -51,6 +51,9 @@ TEST(MalformedFrames, ALivePeerDropsAndCountsThemByCauseAndTrainsOn) {
   // also tested over TCP end to end.
   TinyExperiment e = tiny_experiment(4, 3000);
   e.local_transport = "tcp";
+  // Plain TCP, so that the frames reach the decoder (with CURVE, the default over TCP, the
+  // handshake refuses them first: forged_frames_test.cc); peer 0 warns once that it is plain.
+  e.extra = "[security]\ncurve = \"off\"\n";
   const auto config = write_config(dir, e);
   const auto run = run_dir(dir);
   auto peers = start_peers(config, run, e.peers);
@@ -107,6 +110,8 @@ TEST(MalformedFrames, ALivePeerDropsAndCountsThemByCauseAndTrainsOn) {
   for (float v : *final_model) ASSERT_TRUE(std::isfinite(v)) << "the NaN was mixed in";
   // The neighbours never saw a bad frame.
   EXPECT_TRUE(read_json(peer_dir(run, 1) / "summary.json")["rejected_frames"].empty());
+  EXPECT_THAT(peers[0]->output(), ::testing::HasSubstr("talk plain TCP, which any user of this"));
+  EXPECT_THAT(peers[1]->output(), ::testing::Not(::testing::HasSubstr("plain TCP")));
 }
 
 // Over shared memory (the default for local runs), a SHARED_MODEL only names a slot of the

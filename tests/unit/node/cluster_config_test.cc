@@ -208,6 +208,38 @@ TEST(SecurityConfig, CurveIsRequiredBetweenHostsAndMadeByTheLauncherThere) {
   }
 }
 
+// Any user of a machine can reach its loopback TCP ports: a local run over TCP is as open as
+// a LAN, so "auto" makes it CURVE too; "off" leaves it plain, with a warning naming who could
+// reach it. Unix-domain sockets (shm, ipc) stay plain and silent.
+TEST(SecurityConfig, LocalTcpIsCurveByDefaultAndWarnsWhenTurnedOff) {
+  const ExperimentConfig tcp =
+      parse("[topology]\npeers = 4\n[cluster]\nlocal_transport = \"tcp\"\n");
+  const ExperimentConfig shm = parse("[topology]\npeers = 4\n");
+  EXPECT_TRUE(uses_tcp(tcp.cluster, 4));
+  EXPECT_FALSE(uses_tcp(shm.cluster, 4));
+  EXPECT_FALSE(spans_hosts(tcp.cluster, 4));
+  EXPECT_TRUE(needs_curve(tcp.security, tcp.cluster, 4));
+  EXPECT_FALSE(needs_curve(shm.security, shm.cluster, 4));
+  EXPECT_TRUE(launcher_makes_keys(tcp.security, tcp.cluster, 4));
+  EXPECT_FALSE(launcher_makes_keys(shm.security, shm.cluster, 4));
+  try {
+    (void)key_folder(tcp.security, tcp.cluster, 4, "");
+    ADD_FAILURE() << "a peer on local TCP started without keys";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("peers use TCP"));
+  }
+  EXPECT_EQ(plain_tcp_warning(tcp.security, tcp.cluster, 4), std::nullopt);
+  const SecurityConfig off{"off", ""};
+  const auto warning = plain_tcp_warning(off, tcp.cluster, 4);
+  ASSERT_TRUE(warning.has_value());
+  EXPECT_THAT(*warning, HasSubstr("any user of this machine"));
+  const ExperimentConfig lan =
+      parse("[topology]\npeers = 4\n[cluster]\nhosts = [\"10.0.0.1\", \"10.0.0.2\"]\n");
+  EXPECT_THAT(plain_tcp_warning(off, lan.cluster, 4).value_or(""),
+              HasSubstr("any host of the network"));
+  EXPECT_EQ(plain_tcp_warning(off, shm.cluster, 4), std::nullopt);
+}
+
 TEST(SecurityConfig, BadValuesAreNamedAndKeysAreRelativeToTheConfigFile) {
   EXPECT_THAT(error_of("[security]\ncurve = \"yes\"\n"), HasSubstr("security.curve"));
   EXPECT_THAT(error_of("[security]\nkey = \"k\"\n"), HasSubstr("security.key"));
