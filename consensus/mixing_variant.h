@@ -10,7 +10,7 @@
 // The variants: weighted averaging over the used subset (weighted_average.cc), push-sum
 // (push_sum.cc), AD-PSGD's pairwise averages (pairwise.cc), CHOCO's compressed estimates
 // (compressed_gossip.cc), coded neighbourhoods (coded.cc), and the aggregation rules of
-// variants.h (coordinate_median.cc), all in consensus/variants/.
+// variants.h (coordinate_trimming.cc, clipped_gossip.cc), all in consensus/variants/.
 #pragma once
 
 #include <cstdint>

@@ -58,6 +58,9 @@ struct ProtocolConfig {
   // variants.h kAggregations): "mean" (the subset row of the mixing weights) or a robust
   // rule. Not with push_sum, compression, coding or ad_psgd, which mix in their own way.
   std::string aggregation = "mean";
+  // How many of a peer's neighbours the robust rules assume may be faulty: trimmed_mean trims
+  // this many values from each end, clipped_gossip clips this many neighbours (§4.7).
+  int faulty_neighbours = 1;
 };
 
 }  // namespace fastk::consensus

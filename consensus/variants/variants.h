@@ -19,6 +19,8 @@ std::unique_ptr<MixingVariant> make_coded_neighbourhood(IterationCore& core);
 
 // The aggregation rules of plain gossip, by the name [consensus] aggregation gives them.
 std::unique_ptr<MixingVariant> make_coordinate_median(IterationCore& core);
+std::unique_ptr<MixingVariant> make_trimmed_mean(IterationCore& core);
+std::unique_ptr<MixingVariant> make_clipped_gossip(IterationCore& core);
 
 struct Aggregation {
   const char* name;
@@ -30,6 +32,12 @@ inline constexpr Aggregation kAggregations[] = {
     {"median", make_coordinate_median,
      "the coordinate-wise median of the own and the used models (robust to a minority of "
      "outliers)"},
+    {"trimmed_mean", make_trimmed_mean,
+     "per coordinate, the mean of the own and the used models without the faulty_neighbours "
+     "largest and smallest values"},
+    {"clipped_gossip", make_clipped_gossip,
+     "self-centred clipping: the weighted sum of the neighbours' differences, each clipped to "
+     "a radius that bounds the faulty_neighbours farthest (He, Karimireddy and Jaggi 2022)"},
 };
 
 }  // namespace fastk::consensus

@@ -54,6 +54,7 @@ void read_consensus_table(TableReader& t, ConsensusConfig& config,
   t.read("keep_connected", p.keep_connected);
   t.read("push_sum", p.push_sum);
   t.read_choice<std::string>("aggregation", p.aggregation, consensus::parse_aggregation);
+  t.read("faulty_neighbours", p.faulty_neighbours, 0, 1'000'000);
   if (topology.directed && !p.push_sum) {
     t.errors().add(t.path_of("push_sum"),
                    "a directed graph (topology.directed = true) needs push_sum = true: its "
@@ -108,7 +109,8 @@ nlohmann::ordered_json consensus_table_json(const ConsensusConfig& config) {
           {"max_gap", p.max_gap},
           {"keep_connected", p.keep_connected},
           {"push_sum", p.push_sum},
-          {"aggregation", p.aggregation}};
+          {"aggregation", p.aggregation},
+          {"faulty_neighbours", p.faulty_neighbours}};
 }
 
 }  // namespace fastk::node

@@ -140,6 +140,10 @@ std::vector<MatrixCase> cases() {
       {"frc", with(hypercube, "", "[coding]\nscheme = \"frc\"\nstragglers = 2\n")},
       {"mds", with(hypercube, "", "[coding]\nscheme = \"mds\"\nstragglers = 1\nsub_blocks = 2\n")},
       {"keep_connected", with(hypercube_static, "backups = 2\nkeep_connected = true\n")},
+      {"median", with(base(), "aggregation = \"median\"\n"), true},
+      {"trimmed_mean", with(hypercube, "aggregation = \"trimmed_mean\"\n"), true},
+      {"clipped_gossip", with(base(), "aggregation = \"clipped_gossip\"\n"), true},
+      {"clipped_gossip_adaptive", with(base(4, "adaptive"), "aggregation = \"clipped_gossip\"\n")},
   };
   for (const char* kind : {"fp16", "int8", "qsgd", "top_k", "random_k"}) {
     const bool real = std::string(kind) == "int8";

@@ -17,14 +17,16 @@ using ::testing::HasSubstr;
 
 // Peer 0's x(1) under `aggregation`, policy full, combine-then-adapt, after its neighbours 1
 // and 3 sent `one` and `three` and its own gradient came back as `gradient`, with lr 0.5.
+// `faulty`: consensus.faulty_neighbours.
 std::vector<float> one_update(const std::string& aggregation, const std::vector<float>& own,
                               const std::vector<float>& one, const std::vector<float>& three,
-                              const std::vector<float>& gradient) {
+                              const std::vector<float>& gradient, int faulty = 1) {
   const auto topo = testing::make_topology(topology::TopologyKind::kRing, 4);
   ProtocolConfig config;
   config.iterations = 2;
   config.optimizer.lr = 0.5;
   config.aggregation = aggregation;
+  config.faulty_neighbours = faulty;
   PeerProtocol peer(0, topo.schedule, config, make_params(own));
   Actions out;
   peer.start(0, out);
@@ -63,21 +65,78 @@ TEST(Aggregation, AnOutlyingNeighbourMovesTheMedianOnlyWithinTheOthers) {
   EXPECT_EQ(median[1], -2.0f);
 }
 
-TEST(Aggregation, AnEvenCountTakesTheMeanOfTheTwoMiddleValues) {
-  // Policy full on a ring of four: the own model and two neighbours make three values; with
-  // one neighbour gone (its BYE), two: their midpoint.
+// Peer 0's x(1) as in one_update, one value each, with neighbour 3 gone (its BYE) before
+// neighbour 1's model came: the own model and one neighbour's are mixed.
+float update_with_three_gone(const std::string& aggregation, float own, float one, float gradient) {
   const auto topo = testing::make_topology(topology::TopologyKind::kRing, 4);
   ProtocolConfig config;
   config.iterations = 2;
-  config.aggregation = "median";
-  PeerProtocol peer(0, topo.schedule, config, make_params({1.0f}));
+  config.optimizer.lr = 0.5;
+  config.aggregation = aggregation;
+  PeerProtocol peer(0, topo.schedule, config, make_params({own}));
   Actions out;
   peer.start(0, out);
   peer.handle(0.1, NeighbourLeft{3}, out);
-  peer.handle(0.2, ModelArrived{1, 0, make_params({4.0f})}, out);
-  peer.handle(0.3, GradientDone{{0.0f}, {}}, out);
-  ASSERT_EQ(peer.iteration(), 1);
-  EXPECT_EQ(peer.model()->values()[0], 2.5f);
+  peer.handle(0.2, ModelArrived{1, 0, make_params({one})}, out);
+  peer.handle(0.3, GradientDone{{gradient}, {}}, out);
+  EXPECT_EQ(peer.iteration(), 1);
+  return peer.model()->values()[0];
+}
+
+TEST(Aggregation, AnEvenCountTakesTheMeanOfTheTwoMiddleValues) {
+  // Policy full on a ring of four: the own model and two neighbours make three values; with
+  // one neighbour gone, two: their midpoint.
+  EXPECT_EQ(update_with_three_gone("median", 1.0f, 4.0f, 0.0f), 2.5f);
+}
+
+TEST(Aggregation, TrimmedMeanDropsTheExtremesOfEachCoordinateThenSteps) {
+  // Three values per coordinate, b = 1: one trimmed from each end leaves the middle one.
+  const auto x = one_update("trimmed_mean", {3, 0}, {6, 3}, {0, 6}, {2, -2});
+  ASSERT_EQ(x.size(), 2u);
+  EXPECT_EQ(x[0], 3.0f - 1.0f);
+  EXPECT_EQ(x[1], 3.0f + 1.0f);
+  // b = 0 trims nothing: the plain mean of the three, then the step.
+  const auto untrimmed = one_update("trimmed_mean", {3, 0}, {6, 3}, {0, 9}, {2, -2}, 0);
+  EXPECT_EQ(untrimmed[0], 3.0f - 1.0f);
+  EXPECT_EQ(untrimmed[1], 4.0f + 1.0f);
+  // b larger than the values allow trims (3 - 1) / 2 = 1 from each end: never everything.
+  const auto capped = one_update("trimmed_mean", {3, 0}, {6, 3}, {0, 6}, {0, 0}, 5);
+  EXPECT_EQ(capped[0], 3.0f);
+}
+
+TEST(Aggregation, AnOutlyingNeighbourIsTrimmedAway) {
+  const std::vector<float> own = {1, -1}, one = {2, -2}, far = {1e30f, -1e30f};
+  const auto x = one_update("trimmed_mean", own, one, far, {0, 0});
+  EXPECT_EQ(x[0], 2.0f);
+  EXPECT_EQ(x[1], -2.0f);
+}
+
+TEST(Aggregation, ClippedGossipClipsTheFarthestNeighbourToTheNextOnesDistance) {
+  // Own (0, 0); neighbour 1 at distance 5 (3, 4); neighbour 3 far off at (600, 800), distance
+  // 1000. b = 1: tau = 5, the second largest distance. Neighbour 3's difference is clipped
+  // to length 5: (3, 4). Ring weights a third each:
+  //   x = 0 + (3, 4) / 3 + (3, 4) / 3 = (2, 8 / 3), then - 0.5 g.
+  const auto x = one_update("clipped_gossip", {0, 0}, {3, 4}, {600, 800}, {2, -2});
+  ASSERT_EQ(x.size(), 2u);
+  EXPECT_NEAR(x[0], 2.0f - 1.0f, 1e-5);
+  EXPECT_NEAR(x[1], 8.0f / 3 + 1.0f, 1e-5);
+  // However far off neighbour 3 is, the peer moves by at most what neighbour 1 moves it.
+  const auto farther = one_update("clipped_gossip", {0, 0}, {3, 4}, {6e20f, 8e20f}, {0, 0});
+  EXPECT_NEAR(farther[0], 2.0f, 1e-5);
+  EXPECT_NEAR(farther[1], 8.0f / 3, 1e-5);
+}
+
+TEST(Aggregation, ClippedGossipWithNoFaultyNeighboursIsTheMean) {
+  // b = 0: tau is the largest distance, nothing is clipped.
+  const auto clipped = one_update("clipped_gossip", {3, 0}, {6, 3}, {0, 6}, {2, -2}, 0);
+  const auto mean = one_update("mean", {3, 0}, {6, 3}, {0, 6}, {2, -2});
+  EXPECT_NEAR(clipped[0], mean[0], 1e-5);
+  EXPECT_NEAR(clipped[1], mean[1], 1e-5);
+}
+
+TEST(Aggregation, ClippedGossipWithNoMoreNeighboursThanFaultyOnesTakesTheLocalStepOnly) {
+  // One used neighbour, as many as b = 1: tau = 0, however far off it is. 1 - 0.5 * 2 = 0.
+  EXPECT_EQ(update_with_three_gone("clipped_gossip", 1.0f, 1e20f, 2.0f), 0.0f);
 }
 
 TEST(Aggregation, AnUnknownRuleIsRefusedNamingTheRules) {
@@ -86,7 +145,10 @@ TEST(Aggregation, AnUnknownRuleIsRefusedNamingTheRules) {
     parse_aggregation("mode");
     ADD_FAILURE() << "accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_THAT(e.what(), HasSubstr("unknown aggregation \"mode\"; expected mean, median"));
+    EXPECT_THAT(
+        e.what(),
+        HasSubstr(
+            "unknown aggregation \"mode\"; expected mean, median, trimmed_mean, clipped_gossip"));
   }
   EXPECT_THROW(one_update("mode", {0}, {0}, {0}, {0}), std::invalid_argument);
 }
