@@ -37,6 +37,11 @@ std::unique_ptr<MixingVariant> make_mixing_variant(IterationCore& core) {
   const bool plain = !config.compression && !config.push_sum &&
                      config.coding.scheme == coding::Scheme::kNone &&
                      !core.policy().pairwise_averaging();
+  if (!plain && config.attack) {
+    throw std::invalid_argument(
+        "[attack] is for plain gossip: push_sum, compression, coding and ad_psgd mix in their "
+        "own way (docs/security.md)");
+  }
   if (!plain && config.aggregation != "mean") {
     throw std::invalid_argument("consensus.aggregation = \"" + config.aggregation +
                                 "\" is a rule of plain gossip: push_sum, compression, coding "
@@ -53,7 +58,12 @@ std::unique_ptr<MixingVariant> make_mixing_variant(IterationCore& core) {
   if (config.push_sum) return make_push_sum(core);
   if (config.coding.scheme != coding::Scheme::kNone) return make_coded_neighbourhood(core);
   for (const Aggregation& rule : kAggregations) {
-    if (config.aggregation == rule.name) return rule.make(core);
+    if (config.aggregation != rule.name) continue;
+    std::unique_ptr<MixingVariant> variant = rule.make(core);
+    if (config.attack && config.attack->forges() && config.attack->attacker(core.self())) {
+      return make_byzantine(core, std::move(variant));
+    }
+    return variant;
   }
   throw std::logic_error("aggregation " + config.aggregation + " accepted and not found");
 }

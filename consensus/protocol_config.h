@@ -8,6 +8,7 @@
 
 #include "coding/neighbourhood_code.h"
 #include "compression/compressor.h"
+#include "consensus/attack.h"
 #include "consensus/backup_policy.h"
 #include "consensus/mixing_weights.h"
 #include "learning/sgd.h"
@@ -61,6 +62,8 @@ struct ProtocolConfig {
   // How many of a peer's neighbours the robust rules assume may be faulty: trimmed_mean trims
   // this many values from each end, clipped_gossip clips this many neighbours (§4.7).
   int faulty_neighbours = 1;
+  // [attack]: the peers that misbehave, and how (consensus/attack.h). Plain gossip only.
+  std::optional<AttackSpec> attack;
 };
 
 }  // namespace fastk::consensus

@@ -17,6 +17,10 @@ std::unique_ptr<MixingVariant> make_pairwise_averaging(IterationCore& core);
 std::unique_ptr<MixingVariant> make_compressed_gossip(IterationCore& core);
 std::unique_ptr<MixingVariant> make_coded_neighbourhood(IterationCore& core);
 
+// A forging attacker ([attack], consensus/attack.h) around the variant an honest peer runs.
+std::unique_ptr<MixingVariant> make_byzantine(IterationCore& core,
+                                              std::unique_ptr<MixingVariant> honest);
+
 // The aggregation rules of plain gossip, by the name [consensus] aggregation gives them.
 std::unique_ptr<MixingVariant> make_coordinate_median(IterationCore& core);
 std::unique_ptr<MixingVariant> make_trimmed_mean(IterationCore& core);

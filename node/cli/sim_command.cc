@@ -35,7 +35,8 @@ void print_summary(const sim::SimulationResult& r, const std::filesystem::path& 
              r.summary["target_loss"].get<double>() > 0) {
     std::printf("time to target: not reached\n");
   }
-  std::printf("final mean model: accuracy %.4f, loss %.4f, consensus distance %.4g\n",
+  std::printf("final mean model of %s: accuracy %.4f, loss %.4f, consensus distance %.4g\n",
+              r.summary.value("mean_model_of", std::string("every peer")).c_str(),
               r.last.test_accuracy, r.last.test_loss, r.last.consensus_distance);
   std::printf(
       "per iteration: awaited %.3f, used %.3f, backups %.3f; waiting %.3f s (%.1f%% of time)\n",

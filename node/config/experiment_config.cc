@@ -119,6 +119,8 @@ void read_tables(TableReader& top, ExperimentConfig& config, const std::filesyst
   read_coding_table(coding, config.consensus, config.topology);
   TableReader compression = top.table("compression");
   read_compression_table(compression, config.consensus, config.topology);
+  TableReader attack = top.table("attack");
+  read_attack_table(attack, config.consensus, config.topology);
   TableReader stragglers = top.table("stragglers");
   read_stragglers_table(stragglers, config.stragglers, config.run.seed);
   TableReader sim = top.table("sim");
@@ -129,6 +131,13 @@ void read_tables(TableReader& top, ExperimentConfig& config, const std::filesyst
                                          protocol.policy.kind == consensus::PolicyKind::kAdPsgd)) {
     errors.add("consensus.aggregation",
                "is a rule of plain gossip: push_sum, [compression], [coding] and policy "
+               "ad_psgd mix in their own way");
+  }
+  if (protocol.attack && (protocol.push_sum || protocol.compression ||
+                          protocol.coding.scheme != coding::Scheme::kNone ||
+                          protocol.policy.kind == consensus::PolicyKind::kAdPsgd)) {
+    errors.add("attack",
+               "is for plain gossip: push_sum, [compression], [coding] and policy "
                "ad_psgd mix in their own way");
   }
   const bool checkpoints = config.run.checkpoint_every > 0 || config.run.checkpoint_every_s > 0;

@@ -18,6 +18,7 @@ nlohmann::ordered_json resolved_config(const ExperimentConfig& c,
   j["stragglers"] = stragglers_table_json(c.stragglers);
   j["cluster"] = cluster_table_json(c.cluster);
   j["security"] = security_table_json(c.security);
+  if (c.consensus.protocol.attack) j["attack"] = attack_table_json(c.consensus);
   j["sim"] = sim_table_json(c.sim);
   return j;
 }

@@ -6,37 +6,6 @@ namespace {
 
 using stragglers::ComputeDistribution;
 
-// Reads an array of numbers at `key`; records an error naming the element otherwise.
-template <typename T>
-std::vector<T> read_numbers(TableReader& t, std::string_view key) {
-  std::vector<T> values;
-  const toml::node* n = t.node(key);
-  if (n == nullptr) return values;
-  const toml::array* array = n->as_array();
-  if (array == nullptr) {
-    t.errors().add(t.path_of(key), "expected an array of numbers");
-    return values;
-  }
-  for (std::size_t i = 0; i < array->size(); ++i) {
-    const toml::node& element = *array->get(i);
-    const std::string where = t.path_of(key) + "[" + std::to_string(i) + "]";
-    if constexpr (std::is_integral_v<T>) {
-      if (const auto v = element.value_exact<std::int64_t>()) {
-        values.push_back(static_cast<T>(*v));
-        continue;
-      }
-      t.errors().add(where, "expected an integer");
-    } else {
-      if (const auto v = element.value<double>()) {
-        values.push_back(*v);
-        continue;
-      }
-      t.errors().add(where, "expected a number");
-    }
-  }
-  return values;
-}
-
 // Calls `read_one` with a reader for each table of the array of tables at `key`.
 template <typename Fn>
 void for_each_table(TableReader& t, std::string_view key, Fn read_one) {

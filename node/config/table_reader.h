@@ -46,6 +46,8 @@ class TableReader {
       errors_.add(path_of(key), e.what());
     }
   }
+  // Whether the table is in the file at all.
+  bool present() const { return table_ != nullptr; }
   // Whether the key is present (and marks it known).
   bool has(std::string_view key);
   // A sub-table reader; records an error if the key holds something else.

@@ -3,6 +3,8 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <type_traits>
+#include <vector>
 
 #include "node/config/experiment_config.h"
 #include "node/config/table_reader.h"
@@ -60,6 +62,42 @@ nlohmann::ordered_json model_table_json(const learning::ModelSpec& spec);
 nlohmann::ordered_json optimizer_table_json(const learning::OptimizerSpec& spec);
 nlohmann::ordered_json sim_table_json(const SimSettings& settings);
 nlohmann::ordered_json security_table_json(const SecurityConfig& security);
+
+// [attack]: the attackers go into config.protocol.attack (after [consensus]).
+void read_attack_table(TableReader& table, ConsensusConfig& config,
+                       const topology::TopologySpec& topology);
+nlohmann::ordered_json attack_table_json(const ConsensusConfig& config);
+
+// Reads an array of numbers at `key`; records an error naming the element otherwise.
+template <typename T>
+std::vector<T> read_numbers(TableReader& t, std::string_view key) {
+  std::vector<T> values;
+  const toml::node* n = t.node(key);
+  if (n == nullptr) return values;
+  const toml::array* array = n->as_array();
+  if (array == nullptr) {
+    t.errors().add(t.path_of(key), "expected an array of numbers");
+    return values;
+  }
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    const toml::node& element = *array->get(i);
+    const std::string where = t.path_of(key) + "[" + std::to_string(i) + "]";
+    if constexpr (std::is_integral_v<T>) {
+      if (const auto v = element.value_exact<std::int64_t>()) {
+        values.push_back(static_cast<T>(*v));
+        continue;
+      }
+      t.errors().add(where, "expected an integer");
+    } else {
+      if (const auto v = element.value<double>()) {
+        values.push_back(*v);
+        continue;
+      }
+      t.errors().add(where, "expected a number");
+    }
+  }
+  return values;
+}
 
 // A relative path in a config is relative to the config file's folder.
 std::string resolve_path(const std::string& path, const std::filesystem::path& base_dir);

@@ -20,7 +20,11 @@ namespace fastk::node {
 MeanModelEvaluator::MeanModelEvaluator(const ExperimentConfig& config,
                                        std::filesystem::path run_dir, int peers, double epoch_s,
                                        double interval_s)
-    : run_dir_(std::move(run_dir)), peers_(peers), epoch_s_(epoch_s), interval_s_(interval_s) {
+    : run_dir_(std::move(run_dir)),
+      peers_(peers),
+      epoch_s_(epoch_s),
+      interval_s_(interval_s),
+      attack_(config.consensus.protocol.attack) {
   // The test set only: the launcher's start-up does not pay for the training set.
   test_ = learning::load_test_set(config.data);
   model_ = learning::make_model(config.model, test_);
@@ -97,6 +101,7 @@ std::vector<MeanModelEvaluator::Instant> MeanModelEvaluator::known_instants(
     Instant next{instant, instant_unix_s(instant), {}};
     bool known = true;
     for (int i = 0; i < peers_ && known; ++i) {
+      if (!metrics::in_mean_model(attack_, i)) continue;
       auto file = model_at(states[static_cast<std::size_t>(i)], i, instant, exited);
       if (file) next.files.push_back(std::move(*file));
       known = file.has_value() || exited;
@@ -182,6 +187,7 @@ MeanModelEvaluator::AfterRun MeanModelEvaluator::evaluate_after_run(double end_u
   for (int peer : own_finals) batch.push_back(peer_final(peer, states[std::size_t(peer)]));
   Instant mean_of_finals{0, end_unix_s, {}};
   for (int i = 0; i < peers_; ++i) {
+    if (!metrics::in_mean_model(attack_, i)) continue;
     mean_of_finals.files.push_back(
         {peer_dir(i) / "model-final.f32", states[std::size_t(i)].iterations});
   }

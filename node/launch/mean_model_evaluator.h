@@ -100,7 +100,8 @@ class MeanModelEvaluator {
   double interval_s_;
   learning::Dataset test_;
   std::unique_ptr<learning::Model> model_;
-  std::mutex mutex_;  // guards the two below: which instants are taken
+  std::optional<consensus::AttackSpec> attack_;  // its peers are left out of the mean
+  std::mutex mutex_;                             // guards the two below: which instants are taken
   // The newest instant evaluate_new took: it never goes back to older ones.
   std::int64_t newest_live_ = std::numeric_limits<std::int64_t>::min();
   std::set<std::int64_t> done_;

@@ -1,9 +1,13 @@
 // The mean of the peers' models and their consensus distance: what both runtimes evaluate
-// (the simulator over live peers, `fastk run` over the peers' snapshots).
+// (the simulator over live peers, `fastk run` over the peers' snapshots). With an [attack],
+// the mean of the honest peers' models: an attacker's model is not what the run learned.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <vector>
+
+#include "consensus/attack.h"
 
 namespace fastk::node::metrics {
 
@@ -14,5 +18,10 @@ struct MeanModel {
 
 // `models` must be non-empty and of equal size.
 MeanModel mean_model(std::span<const std::span<const float>> models);
+
+// Whether `peer`'s model is part of the mean model: it is not an attacker.
+inline bool in_mean_model(const std::optional<consensus::AttackSpec>& attack, int peer) {
+  return !attack || !attack->attacker(peer);
+}
 
 }  // namespace fastk::node::metrics

@@ -52,7 +52,15 @@ RunSummary summary_of_config(const ExperimentConfig& config, int peers, std::str
   s.overrides = config.overrides;
   s.target_accuracy = config.run.target_accuracy;
   s.target_loss = config.run.target_loss;
+  s.attack = config.consensus.protocol.attack;
   return s;
+}
+
+std::string what_the_mean_model_is(const std::optional<consensus::AttackSpec>& attack) {
+  if (!attack) return "every peer";
+  std::string ids;
+  for (const int p : attack->peers) ids += (ids.empty() ? "" : ", ") + std::to_string(p);
+  return "the honest peers (attackers " + ids + " left out)";
 }
 
 nlohmann::ordered_json to_json(const RunSummary& s) {
@@ -76,7 +84,16 @@ nlohmann::ordered_json to_json(const RunSummary& s) {
   add_traffic(s, j);
   j["peers_reported"] = s.peers_reported;
   j["outputs_not_fetched"] = s.outputs_not_fetched;
+  j["mean_model_of"] = what_the_mean_model_is(s.attack);
   j["per_peer"] = s.per_peer;
+  if (s.attack) {
+    j["attack"] = {{"peers", s.attack->peers}, {"kind", consensus::to_string(s.attack->kind)}};
+    for (auto& peer : j["per_peer"]) {
+      if (peer.contains("peer") && s.attack->attacker(peer["peer"].get<int>())) {
+        peer["attacker"] = true;
+      }
+    }
+  }
   return j;
 }
 

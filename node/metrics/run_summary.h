@@ -55,7 +55,12 @@ struct RunSummary {
   // entry as "failure" (its "status" too when it left no summary).
   std::map<int, nlohmann::ordered_json> peer_failures;
   nlohmann::ordered_json per_peer = nlohmann::ordered_json::array();
+  // [attack]: the mean model is the honest peers'; the attackers' per_peer entries say so.
+  std::optional<consensus::AttackSpec> attack;
 };
+
+// "the mean model of every peer", or of the honest peers naming the attackers left out.
+std::string what_the_mean_model_is(const std::optional<consensus::AttackSpec>& attack);
 
 // The config's part: name, topology, policy, peers, iterations, duration, targets, overrides.
 RunSummary summary_of_config(const ExperimentConfig& config, int peers, std::string runtime);

@@ -140,7 +140,8 @@ RealPeer::RealPeer(const ExperimentConfig& config, const PeerOptions& options,
   const auto stored = training::stored_partitions(topology_.graph, protocol_config_.coding);
   trainer_ = std::make_unique<training::PeerTrainer>(
       config.data, config.model, config.optimizer, peers_, options.peer,
-      stored[static_cast<std::size_t>(options.peer)]);
+      stored[static_cast<std::size_t>(options.peer)],
+      training::flips_labels(protocol_config_, options.peer));
   base_gradient_s_ = base_gradient_s(options, *trainer_);
   protocol_ =
       std::make_unique<consensus::PeerProtocol>(options.peer, topology_.schedule, protocol_config_,

@@ -35,7 +35,7 @@ void print_table(const nlohmann::ordered_json& summary) {
                   elapsed, elapsed > 0 ? 100 * p["waiting_s"].get<double>() / elapsed : 0.0,
                   p.value("mean_awaited", 0.0), p.value("mean_used", 0.0),
                   p.value("mean_backups", 0.0), test, p.value("peak_rss_mib", 0.0));
-    std::cout << line << "\n";
+    std::cout << line << (p.value("attacker", false) ? "  attacker" : "") << "\n";
   }
 }
 
@@ -44,9 +44,10 @@ void print_outcome(const nlohmann::ordered_json& summary,
   print_table(summary);
   if (!evaluations.empty()) {
     const auto& e = evaluations.back();
-    std::cout << "\nmean model after " << std::fixed << std::setprecision(2) << e.time_s
-              << " s: test accuracy " << 100 * e.test_accuracy << "%, loss " << std::setprecision(4)
-              << e.test_loss << ", consensus distance " << std::setprecision(3) << std::scientific
+    std::cout << "\nmean model of " << summary.value("mean_model_of", std::string("every peer"))
+              << " after " << std::fixed << std::setprecision(2) << e.time_s << " s: test accuracy "
+              << 100 * e.test_accuracy << "%, loss " << std::setprecision(4) << e.test_loss
+              << ", consensus distance " << std::setprecision(3) << std::scientific
               << e.consensus_distance << "\n";
     std::cout.unsetf(std::ios::floatfield);
   }

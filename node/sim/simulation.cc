@@ -26,22 +26,26 @@ namespace fastk::node::sim {
 namespace {
 
 // Evaluates the mean model and (optionally) every peer's model.
+// With an [attack], the mean model is the honest peers' (metrics::in_mean_model).
 metrics::Evaluation evaluate(const simulation::VirtualNetwork& net, learning::Model& model,
-                             const learning::Dataset& test, bool per_peer, double time_s) {
+                             const learning::Dataset& test, bool per_peer, double time_s,
+                             const std::optional<consensus::AttackSpec>& attack) {
   metrics::Evaluation e;
   e.time_s = time_s;
   const int n = net.size();
-  e.peers = n;
   std::vector<consensus::Params> kept;  // push-sum: de-biased copies, alive while read
-  std::vector<std::span<const float>> models;
+  std::vector<std::span<const float>> models, honest;
   double iterations = 0;
   for (int i = 0; i < n; ++i) {
     kept.push_back(net.peer(i).debiased_model());
     models.push_back(kept.back()->values());
+    if (!metrics::in_mean_model(attack, i)) continue;
+    honest.push_back(models.back());
     iterations += static_cast<double>(net.peer(i).iteration());
   }
-  const metrics::MeanModel mean = metrics::mean_model(models);
-  e.mean_iteration = iterations / n;
+  e.peers = static_cast<int>(honest.size());
+  const metrics::MeanModel mean = metrics::mean_model(honest);
+  e.mean_iteration = iterations / e.peers;
   e.consensus_distance = mean.consensus_distance;
   const learning::Evaluation at_mean = model.evaluate(mean.mean, test);
   e.test_loss = at_mean.loss;
@@ -277,9 +281,16 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
   const topology::Topology topo = topology::build_topology(in.topology);
   const int n = topo.graph.size();
 
-  const learning::TrainTest data = learning::load_data(in.data);
+  learning::TrainTest data = learning::load_data(in.data);
   const learning::Partition partition = training::partition_training_set(
       data.train.labels, data.train.classes, data.train.size(), in.data, n);
+  const consensus::ProtocolConfig protocol =
+      protocol_config(in.consensus, in.run, in.optimizer, in.cluster, PeerRuntime::kSimulated);
+  for (int p = 0; p < n; ++p) {  // a label_flip attacker's rows: only it samples them
+    if (training::flips_labels(protocol, p)) {
+      training::flip_labels(data.train, partition.peer_indices[static_cast<std::size_t>(p)]);
+    }
+  }
   std::unique_ptr<learning::Model> model =
       training::make_training_model(in.model, in.data, data.train);
   std::vector<float> initial(model->num_parameters());
@@ -288,8 +299,6 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
     calibration::check_fits(*in.calibration, in.model, in.optimizer, model->num_parameters());
   }
 
-  const consensus::ProtocolConfig protocol =
-      protocol_config(in.consensus, in.run, in.optimizer, in.cluster, PeerRuntime::kSimulated);
   auto samples = every_peers_samples(topo, protocol, partition, in.optimizer);
   stragglers::DelaySpec delay_spec = in.stragglers;
   simulation::MachineCosts costs = machine(in, delay_spec);
@@ -309,7 +318,8 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
     result.end_time_s = std::max(result.end_time_s, r.update_s);
   };
   const auto report = [&](double t) {
-    const metrics::Evaluation e = evaluate(net, *model, data.test, in.sim.per_peer_eval, t);
+    const metrics::Evaluation e =
+        evaluate(net, *model, data.test, in.sim.per_peer_eval, t, protocol.attack);
     out.evaluation(e);
     if (on_evaluation) on_evaluation(e, out.totals());
   };

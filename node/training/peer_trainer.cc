@@ -58,9 +58,27 @@ coding::Placement coded_placement(const topology::Graph& graph,
   return coding::place_frc(adjacency, coding::block_size(spec) - 1, spec.dynamic_roles);
 }
 
+void flip_labels(learning::Dataset& data, std::span<const std::int64_t> rows) {
+  if (data.classes == 0) {
+    throw std::invalid_argument(
+        "[attack] kind = \"label_flip\" needs a classification data "
+        "set; " +
+        data.name + " has no labels");
+  }
+  for (const std::int64_t row : rows) {
+    auto& label = data.labels[static_cast<std::size_t>(row)];
+    label = data.classes - 1 - label;
+  }
+}
+
+bool flips_labels(const consensus::ProtocolConfig& protocol, int peer) {
+  return protocol.attack && protocol.attack->kind == consensus::AttackKind::kLabelFlip &&
+         protocol.attack->attacker(peer);
+}
+
 PeerTrainer::PeerTrainer(const learning::DataSpec& data, const learning::ModelSpec& model,
                          const learning::OptimizerSpec& optimizer, int peers, int peer,
-                         std::vector<int> stored)
+                         std::vector<int> stored, bool flip)
     : batch_size_(optimizer.batch_size) {
   check_optimizer(optimizer);
   // The rows this peer holds and its samplers: peer_samples, which the simulator uses too.
@@ -73,6 +91,11 @@ PeerTrainer::PeerTrainer(const learning::DataSpec& data, const learning::ModelSp
       });
   if (!samples) throw std::logic_error("PeerTrainer: the data loader chose no rows");
   shard_ = std::move(mine.train);
+  if (flip) {
+    std::vector<std::int64_t> every_row(static_cast<std::size_t>(shard_.size()));
+    std::iota(every_row.begin(), every_row.end(), std::int64_t{0});
+    flip_labels(shard_, every_row);
+  }
   test_ = std::make_unique<learning::TestSet>(std::move(mine.test));
   model_ = make_training_model(model, data, shard_);
   // Positions into the kept rows are the shard's own indices: no mapping needed.

@@ -12,6 +12,7 @@
 
 #include "coding/neighbourhood_code.h"
 #include "consensus/actions.h"
+#include "consensus/protocol_config.h"
 #include "learning/data_sources.h"
 #include "learning/model.h"
 #include "learning/partition.h"
@@ -44,6 +45,14 @@ learning::Partition partition_training_set(std::span<const std::int32_t> labels,
                                            std::int64_t samples, const learning::DataSpec& spec,
                                            int peers);
 
+// What an [attack] kind = "label_flip" attacker trains on (consensus/attack.h): the label y
+// of each of `rows` of `data` becomes classes - 1 - y. Throws std::invalid_argument for
+// regression data (no labels to flip).
+void flip_labels(learning::Dataset& data, std::span<const std::int64_t> rows);
+
+// Whether `peer` trains on flipped labels under `protocol`'s [attack].
+bool flips_labels(const consensus::ProtocolConfig& protocol, int peer);
+
 // Where a coded run puts its data (coding/neighbourhood_code.h) on this graph.
 coding::Placement coded_placement(const topology::Graph& graph,
                                   const coding::NeighbourhoodCodeSpec& spec);
@@ -54,9 +63,10 @@ coding::Placement coded_placement(const topology::Graph& graph,
 // seeded like that peer's own, as the simulator does.
 class PeerTrainer {
  public:
+  // `flip_labels`: the peer is an [attack] kind = "label_flip" attacker (poisoned_labels).
   PeerTrainer(const learning::DataSpec& data, const learning::ModelSpec& model,
               const learning::OptimizerSpec& optimizer, int peers, int peer,
-              std::vector<int> stored = {});
+              std::vector<int> stored = {}, bool flip_labels = false);
 
   std::size_t num_parameters() const { return model_->num_parameters(); }
   const std::vector<float>& initial() const { return initial_; }

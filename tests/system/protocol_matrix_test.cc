@@ -145,6 +145,12 @@ std::vector<MatrixCase> cases() {
       {"clipped_gossip", with(base(), "aggregation = \"clipped_gossip\"\n"), true},
       {"clipped_gossip_adaptive", with(base(4, "adaptive"), "aggregation = \"clipped_gossip\"\n")},
   };
+  // [attack]: peer 2 forges (or trains on flipped labels); the mean model is the honest peers'.
+  for (const char* kind : {"large", "sign_flip", "alie", "noise", "label_flip"}) {
+    const std::string attack = "[attack]\npeers = [2]\nkind = \"" + std::string(kind) + "\"\n";
+    all.push_back({std::string("attack_") + kind,
+                   with(base(), "aggregation = \"clipped_gossip\"\n", attack), true});
+  }
   for (const char* kind : {"fp16", "int8", "qsgd", "top_k", "random_k"}) {
     const bool real = std::string(kind) == "int8";
     all.push_back({std::string("choco_") + kind, with(base(), kAtc, compressor(kind)), real});

@@ -240,6 +240,33 @@ TEST(SecurityConfig, LocalTcpIsCurveByDefaultAndWarnsWhenTurnedOff) {
   EXPECT_EQ(plain_tcp_warning(off, shm.cluster, 4), std::nullopt);
 }
 
+// [attack] (docs/security.md "Attacks"): which peers misbehave and how; what it cannot be.
+TEST(AttackConfig, AttackersAndKindAreReadAndBadOnesNamed) {
+  const ExperimentConfig none = parse("[topology]\npeers = 4\n");
+  EXPECT_FALSE(none.consensus.protocol.attack.has_value());
+  const ExperimentConfig two =
+      parse("[topology]\npeers = 8\n[attack]\npeers = [2, 5]\nkind = \"alie\"\nscale = 1.5\n");
+  ASSERT_TRUE(two.consensus.protocol.attack.has_value());
+  EXPECT_EQ(two.consensus.protocol.attack->peers, (std::vector<int>{2, 5}));
+  EXPECT_EQ(two.consensus.protocol.attack->kind, consensus::AttackKind::kAlie);
+  EXPECT_EQ(two.consensus.protocol.attack->scale, 1.5);
+  EXPECT_THAT(error_of("[topology]\npeers = 4\n[attack]\npeers = [4]\n"),
+              HasSubstr("attack.peers[0]: peer 4 is not a peer of the run (0 to 3)"));
+  EXPECT_THAT(error_of("[topology]\npeers = 4\n[attack]\npeers = [1, 1]\n"),
+              HasSubstr("attack.peers[1]: peer 1 is listed twice"));
+  EXPECT_THAT(error_of("[topology]\npeers = 4\n[attack]\nkind = \"large\"\n"),
+              HasSubstr("attack.peers: names no attacker"));
+  EXPECT_THAT(error_of("[topology]\npeers = 2\n[attack]\npeers = [0, 1]\n"),
+              HasSubstr("leaves no honest peer"));
+  EXPECT_THAT(error_of("[topology]\npeers = 4\n[attack]\npeers = [1]\nkind = \"flood\"\n"),
+              HasSubstr("attack.kind: unknown attack kind \"flood\""));
+  EXPECT_THAT(error_of("[topology]\npeers = 4\n[attack]\npeers = [1]\nscale = -1\n"),
+              HasSubstr("attack.scale"));
+  EXPECT_THAT(
+      error_of("[topology]\npeers = 4\n[consensus]\npush_sum = true\n[attack]\npeers = [1]\n"),
+      HasSubstr("attack: is for plain gossip"));
+}
+
 TEST(SecurityConfig, BadValuesAreNamedAndKeysAreRelativeToTheConfigFile) {
   EXPECT_THAT(error_of("[security]\ncurve = \"yes\"\n"), HasSubstr("security.curve"));
   EXPECT_THAT(error_of("[security]\nkey = \"k\"\n"), HasSubstr("security.key"));
