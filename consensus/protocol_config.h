@@ -62,6 +62,9 @@ struct ProtocolConfig {
   // How many of a peer's neighbours the robust rules assume may be faulty: trimmed_mean trims
   // this many values from each end, clipped_gossip clips this many neighbours (§4.7).
   int faulty_neighbours = 1;
+  // clipped_gossip's radius tau: 0 chooses it every update from the neighbours' distances (the
+  // (faulty_neighbours + 1)-th largest); > 0 fixes it, as in the paper's runs with a given tau.
+  double clipping_radius = 0;
   // [attack]: the peers that misbehave, and how (consensus/attack.h). Plain gossip only.
   std::optional<AttackSpec> attack;
 };

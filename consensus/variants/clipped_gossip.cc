@@ -70,8 +70,10 @@ class ClippedGossip final : public PlainGossip {
     return std::sqrt(sum);
   }
 
-  // The (b + 1)-th largest of the distances; 0 when there are b or fewer.
+  // The fixed radius if given; else the (b + 1)-th largest of the distances, 0 when there
+  // are b or fewer.
   double radius(std::vector<double> distance) const {
+    if (core_.config().clipping_radius > 0) return core_.config().clipping_radius;
     const auto faulty = static_cast<std::size_t>(core_.config().faulty_neighbours);
     if (distance.size() <= faulty) return 0.0;
     std::sort(distance.begin(), distance.end(), std::greater<>());

@@ -55,6 +55,7 @@ void read_consensus_table(TableReader& t, ConsensusConfig& config,
   t.read("push_sum", p.push_sum);
   t.read_choice<std::string>("aggregation", p.aggregation, consensus::parse_aggregation);
   t.read("faulty_neighbours", p.faulty_neighbours, 0, 1'000'000);
+  t.read("clipping_radius", p.clipping_radius, 0.0);
   if (topology.directed && !p.push_sum) {
     t.errors().add(t.path_of("push_sum"),
                    "a directed graph (topology.directed = true) needs push_sum = true: its "
@@ -110,7 +111,8 @@ nlohmann::ordered_json consensus_table_json(const ConsensusConfig& config) {
           {"keep_connected", p.keep_connected},
           {"push_sum", p.push_sum},
           {"aggregation", p.aggregation},
-          {"faulty_neighbours", p.faulty_neighbours}};
+          {"faulty_neighbours", p.faulty_neighbours},
+          {"clipping_radius", p.clipping_radius}};
 }
 
 }  // namespace fastk::node

@@ -67,12 +67,15 @@ TEST(Aggregation, AnOutlyingNeighbourMovesTheMedianOnlyWithinTheOthers) {
 
 // Peer 0's x(1) as in one_update, one value each, with neighbour 3 gone (its BYE) before
 // neighbour 1's model came: the own model and one neighbour's are mixed.
-float update_with_three_gone(const std::string& aggregation, float own, float one, float gradient) {
+// `radius`: consensus.clipping_radius.
+float update_with_three_gone(const std::string& aggregation, float own, float one, float gradient,
+                             double radius = 0) {
   const auto topo = testing::make_topology(topology::TopologyKind::kRing, 4);
   ProtocolConfig config;
   config.iterations = 2;
   config.optimizer.lr = 0.5;
   config.aggregation = aggregation;
+  config.clipping_radius = radius;
   PeerProtocol peer(0, topo.schedule, config, make_params({own}));
   Actions out;
   peer.start(0, out);
@@ -137,6 +140,15 @@ TEST(Aggregation, ClippedGossipWithNoFaultyNeighboursIsTheMean) {
 TEST(Aggregation, ClippedGossipWithNoMoreNeighboursThanFaultyOnesTakesTheLocalStepOnly) {
   // One used neighbour, as many as b = 1: tau = 0, however far off it is. 1 - 0.5 * 2 = 0.
   EXPECT_EQ(update_with_three_gone("clipped_gossip", 1.0f, 1e20f, 2.0f), 0.0f);
+}
+
+TEST(Aggregation, AFixedClippingRadiusBoundsEveryNeighboursPull) {
+  // Radius 0.5 given: the lone neighbour far off is clipped to 0.5 (not to 0), at its weight
+  // 1/3 (return_to_self). 1 + 0.5 / 3 - 0.5 * 2.
+  EXPECT_NEAR(update_with_three_gone("clipped_gossip", 1.0f, 1e20f, 2.0f, 0.5), 1.0f / 6, 1e-6);
+  // A neighbour within the radius mixes as under mean: 1 + (1.25 - 1) / 3 - 1.
+  EXPECT_NEAR(update_with_three_gone("clipped_gossip", 1.0f, 1.25f, 2.0f, 0.5),
+              update_with_three_gone("mean", 1.0f, 1.25f, 2.0f), 1e-6);
 }
 
 TEST(Aggregation, AnUnknownRuleIsRefusedNamingTheRules) {
