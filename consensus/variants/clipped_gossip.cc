@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "consensus/mix_step.h"
 #include "consensus/variants/plain_gossip.h"
 #include "consensus/variants/variants.h"
 
@@ -27,47 +28,50 @@ class ClippedGossip final : public PlainGossip {
 
   void mix(double, const UpdatePlan& plan, std::span<float> next,
            IterationRecord& record) override {
-    const std::vector<MixTerm> terms = weighted_terms(core_, plan.used, record);
+    std::vector<MixTerm> terms = weighted_terms(core_, plan.used, record);
     const std::span<const float> mine = own();
     std::vector<double> distance(terms.size());
-    for (std::size_t t = 0; t < terms.size(); ++t)
-      distance[t] = norm_of_difference(terms[t].model, mine);
-    const double tau = radius(distance);
-    // Each difference's weight times its clipping factor: the record gives these as the
-    // neighbours' weights, and the own model the rest.
-    double self_weight = 1.0;
-    std::vector<float> factor(terms.size());
     for (std::size_t t = 0; t < terms.size(); ++t) {
+      distance[t] = norm_of_difference(terms[t].model, mine);
+    }
+    const double tau = radius(distance);
+    // x_i + sum_j w_ij s_j (x_j - x_i) is the weighted mix with weights w_ij s_j and the own
+    // model the rest: the vectorised kernel of weighted averaging computes it. The record gives
+    // the neighbours these clipped weights.
+    std::vector<std::span<const float>> models;
+    double self_weight = 1.0;
+    for (std::size_t t = 0; t < terms.size(); ++t) {
+      models.push_back(terms[t].model);
       const double scale = distance[t] > tau ? tau / distance[t] : 1.0;
-      factor[t] = static_cast<float>(terms[t].weight * scale);
       record.used_weights[t] = terms[t].weight * scale;
+      terms[t].weight = static_cast<float>(record.used_weights[t]);
       self_weight -= record.used_weights[t];
     }
     record.self_weight = self_weight;
     record.terms_mixed = static_cast<int>(terms.size());
-    const std::span<const float> gradient = step();
-    const auto lr = static_cast<float>(core_.learning_rate());
-    for (std::size_t p = 0; p < next.size(); ++p) {
-      float moved = mine[p];
-      for (std::size_t t = 0; t < terms.size(); ++t) {
-        moved += factor[t] * (terms[t].model[p] - mine[p]);
-      }
-      next[p] = gradient.empty() ? moved : moved - lr * gradient[p];
-    }
-    std::vector<std::span<const float>> models;
-    for (const MixTerm& term : terms) models.push_back(term.model);
+    mix_and_step(next, static_cast<float>(self_weight), mine, terms,
+                 static_cast<float>(core_.learning_rate()), step());
     observe_disagreement(plan, models);
     done();
   }
 
  private:
+  // |a - b|, in double, summed in four interleaved partial sums (a fixed order, so the same
+  // bits in every runtime) so that the additions do not wait on each other.
   static double norm_of_difference(std::span<const float> a, std::span<const float> b) {
-    double sum = 0;
-    for (std::size_t p = 0; p < a.size(); ++p) {
-      const double d = static_cast<double>(a[p]) - static_cast<double>(b[p]);
-      sum += d * d;
+    double sum[4] = {0, 0, 0, 0};
+    std::size_t p = 0;
+    for (; p + 4 <= a.size(); p += 4) {
+      for (std::size_t l = 0; l < 4; ++l) {
+        const double d = static_cast<double>(a[p + l]) - static_cast<double>(b[p + l]);
+        sum[l] += d * d;
+      }
     }
-    return std::sqrt(sum);
+    for (; p < a.size(); ++p) {
+      const double d = static_cast<double>(a[p]) - static_cast<double>(b[p]);
+      sum[0] += d * d;
+    }
+    return std::sqrt((sum[0] + sum[1]) + (sum[2] + sum[3]));
   }
 
   // The fixed radius if given; else the (b + 1)-th largest of the distances, 0 when there

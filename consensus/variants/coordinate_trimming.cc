@@ -38,18 +38,53 @@ class CoordinateTrimming final : public PlainGossip {
     const std::span<const float> gradient = step();
     const auto lr = static_cast<float>(core_.learning_rate());
     const std::span<const float> mine = own();
-    values_.resize(count);
-    for (std::size_t p = 0; p < next.size(); ++p) {
-      values_[0] = mine[p];
-      for (std::size_t m = 0; m < models.size(); ++m) values_[m + 1] = models[m][p];
-      const float kept = trimmed_mean(values_, trim);
-      next[p] = gradient.empty() ? kept : kept - lr * gradient[p];
+    // The counts a sparse graph and a backup policy mix most often, without sorting (the
+    // same values the sort gives: one or two values kept, and a double sum of two does not
+    // depend on their order).
+    if (count <= 2) {
+      mean_of_up_to_two(mine, models, next);
+    } else if (count == 3 && trim == 1) {
+      median_of_three(mine, models[0], models[1], next);
+    } else {
+      values_.resize(count);
+      for (std::size_t p = 0; p < next.size(); ++p) {
+        values_[0] = mine[p];
+        for (std::size_t m = 0; m < models.size(); ++m) values_[m + 1] = models[m][p];
+        next[p] = trimmed_mean(values_, trim);
+      }
+    }
+    if (!gradient.empty()) {
+      for (std::size_t p = 0; p < next.size(); ++p) next[p] -= lr * gradient[p];
     }
     observe_disagreement(plan, models);
     done();
   }
 
  private:
+  // next = a, or the mean of a and the one model (in double, rounded once).
+  static void mean_of_up_to_two(std::span<const float> a,
+                                const std::vector<std::span<const float>>& models,
+                                std::span<float> next) {
+    if (models.empty()) {
+      std::copy(a.begin(), a.end(), next.begin());
+      return;
+    }
+    const std::span<const float> b = models[0];
+    for (std::size_t p = 0; p < next.size(); ++p) {
+      next[p] = static_cast<float>((static_cast<double>(a[p]) + static_cast<double>(b[p])) / 2);
+    }
+  }
+
+  // next = median(a, b, c) per coordinate: max(min(a, b), min(max(a, b), c)) is the middle
+  // value for any order of a, b and c.
+  static void median_of_three(std::span<const float> a, std::span<const float> b,
+                              std::span<const float> c, std::span<float> next) {
+    for (std::size_t p = 0; p < next.size(); ++p) {
+      const float low = std::min(a[p], b[p]), high = std::max(a[p], b[p]);
+      next[p] = std::max(low, std::min(high, c[p]));
+    }
+  }
+
   // The mean of `v` (reordered) without its `trim` smallest and `trim` largest values, summed
   // in ascending order so that the result does not depend on the order models arrived in.
   static float trimmed_mean(std::vector<float>& v, std::size_t trim) {
