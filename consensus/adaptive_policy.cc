@@ -56,6 +56,9 @@ void AdaptivePolicy::observe_gradient(const GradientStats& stats) {
 }
 
 void AdaptivePolicy::observe_disagreement(double nu2) {
+  // A model that overflowed the disagreement's float sum says nothing about the neighbours'
+  // spread, and would hold the average at infinity for good.
+  if (!std::isfinite(nu2)) return;
   disagreement_ = std::isnan(disagreement_)
                       ? nu2
                       : spec_.disagreement_ema * disagreement_ + (1 - spec_.disagreement_ema) * nu2;

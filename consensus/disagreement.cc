@@ -1,5 +1,7 @@
 #include "consensus/disagreement.h"
 
+#include <cmath>
+
 #include "third_party/eigen.h"
 
 namespace fastk::consensus {
@@ -23,6 +25,22 @@ double neighbourhood_disagreement(std::span<const float> own,
     squared += static_cast<double>((gap / q).square().sum());
   }
   return static_cast<double>(q) / (static_cast<double>(q) - 1) * squared;
+}
+
+double distance_between(std::span<const float> a, std::span<const float> b) {
+  double sum[4] = {0, 0, 0, 0};
+  std::size_t p = 0;
+  for (; p + 4 <= a.size(); p += 4) {
+    for (std::size_t l = 0; l < 4; ++l) {
+      const double d = static_cast<double>(a[p + l]) - static_cast<double>(b[p + l]);
+      sum[l] += d * d;
+    }
+  }
+  for (; p < a.size(); ++p) {
+    const double d = static_cast<double>(a[p]) - static_cast<double>(b[p]);
+    sum[0] += d * d;
+  }
+  return std::sqrt((sum[0] + sum[1]) + (sum[2] + sum[3]));
 }
 
 }  // namespace fastk::consensus

@@ -13,4 +13,9 @@ namespace fastk::consensus {
 double neighbourhood_disagreement(std::span<const float> own,
                                   const std::vector<std::span<const float>>& models);
 
+// |a - b|, in double, summed in four interleaved partial sums: a fixed order, so the same bits
+// in every runtime (a robust rule's radius depends on it), and additions that do not wait on
+// each other.
+double distance_between(std::span<const float> a, std::span<const float> b);
+
 }  // namespace fastk::consensus

@@ -20,16 +20,6 @@ void check_config(const ProtocolConfig& config) {
   }
 }
 
-std::vector<PeerId> union_over_rounds(const topology::TopologySchedule& schedule, PeerId self,
-                                      bool receive) {
-  std::set<PeerId> peers;
-  for (int r = 0; r < schedule.period(); ++r) {
-    const topology::RoundPeers round = schedule.round(self, r);
-    for (PeerId j : receive ? round.receive_from : round.send_to) peers.insert(j);
-  }
-  return {peers.begin(), peers.end()};
-}
-
 }  // namespace
 
 IterationCore::IterationCore(PeerId self,
@@ -51,8 +41,8 @@ IterationCore::IterationCore(PeerId self,
   if (learning::has_direction_state(config_.optimizer)) {
     local_step_.emplace(config_.optimizer, x_->values().size(), config_.iterations);
   }
-  neighbours_ = union_over_rounds(*schedule_, self_, true);
-  receivers_ = union_over_rounds(*schedule_, self_, false);
+  neighbours_ = topology::peers_over_rounds(*schedule_, self_, true);
+  receivers_ = topology::peers_over_rounds(*schedule_, self_, false);
   std::set_union(neighbours_.begin(), neighbours_.end(), receivers_.begin(), receivers_.end(),
                  std::back_inserter(contacts_));
   slots_.resize(neighbours_.size());

@@ -162,7 +162,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--transport", choices=["shm", "ipc", "tcp"], default="shm",
-                        help="[cluster] local_transport of the peers (default: shm, fastk's)")
+                        help="[cluster] local_transport of the peers (default: shm, fastk's); "
+                             "tcp links are CURVE-encrypted, as fastk's default for TCP is")
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--base-port", type=int,
                         help="first of the 8 ports the peers use (default: the first free range "
@@ -191,7 +192,8 @@ def main():
         compare_curve(fastk, write_config("on"), write_config("off"), run_dir, args.repeats)
         return
     config = write_config("auto")
-    print(f"config: {config}")
+    print(f"config: {config}" + (" (tcp: CURVE links, [security] curve = \"auto\")"
+                                  if args.transport == "tcp" else ""))
     ratios, ratios8 = [], []
     for r in range(args.repeats):
         p = run_peers(fastk, config, run_dir)

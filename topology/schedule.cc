@@ -1,5 +1,6 @@
 #include "topology/schedule.h"
 
+#include <set>
 #include <stdexcept>
 
 #include "topology/spanning_tree.h"
@@ -17,6 +18,15 @@ Eigen::MatrixXd TopologySchedule::matrix(std::int64_t k) const {
     }
   }
   return w;
+}
+
+std::vector<PeerId> peers_over_rounds(const TopologySchedule& schedule, PeerId peer, bool receive) {
+  std::set<PeerId> peers;
+  for (int r = 0; r < schedule.period(); ++r) {
+    const RoundPeers round = schedule.round(peer, r);
+    for (PeerId j : receive ? round.receive_from : round.send_to) peers.insert(j);
+  }
+  return {peers.begin(), peers.end()};
 }
 
 StaticSchedule::StaticSchedule(Graph graph, Eigen::MatrixXd weights)

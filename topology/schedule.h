@@ -38,6 +38,9 @@ class TopologySchedule {
   Eigen::MatrixXd matrix(std::int64_t k) const;
 };
 
+// Every peer `peer` receives from (`receive`) or sends to in some round of `schedule`, sorted.
+std::vector<PeerId> peers_over_rounds(const TopologySchedule& schedule, PeerId peer, bool receive);
+
 class StaticSchedule final : public TopologySchedule {
  public:
   // `weights` must be an n x n mixing matrix whose off-diagonal support lies on graph edges.

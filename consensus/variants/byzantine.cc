@@ -6,6 +6,7 @@
 // neighbours' models that an honest peer would have mixed in the last update.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "consensus/attack.h"
 #include "consensus/variants/variants.h"
@@ -13,6 +14,8 @@
 
 namespace fastk::consensus {
 namespace {
+
+constexpr float kFloatMax = std::numeric_limits<float>::max();
 
 class Byzantine final : public MixingVariant {
  public:
@@ -104,6 +107,11 @@ class Byzantine final : public MixingVariant {
         break;
       case AttackKind::kLabelFlip:
         break;  // not forged: make_byzantine is not asked for it
+    }
+    // A forgery receivers can read: one that overflowed would be dropped unread (and [attack]
+    // bounds the scale so that only a diverged own model gets here).
+    for (float& value : v) {
+      if (!std::isfinite(value)) value = std::signbit(value) ? -kFloatMax : kFloatMax;
     }
     return make_params(std::move(v));
   }

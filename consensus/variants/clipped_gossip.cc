@@ -9,12 +9,19 @@
 // experiments: so that the neighbours clipped are those that may be faulty. With b =
 // consensus.faulty_neighbours, tau is the (b + 1)-th largest distance |x_j - x_i| among the
 // used neighbours: the b farthest are pulled in to the distance of the nearest of the rest,
-// the others mix as under "mean". With b or fewer used neighbours there is nobody to measure
-// a radius by, and tau = 0: the peer takes its local step only. A neighbour's model, however
-// far off, then moves the peer by at most w_ij tau: as far as an honest neighbour could.
+// the others mix as under "mean". With b or fewer used neighbours (a backup policy that waited
+// for few, a graph whose rounds have one neighbour each) the used ones cannot set a radius by
+// themselves: it is measured over every neighbour's newest model instead (the used ones as
+// mixed), so the peer still mixes; only with b or fewer neighbours heard from at all is tau 0
+// (the local step alone). A peer with b or fewer neighbours in the graph could never mix: the
+// config is refused (unfit_for_clipped_gossip). A neighbour's model, however far off, moves
+// the peer by at most w_ij tau: as far as an honest neighbour could.
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
+#include "consensus/disagreement.h"
 #include "consensus/mix_step.h"
 #include "consensus/variants/plain_gossip.h"
 #include "consensus/variants/variants.h"
@@ -24,7 +31,12 @@ namespace {
 
 class ClippedGossip final : public PlainGossip {
  public:
-  using PlainGossip::PlainGossip;
+  explicit ClippedGossip(IterationCore& core) : PlainGossip(core) {
+    const auto degree = static_cast<int>(core.neighbours().size());
+    if (const auto why = unfit_for_clipped_gossip(core.config(), core.self(), degree)) {
+      throw std::invalid_argument(*why);
+    }
+  }
 
   void mix(double, const UpdatePlan& plan, std::span<float> next,
            IterationRecord& record) override {
@@ -32,9 +44,9 @@ class ClippedGossip final : public PlainGossip {
     const std::span<const float> mine = own();
     std::vector<double> distance(terms.size());
     for (std::size_t t = 0; t < terms.size(); ++t) {
-      distance[t] = norm_of_difference(terms[t].model, mine);
+      distance[t] = distance_between(terms[t].model, mine);
     }
-    const double tau = radius(distance);
+    const double tau = radius(plan, distance);
     // x_i + sum_j w_ij s_j (x_j - x_i) is the weighted mix with weights w_ij s_j and the own
     // model the rest: the vectorised kernel of weighted averaging computes it. The record gives
     // the neighbours these clipped weights.
@@ -51,41 +63,55 @@ class ClippedGossip final : public PlainGossip {
     record.terms_mixed = static_cast<int>(terms.size());
     mix_and_step(next, static_cast<float>(self_weight), mine, terms,
                  static_cast<float>(core_.learning_rate()), step());
-    observe_disagreement(plan, models);
+    // The policy's disagreement over the neighbours mixed as they are: a clipped one would
+    // make it as large as the attacker likes, and the peer wait for fewer.
+    std::vector<std::span<const float>> unclipped;
+    for (std::size_t t = 0; t < models.size(); ++t) {
+      if (distance[t] <= tau) unclipped.push_back(models[t]);
+    }
+    observe_disagreement(plan, unclipped);
     done();
   }
 
  private:
-  // |a - b|, in double, summed in four interleaved partial sums (a fixed order, so the same
-  // bits in every runtime) so that the additions do not wait on each other.
-  static double norm_of_difference(std::span<const float> a, std::span<const float> b) {
-    double sum[4] = {0, 0, 0, 0};
-    std::size_t p = 0;
-    for (; p + 4 <= a.size(); p += 4) {
-      for (std::size_t l = 0; l < 4; ++l) {
-        const double d = static_cast<double>(a[p + l]) - static_cast<double>(b[p + l]);
-        sum[l] += d * d;
-      }
-    }
-    for (; p < a.size(); ++p) {
-      const double d = static_cast<double>(a[p]) - static_cast<double>(b[p]);
-      sum[0] += d * d;
-    }
-    return std::sqrt((sum[0] + sum[1]) + (sum[2] + sum[3]));
-  }
-
-  // The fixed radius if given; else the (b + 1)-th largest of the distances, 0 when there
-  // are b or fewer.
-  double radius(std::vector<double> distance) const {
+  // The fixed radius if given; else the (b + 1)-th largest of the used neighbours' distances,
+  // or with b or fewer of them, of every neighbour's newest model heard from (0 when there
+  // are b or fewer of those too).
+  double radius(const UpdatePlan& plan, std::vector<double> distance) const {
     if (core_.config().clipping_radius > 0) return core_.config().clipping_radius;
     const auto faulty = static_cast<std::size_t>(core_.config().faulty_neighbours);
+    if (distance.size() <= faulty && !distance.empty()) {
+      std::vector<int> used_slots;
+      for (const int r : plan.used)
+        used_slots.push_back(core_.round_slots()[static_cast<std::size_t>(r)]);
+      for (int s = 0; s < static_cast<int>(core_.slots().size()); ++s) {
+        const Slot& slot = core_.slot(s);
+        if (!slot.params || slot.departed || slot.parted ||
+            std::find(used_slots.begin(), used_slots.end(), s) != used_slots.end()) {
+          continue;
+        }
+        distance.push_back(distance_between(slot.params->values(), own()));
+      }
+    }
     if (distance.size() <= faulty) return 0.0;
-    std::sort(distance.begin(), distance.end(), std::greater<>());
+    std::nth_element(distance.begin(), distance.begin() + static_cast<std::ptrdiff_t>(faulty),
+                     distance.end(), std::greater<>());
     return distance[faulty];
   }
 };
 
 }  // namespace
+
+std::optional<std::string> unfit_for_clipped_gossip(const ProtocolConfig& config, PeerId peer,
+                                                    int degree) {
+  if (config.clipping_radius > 0 || degree > config.faulty_neighbours) return std::nullopt;
+  return "consensus.aggregation = \"clipped_gossip\" measures its radius past the " +
+         std::to_string(config.faulty_neighbours) +
+         " farthest neighbours (consensus.faulty_neighbours), but peer " + std::to_string(peer) +
+         " has " + std::to_string(degree) +
+         ": it would never mix. Lower faulty_neighbours, set consensus.clipping_radius, or "
+         "use a denser graph";
+}
 
 std::unique_ptr<MixingVariant> make_clipped_gossip(IterationCore& core) {
   return std::make_unique<ClippedGossip>(core);

@@ -56,7 +56,8 @@ class CoordinateTrimming final : public PlainGossip {
     if (!gradient.empty()) {
       for (std::size_t p = 0; p < next.size(); ++p) next[p] -= lr * gradient[p];
     }
-    observe_disagreement(plan, models);
+    observe_disagreement(plan, std::move(models),
+                         static_cast<std::size_t>(core_.config().faulty_neighbours));
     done();
   }
 

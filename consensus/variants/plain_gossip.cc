@@ -1,5 +1,6 @@
 #include "consensus/variants/plain_gossip.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "consensus/disagreement.h"
@@ -53,8 +54,20 @@ std::vector<std::span<const float>> PlainGossip::used_models(const UpdatePlan& p
 }
 
 void PlainGossip::observe_disagreement(const UpdatePlan& plan,
-                                       const std::vector<std::span<const float>>& models) {
+                                       std::vector<std::span<const float>> models,
+                                       std::size_t leave_out) {
   if (!disagreement_due(core_, plan.used)) return;
+  if (leave_out > 0) {
+    std::vector<std::pair<double, std::size_t>> by_distance;
+    for (std::size_t m = 0; m < models.size(); ++m) {
+      by_distance.emplace_back(distance_between(own(), models[m]), m);
+    }
+    std::sort(by_distance.begin(), by_distance.end());
+    by_distance.resize(by_distance.size() - std::min(leave_out, by_distance.size()));
+    std::vector<std::span<const float>> kept;
+    for (const auto& [distance, m] : by_distance) kept.push_back(models[m]);
+    models = std::move(kept);
+  }
   core_.policy().observe_disagreement(neighbourhood_disagreement(own(), models));
 }
 

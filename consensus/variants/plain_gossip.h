@@ -49,9 +49,11 @@ class PlainGossip : public MixingVariant {
   // with their tags.
   std::vector<std::span<const float>> used_models(const UpdatePlan& plan,
                                                   IterationRecord& record) const;
-  // For the adaptive policy: the disagreement between own() and `models`, when due.
-  void observe_disagreement(const UpdatePlan& plan,
-                            const std::vector<std::span<const float>>& models);
+  // For the adaptive policy: the disagreement between own() and `models`, when due, without
+  // the `leave_out` farthest from own() (a robust rule's: an outlier would make it as large
+  // as the outlier likes, and the peer wait for fewer).
+  void observe_disagreement(const UpdatePlan& plan, std::vector<std::span<const float>> models,
+                            std::size_t leave_out = 0);
   // The iteration is done with own().
   void done() { own_.reset(); }
 

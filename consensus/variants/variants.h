@@ -4,6 +4,8 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "consensus/iteration_core.h"
 #include "consensus/mixing_variant.h"
@@ -25,6 +27,11 @@ std::unique_ptr<MixingVariant> make_byzantine(IterationCore& core,
 std::unique_ptr<MixingVariant> make_coordinate_median(IterationCore& core);
 std::unique_ptr<MixingVariant> make_trimmed_mean(IterationCore& core);
 std::unique_ptr<MixingVariant> make_clipped_gossip(IterationCore& core);
+
+// Why clipped_gossip cannot run on a peer with `degree` neighbours (over all rounds): with an
+// adaptive radius it needs more than faulty_neighbours; nullopt when it can.
+std::optional<std::string> unfit_for_clipped_gossip(const ProtocolConfig& config, PeerId peer,
+                                                    int degree);
 
 struct Aggregation {
   const char* name;

@@ -15,6 +15,7 @@
 #include "node/calibration/fit.h"
 #include "node/cli/commands.h"
 #include "node/cli/config_options.h"
+#include "node/config/security.h"
 #include "node/launch/child_process.h"
 #include "node/measure/measure.h"
 #include "node/os/cpu_binding.h"
@@ -165,8 +166,9 @@ void run_calibrate(const CalibrateOptions& o) {
       c.parameters, config.consensus.protocol.compression.value_or(compression::CompressorSpec{}),
       o.repeats);
   for (const auto& [kind, t] : compression_times) c.compression[kind] = {t.compress_s, t.apply_s};
-  const double one_way_s =
-      measure::measure_message_round_trip_s(config.cluster.local_transport, c.parameters, 300);
+  const double one_way_s = measure::measure_message_round_trip_s(
+      config.cluster.local_transport,
+      needs_curve(config.security, config.cluster, topo.graph.size()), c.parameters, 300);
 
   std::cout << "fastk calibrate: reference runs of " << c.reference_peers << " peers, "
             << o.reference_iterations << " iterations, policy full..." << std::endl;

@@ -41,9 +41,9 @@ void add_keys_command(CLI::App& app) {
       app.add_subcommand("keys", "Make the CURVE keys that encrypt and authenticate a run's links");
   cmd->footer(
       "Peers with keys accept frames only from their neighbours' keys (docs/security.md).\n"
-      "`fastk run` makes keys itself for runs that span hosts (or with curve = \"on\"); make\n"
-      "them here for peers you start with `fastk node`, mpirun or srun, and put the folder\n"
-      "where every host reads it:\n"
+      "`fastk run` makes keys itself for runs over TCP (between hosts, or local_transport =\n"
+      "\"tcp\") and with curve = \"on\"; make them here for peers you start with `fastk node`,\n"
+      "mpirun or srun, and put the folder where every host reads it:\n"
       "  fastk keys lan-keys --config experiments/configs/lan.toml");
   cmd->add_option("DIR", options->folder, "The folder to create (mode 0700); must hold no keys")
       ->required();

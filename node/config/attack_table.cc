@@ -34,6 +34,15 @@ void read_attack_table(TableReader& t, ConsensusConfig& config,
     t.errors().add(t.path_of("kind"), e.what());
   }
   t.read("scale", attack.scale, 0.0);
+  // The forged values must stay finite floats: a non-finite model is refused by every
+  // receiver before any rule sees it, which tests nothing but a stalled run.
+  constexpr double kLargestScale = 1e30;
+  if (attack.scale > kLargestScale) {
+    t.errors().add(t.path_of("scale"),
+                   "at most 1e30: a forged model must stay finite in float "
+                   "(whose largest value is 3.4e38), or receivers drop it "
+                   "unread and no rule is tested");
+  }
   t.finish();
   config.protocol.attack = std::move(attack);
 }

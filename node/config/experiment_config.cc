@@ -4,7 +4,9 @@
 #include <sstream>
 
 #include "consensus/comeback.h"
+#include "consensus/variants/variants.h"
 #include "node/config/tables.h"
+#include "topology/topology.h"
 
 namespace fastk::node {
 
@@ -95,6 +97,38 @@ ConfigErrors::OriginOf origin_of(const toml::table& root, const std::string& sou
   };
 }
 
+// What only the graph itself tells (an edge list's peers, each peer's neighbours): attackers
+// that are not peers, and a clipped_gossip radius that no peer's neighbourhood can set.
+void check_against_graph(const ExperimentConfig& config, ConfigErrors& errors) {
+  const consensus::ProtocolConfig& protocol = config.consensus.protocol;
+  const bool clipped = protocol.aggregation == "clipped_gossip" && protocol.clipping_radius <= 0;
+  const bool unsized_attack = protocol.attack && config.topology.peers == 0;
+  if (!clipped && !unsized_attack) return;
+  std::optional<topology::Topology> graph;
+  try {
+    graph = topology::build_topology(config.topology);
+  } catch (const std::exception&) {
+    return;  // [topology] names what is wrong with it
+  }
+  const int peers = graph->schedule->size();
+  if (unsized_attack) {
+    for (std::size_t i = 0; i < protocol.attack->peers.size(); ++i) {
+      if (protocol.attack->peers[i] < peers) continue;
+      errors.add("attack.peers[" + std::to_string(i) + "]",
+                 "peer " + std::to_string(protocol.attack->peers[i]) +
+                     " is not a peer of the run (0 to " + std::to_string(peers - 1) + ")");
+    }
+  }
+  for (topology::PeerId peer = 0; clipped && peer < peers; ++peer) {
+    const auto degree =
+        static_cast<int>(topology::peers_over_rounds(*graph->schedule, peer, true).size());
+    if (const auto why = consensus::unfit_for_clipped_gossip(protocol, peer, degree)) {
+      errors.add("consensus.faulty_neighbours", *why);
+      return;
+    }
+  }
+}
+
 // Every table of the file into `config`, in the order their checks need (run's seed first,
 // the topology before what depends on its peers).
 void read_tables(TableReader& top, ExperimentConfig& config, const std::filesystem::path& base_dir,
@@ -140,6 +174,7 @@ void read_tables(TableReader& top, ExperimentConfig& config, const std::filesyst
                "is for plain gossip: push_sum, [compression], [coding] and policy "
                "ad_psgd mix in their own way");
   }
+  check_against_graph(config, errors);
   const bool checkpoints = config.run.checkpoint_every > 0 || config.run.checkpoint_every_s > 0;
   const auto why =
       consensus::why_no_comeback(config.consensus.protocol, consensus::Comeback::kFromCheckpoint);

@@ -198,8 +198,8 @@ double measure_adaptive_decision(int neighbours, int repeats) {
   return s;
 }
 
-double measure_message_round_trip_s(const std::string& local_transport, std::size_t parameters,
-                                    int repeats) {
+double measure_message_round_trip_s(const std::string& local_transport, bool curve,
+                                    std::size_t parameters, int repeats) {
   // Two peers of a private run (ids 0 and 1), endpoints unique to this process.
   const wire::HelloInfo run{0x5ca1ab1eULL + static_cast<std::uint64_t>(getpid()), 2};
   const bool tcp = local_transport == "tcp";
@@ -209,8 +209,15 @@ double measure_message_round_trip_s(const std::string& local_transport, std::siz
                      std::to_string(peer) + ".sock";
   };
   const std::vector<wire::PeerId> from_1{1}, from_0{0};
-  transport::ZmqTransport a(wire::WirePeers(0, run, from_1), endpoint(0));
-  transport::ZmqTransport b(wire::WirePeers(1, run, from_0), endpoint(1));
+  transport::TransportOptions options_a, options_b;
+  if (curve) {  // keys of this measurement only, as `fastk run` makes per launch
+    const transport::CurveKeyPair key_a = transport::make_key_pair();
+    const transport::CurveKeyPair key_b = transport::make_key_pair();
+    options_a.curve = transport::CurveKeys{key_a, {{1, key_b.public_key}}};
+    options_b.curve = transport::CurveKeys{key_b, {{0, key_a.public_key}}};
+  }
+  transport::ZmqTransport a(wire::WirePeers(0, run, from_1), endpoint(0), options_a);
+  transport::ZmqTransport b(wire::WirePeers(1, run, from_0), endpoint(1), options_b);
   a.connect(1, b.endpoint());
   b.connect(0, a.endpoint());
   // "shm" sends a reference of a few dozen bytes; the others the whole model.

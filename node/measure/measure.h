@@ -52,8 +52,9 @@ double measure_adaptive_decision(int neighbours, int repeats);
 
 // Half the round trip of a message between two ZeroMQ transports of this process on this
 // machine's transport ("shm" sends a small reference, "ipc" and "tcp" a model of
-// `parameters` floats), two threads answering each other. Includes both ends' handling.
-double measure_message_round_trip_s(const std::string& local_transport, std::size_t parameters,
-                                    int repeats);
+// `parameters` floats), two threads answering each other. Includes both ends' handling, and
+// with `curve` the encryption a run over TCP pays (docs/security.md).
+double measure_message_round_trip_s(const std::string& local_transport, bool curve,
+                                    std::size_t parameters, int repeats);
 
 }  // namespace fastk::node::measure

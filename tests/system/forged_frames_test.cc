@@ -25,9 +25,9 @@ constexpr std::uint64_t kFloats = 99;  // the tiny experiment's MLP 8-8-3
 
 class ForgedFrames : public ::testing::TestWithParam<std::string> {};
 
-// Local runs leave CURVE off by default (its cost, docs/security.md): on here, with keys from
-// `fastk keys` so that the forger can know peer 0's public key (public keys are public) and
-// its handshake reaches the gate.
+// Local Unix-socket runs leave CURVE off by default (their folder is the user's own,
+// docs/security.md): on here, with keys from `fastk keys` so that the forger can know peer 0's
+// public key (public keys are public) and its handshake reaches the gate.
 std::string keys_of_the_run(const std::filesystem::path& dir, int peers) {
   const auto keys = dir / "keys";
   node::transport::write_key_folder(keys, peers);

@@ -107,6 +107,29 @@ TEST(Aggregation, TrimmedMeanDropsTheExtremesOfEachCoordinateThenSteps) {
   EXPECT_EQ(capped[0], 3.0f);
 }
 
+TEST(Aggregation, TrimmedMeanKeepsMoreThanTheMedianFromFiveValues) {
+  // Peer 0 of a complete graph of five: its own value and four neighbours'. b = 1 trims one
+  // from each end and averages the middle three; the median keeps the middle one.
+  const auto topo = testing::make_topology(topology::TopologyKind::kComplete, 5);
+  const auto update = [&](const std::string& aggregation) {
+    ProtocolConfig config;
+    config.iterations = 2;
+    config.aggregation = aggregation;
+    PeerProtocol peer(0, topo.schedule, config, make_params({0.0f}));
+    Actions out;
+    peer.start(0, out);
+    const float values[] = {1, 2, 6, 100};
+    for (int j = 1; j <= 4; ++j) {
+      peer.handle(0.1 * j, ModelArrived{j, 0, make_params({values[j - 1]})}, out);
+    }
+    peer.handle(1, GradientDone{{0.0f}, {}}, out);
+    EXPECT_EQ(peer.iteration(), 1);
+    return peer.model()->values()[0];
+  };
+  EXPECT_EQ(update("trimmed_mean"), 3.0f);  // (1 + 2 + 6) / 3
+  EXPECT_EQ(update("median"), 2.0f);
+}
+
 TEST(Aggregation, AnOutlyingNeighbourIsTrimmedAway) {
   const std::vector<float> own = {1, -1}, one = {2, -2}, far = {1e30f, -1e30f};
   const auto x = one_update("trimmed_mean", own, one, far, {0, 0});
@@ -137,9 +160,52 @@ TEST(Aggregation, ClippedGossipWithNoFaultyNeighboursIsTheMean) {
   EXPECT_NEAR(clipped[1], mean[1], 1e-5);
 }
 
-TEST(Aggregation, ClippedGossipWithNoMoreNeighboursThanFaultyOnesTakesTheLocalStepOnly) {
-  // One used neighbour, as many as b = 1: tau = 0, however far off it is. 1 - 0.5 * 2 = 0.
+TEST(Aggregation, ClippedGossipWithNoMoreNeighboursHeardThanFaultyOnesTakesTheLocalStepOnly) {
+  // One neighbour heard from, as many as b = 1: tau = 0, however far off it is. 1 - 0.5 * 2.
   EXPECT_EQ(update_with_three_gone("clipped_gossip", 1.0f, 1e20f, 2.0f), 0.0f);
+}
+
+TEST(Aggregation, ClippedGossipMeasuresItsRadiusOverEveryNeighbourWhenFewWereUsed) {
+  // Static, one backup: iteration 1 mixes neighbour 1 alone (3's tag-0 model is stale). With
+  // b = 1 the used one cannot set a radius by itself: 3's newest model, at distance 1, does,
+  // so neighbour 1 far off is clipped to 1 instead of the peer not mixing at all. (Iteration
+  // 0 mixed both: tau = 0, the nearer one's distance, so x(1) = 0.)
+  const auto topo = testing::make_topology(topology::TopologyKind::kRing, 4);
+  ProtocolConfig config;
+  config.iterations = 3;
+  config.optimizer.lr = 0.5;
+  config.aggregation = "clipped_gossip";
+  config.policy.kind = PolicyKind::kStatic;
+  config.policy.backups = 1;
+  config.m_min = 1;
+  PeerProtocol peer(0, topo.schedule, config, make_params({0.0f}));
+  Actions out;
+  peer.start(0, out);
+  peer.handle(0.1, ModelArrived{1, 0, make_params({0.0f})}, out);
+  peer.handle(0.2, ModelArrived{3, 0, make_params({1.0f})}, out);
+  peer.handle(0.3, GradientDone{{0.0f}, {}}, out);
+  ASSERT_EQ(peer.iteration(), 1);
+  ASSERT_EQ(peer.model()->values()[0], 0.0f);
+  peer.handle(0.5, ModelArrived{1, 1, make_params({1e20f})}, out);
+  peer.handle(0.6, GradientDone{{0.0f}, {}}, out);
+  ASSERT_EQ(peer.iteration(), 2);
+  // x = 0 + clip(1e20, tau = 1) / 3.
+  EXPECT_NEAR(peer.model()->values()[0], 1.0f / 3, 1e-6);
+}
+
+TEST(Aggregation, ClippedGossipRefusesAPeerWithNoMoreNeighboursThanFaultyOnes) {
+  const auto topo = testing::make_topology(topology::TopologyKind::kRing, 4);
+  ProtocolConfig config;
+  config.aggregation = "clipped_gossip";
+  config.faulty_neighbours = 2;
+  try {
+    PeerProtocol peer(0, topo.schedule, config, make_params({0.0f}));
+    ADD_FAILURE() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("peer 0 has 2: it would never mix"));
+  }
+  config.clipping_radius = 0.5;  // a given radius needs no neighbour to measure it
+  EXPECT_NO_THROW(PeerProtocol(0, topo.schedule, config, make_params({0.0f})));
 }
 
 TEST(Aggregation, AFixedClippingRadiusBoundsEveryNeighboursPull) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <tuple>
 
 #include "consensus/adaptive_policy.h"
@@ -244,6 +245,17 @@ TEST(AdaptivePolicy, WaitsForTheSlowNeighbourWhenNoiseDominates) {
   EXPECT_EQ(policy.decide(input(5, w, 50.0)).awaited, 4);
   AdaptivePolicy far = adaptive_with_gradient(1.0, 0.01);
   EXPECT_EQ(far.decide(input(5, w, 50.0)).awaited, 3);
+}
+
+// A disagreement that overflowed (a neighbour's model of 1e30s squared in float) says nothing
+// about the spread: the average keeps the finite ones, or it would stay infinite for good.
+TEST(AdaptivePolicy, ANonFiniteDisagreementIsNotAveragedIn) {
+  AdaptivePolicy policy = adaptive_with_gradient(1.0, 0.01);
+  policy.observe_disagreement(2.0);
+  policy.observe_disagreement(std::numeric_limits<double>::infinity());
+  policy.observe_disagreement(std::numeric_limits<double>::quiet_NaN());
+  const Decision d = policy.decide(input(5, history(5, 9.0), 50.0));
+  EXPECT_DOUBLE_EQ(d.estimates.disagreement, 2.0);
 }
 
 // With the gradient lost in the noise no m makes progress by the estimates: waiting buys

@@ -2,9 +2,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <fstream>
+
 #include "node/config/cluster.h"
 #include "node/config/experiment_config.h"
 #include "tests/support/config_parsing.h"
+#include "tests/support/temp_dir.h"
 
 namespace fastk::node {
 namespace {
@@ -262,9 +265,41 @@ TEST(AttackConfig, AttackersAndKindAreReadAndBadOnesNamed) {
               HasSubstr("attack.kind: unknown attack kind \"flood\""));
   EXPECT_THAT(error_of("[topology]\npeers = 4\n[attack]\npeers = [1]\nscale = -1\n"),
               HasSubstr("attack.scale"));
+  EXPECT_THAT(error_of("[topology]\npeers = 4\n[attack]\npeers = [1]\nscale = 1e40\n"),
+              HasSubstr("attack.scale: at most 1e30: a forged model must stay finite"));
   EXPECT_THAT(
       error_of("[topology]\npeers = 4\n[consensus]\npush_sum = true\n[attack]\npeers = [1]\n"),
       HasSubstr("attack: is for plain gossip"));
+}
+
+// What only the built graph tells: an edge list's peers, and each peer's neighbours.
+TEST(AttackConfig, AttackersAndClippingAreCheckedAgainstTheGraph) {
+  const auto dir = testutil::fresh_test_dir("fastk_attack_graph");
+  std::ofstream(dir / "e.txt") << "0 1\n1 2\n2 0\n";
+  const auto config = dir / "c.toml";
+  const auto error_in = [&](const std::string& text) {
+    std::ofstream(config) << text;
+    try {
+      load_config(config);
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string edges = "[topology]\nkind = \"edge_list\"\nfile = \"e.txt\"\n";
+  EXPECT_THAT(error_in(edges + "[attack]\npeers = [3]\n"),
+              HasSubstr("attack.peers[0]: peer 3 is not a peer of the run (0 to 2)"));
+  EXPECT_EQ(error_in(edges + "[attack]\npeers = [2]\n"), "accepted");
+  // Two neighbours each: an adaptive radius past two faulty ones is never measured.
+  EXPECT_THAT(
+      error_in(edges + "[consensus]\naggregation = \"clipped_gossip\"\nfaulty_neighbours = 2\n"),
+      HasSubstr("consensus.faulty_neighbours: consensus.aggregation = \"clipped_gossip\" "
+                "measures its radius past the 2 farthest neighbours"));
+  EXPECT_EQ(error_in(edges + "[consensus]\naggregation = \"clipped_gossip\"\n"), "accepted");
+  EXPECT_EQ(
+      error_in(edges + "[consensus]\naggregation = \"clipped_gossip\"\nfaulty_neighbours = 2\n"
+                       "clipping_radius = 0.5\n"),
+      "accepted");
 }
 
 TEST(SecurityConfig, BadValuesAreNamedAndKeysAreRelativeToTheConfigFile) {
