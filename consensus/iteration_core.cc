@@ -14,6 +14,7 @@ void check_config(const ProtocolConfig& config) {
   if (config.iterations < 0) throw std::invalid_argument("PeerProtocol: iterations < 0");
   if (config.m_min < 0) throw std::invalid_argument("PeerProtocol: m_min < 0");
   if (config.staleness < 0) throw std::invalid_argument("PeerProtocol: staleness < 0");
+  if (config.local_steps < 1) throw std::invalid_argument("PeerProtocol: local_steps < 1");
   if (config.max_gap < 0) throw std::invalid_argument("PeerProtocol: max_gap < 0");
   if (config.silence_timeout_s < 0) {
     throw std::invalid_argument("PeerProtocol: silence_timeout_s < 0");
@@ -73,7 +74,13 @@ int IterationCore::slot_of(PeerId peer) const {
 bool IterationCore::gone(const Slot& slot, double now_s) const {
   if (slot.departed || slot.parted) return true;
   if (expected_ && !expected_(slot)) return false;
-  return config_.silence_timeout_s > 0 && now_s - slot.last_heard_s >= config_.silence_timeout_s;
+  return config_.silence_timeout_s > 0 && now_s - silent_since(slot) >= config_.silence_timeout_s;
+}
+
+double IterationCore::silent_since(const Slot& slot) const {
+  // With local steps neighbours are silent between gossips by design: silence counts from the
+  // start of the current iteration at the earliest.
+  return config_.local_steps > 1 ? std::max(slot.last_heard_s, silence_from_s_) : slot.last_heard_s;
 }
 
 const Params& IterationCore::mixed(const Slot& slot) const {
@@ -114,7 +121,8 @@ std::optional<DropCause> IterationCore::unusable(PeerId from, std::int64_t tag,
 }
 
 void IterationCore::begin_round(double now_s) {
-  round_ = schedule_->round(self_, k_);
+  round_ = schedule_->round(self_, gossip_round());
+  silence_from_s_ = now_s;
   round_slots_.clear();
   std::vector<bool> already(round_.receive_from.size());
   awaitable_ = 0;
@@ -129,6 +137,17 @@ void IterationCore::begin_round(double now_s) {
   relax_at_.reset();
   armed_at_s_.reset();
   arrivals_.begin(k_, now_s, round_.receive_from, already);
+}
+
+void IterationCore::begin_local_round(double now_s) {
+  round_ = topology::RoundPeers{};
+  round_slots_.clear();
+  awaitable_ = 0;
+  decision_ = {};
+  start_s_ = now_s;
+  silence_from_s_ = now_s;
+  relax_at_.reset();
+  armed_at_s_.reset();
 }
 
 void IterationCore::decide(double now_s) {
@@ -186,9 +205,9 @@ void IterationCore::disarm_if_due(double now_s) {
 
 void IterationCore::arm_silence_timer(std::span<const int> slots, double now_s, Actions& out) {
   if (config_.silence_timeout_s <= 0 || slots.empty()) return;
-  double earliest = slots_[static_cast<std::size_t>(slots[0])].last_heard_s;
+  double earliest = silent_since(slots_[static_cast<std::size_t>(slots[0])]);
   for (int s : slots) {
-    earliest = std::min(earliest, slots_[static_cast<std::size_t>(s)].last_heard_s);
+    earliest = std::min(earliest, silent_since(slots_[static_cast<std::size_t>(s)]));
   }
   arm(std::max(now_s, earliest + config_.silence_timeout_s), out);
 }

@@ -71,6 +71,8 @@ class IterationCore {
   bool fresh(const Slot& slot) const { return slot.tag >= 0 && slot.tag >= k_ - config_.staleness; }
   // Gone: departed, parted, or silent for the silence timeout while expected to speak.
   bool gone(const Slot& slot, double now_s) const;
+  // When the slot's current silence began (what the silence timeout counts from).
+  double silent_since(const Slot& slot) const;
   // Which neighbours are expected to speak (a variant that expects only some says which;
   // by default every one).
   void expect_only(std::function<bool(const Slot&)> expected) { expected_ = std::move(expected); }
@@ -90,6 +92,10 @@ class IterationCore {
 
   // --- the iteration
   std::int64_t k() const { return k_; }
+  // The number of the gossip iteration k is, counting from 0 (local_steps: k itself without):
+  // the schedule's round and the policy's "every n iterations" count gossips, so that local
+  // steps skip none of a time-varying graph's rounds.
+  std::int64_t gossip_round() const { return (k_ + 1) / config_.local_steps - 1; }
   void set_k(std::int64_t k) { k_ = k; }
   const Params& x() const { return x_; }
   void set_x(Params x) { x_ = std::move(x); }
@@ -97,6 +103,9 @@ class IterationCore {
   const std::vector<int>& round_slots() const { return round_slots_; }  // of round().receive_from
   // Iteration k begins at now_s: its round, the neighbours awaitable, the arrival window.
   void begin_round(double now_s);
+  // Iteration k is a local step (local_steps.cc): a round with no neighbours, and no
+  // iteration of the arrival window.
+  void begin_local_round(double now_s);
   int awaitable() const { return awaitable_; }
   double start_s() const { return start_s_; }
   // The backup policy's m for this iteration, clamped to what can be awaited.
@@ -161,6 +170,7 @@ class IterationCore {
   Decision decision_;
   int awaitable_ = 0;
   double start_s_ = 0;
+  double silence_from_s_ = 0;  // local_steps: when the current iteration began
   std::optional<double> relax_at_;
   Params gradient_point_;
   std::optional<learning::Sgd> local_step_;  // with momentum or weight decay

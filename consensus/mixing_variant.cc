@@ -26,12 +26,28 @@ void check_pairwise_averaging(const ProtocolConfig& config) {
   }
 }
 
-}  // namespace
+// What local steps leave no room for: each names the option to drop.
+void check_local_steps(const ProtocolConfig& config, bool pairwise_averaging) {
+  const auto refuse_with = [](const std::string& what) {
+    throw std::invalid_argument("consensus.local_steps > 1 " + what);
+  };
+  if (config.push_sum) refuse_with("and push_sum exclude each other");
+  if (config.coding.scheme != coding::Scheme::kNone) {
+    refuse_with("and coding exclude each other: a coded gradient is one per gossip");
+  }
+  if (pairwise_averaging) refuse_with("and policy ad_psgd exclude each other");
+  if (config.max_gap > 0) {
+    refuse_with("and max_gap exclude each other: neighbours' tags advance by local_steps");
+  }
+  if (config.staleness >= config.local_steps) {
+    refuse_with(
+        "needs staleness < local_steps: the model of the previous gossip would count "
+        "as fresh");
+  }
+}
 
-// One variant per run. The options that choose one exclude each other: what excludes push-sum,
-// AD-PSGD or an aggregation rule is refused here, and each variant's constructor refuses what
-// else it cannot run (compressed gossip names the options it excludes).
-std::unique_ptr<MixingVariant> make_mixing_variant(IterationCore& core) {
+// The variant that gossips (the only one, without local steps).
+std::unique_ptr<MixingVariant> make_gossip_variant(IterationCore& core) {
   const ProtocolConfig& config = core.config();
   parse_aggregation(config.aggregation);  // an unknown name, whatever the variant
   const bool plain = !config.compression && !config.push_sum &&
@@ -66,6 +82,20 @@ std::unique_ptr<MixingVariant> make_mixing_variant(IterationCore& core) {
     return variant;
   }
   throw std::logic_error("aggregation " + config.aggregation + " accepted and not found");
+}
+
+}  // namespace
+
+// One variant per run. The options that choose one exclude each other: what excludes push-sum,
+// AD-PSGD or an aggregation rule is refused here, and each variant's constructor refuses what
+// else it cannot run (compressed gossip names the options it excludes).
+std::unique_ptr<MixingVariant> make_mixing_variant(IterationCore& core) {
+  const ProtocolConfig& config = core.config();
+  if (config.local_steps > 1) {
+    check_local_steps(config, core.policy().pairwise_averaging());
+    return make_local_steps(core, make_gossip_variant(core));
+  }
+  return make_gossip_variant(core);
 }
 
 std::string parse_aggregation(const std::string& name) {

@@ -29,9 +29,11 @@ struct ProtocolConfig {
   learning::OptimizerSpec optimizer{.lr = 0.1};
   UpdateOrder order = UpdateOrder::kCombineThenAdapt;
   Renormalisation renormalisation = Renormalisation::kReturnToSelf;
-  int m_min = 1;                 // never await fewer (capped at the neighbours available)
-  int staleness = 0;             // accept tags >= k - staleness
-  int max_gap = 0;               // G_max; 0 = no gap bound
+  int m_min = 1;      // never await fewer (capped at the neighbours available)
+  int staleness = 0;  // accept tags >= k - staleness
+  int max_gap = 0;    // G_max; 0 = no gap bound
+  // H: gossip on every H-th iteration, local SGD steps in between (variants/local_steps.cc).
+  int local_steps = 1;
   double silence_timeout_s = 0;  // 0 = a silent neighbour is awaited forever
   PolicySpec policy;
   // Always wait for the neighbours of the graph's spanning tree (topology/spanning_tree.h),

@@ -10,6 +10,7 @@
 
 #include "consensus/attack.h"
 #include "consensus/variants/variants.h"
+#include "consensus/variants/wrapped_variant.h"
 #include "learning/random.h"
 
 namespace fastk::consensus {
@@ -17,30 +18,26 @@ namespace {
 
 constexpr float kFloatMax = std::numeric_limits<float>::max();
 
-class Byzantine final : public MixingVariant {
+class Byzantine final : public WrappedVariant {
  public:
   Byzantine(IterationCore& core, std::unique_ptr<MixingVariant> honest)
-      : core_(core), honest_(std::move(honest)), spec_(*core.config().attack) {}
+      : WrappedVariant(std::move(honest)), core_(core), spec_(*core.config().attack) {}
 
-  std::size_t models_kept_queued() const override { return honest_->models_kept_queued(); }
-  Params debiased(const Params& x) const override { return honest_->debiased(x); }
   void begin(double now_s, Actions& out) override {
     const std::size_t from = out.size();
-    honest_->begin(now_s, out);
+    inner().begin(now_s, out);
     forge(out, from);
   }
-  std::size_t gradient_size() const override { return honest_->gradient_size(); }
   std::vector<float> gradient_done(double now_s, std::vector<float> gradient,
                                    const GradientStats& stats, Actions& out) override {
     const std::size_t from = out.size();
-    auto reusable = honest_->gradient_done(now_s, std::move(gradient), stats, out);
+    auto reusable = inner().gradient_done(now_s, std::move(gradient), stats, out);
     forge(out, from);
     return reusable;
   }
-  std::vector<float> release_gradient() override { return honest_->release_gradient(); }
   std::optional<UpdatePlan> ready(double now_s, Actions& out) override {
     const std::size_t from = out.size();
-    auto plan = honest_->ready(now_s, out);
+    auto plan = inner().ready(now_s, out);
     forge(out, from);
     return plan;
   }
@@ -54,26 +51,8 @@ class Byzantine final : public MixingVariant {
       const Slot& slot = core_.slot(core_.round_slots()[static_cast<std::size_t>(r)]);
       honest_models_.push_back(core_.mixed(slot));
     }
-    honest_->mix(now_s, UpdatePlan{{}, plan.required}, next, record);  // its own model only
+    inner().mix(now_s, UpdatePlan{{}, plan.required}, next, record);  // its own model only
   }
-  void took_model(int s, std::int64_t tag, const Params& params) override {
-    honest_->took_model(s, tag, params);
-  }
-  bool take(double now_s, const CodedGradientArrived& m, Actions& out) override {
-    return honest_->take(now_s, m, out);
-  }
-  bool take(double now_s, const DifferenceArrived& m, Actions& out) override {
-    return honest_->take(now_s, m, out);
-  }
-  bool take(double now_s, const AveragingArrived& m, bool in_play, Actions& out) override {
-    return honest_->take(now_s, m, in_play, out);
-  }
-  void neighbour_back(PeerId peer) override { honest_->neighbour_back(peer); }
-  void settle() override { honest_->settle(); }
-  std::int64_t recorded_tag(int s, bool used, std::int64_t used_tag) const override {
-    return honest_->recorded_tag(s, used, used_tag);
-  }
-  bool neighbours_need_goodbye() const override { return honest_->neighbours_need_goodbye(); }
 
  private:
   // Replaces the model of every SendParams in out[from...] by its forgery.
@@ -136,7 +115,6 @@ class Byzantine final : public MixingVariant {
   }
 
   IterationCore& core_;
-  std::unique_ptr<MixingVariant> honest_;
   AttackSpec spec_;
   std::vector<Params> honest_models_;  // the neighbours' models of the last update
 };

@@ -11,8 +11,8 @@
 // used neighbours: the b farthest are pulled in to the distance of the nearest of the rest,
 // the others mix as under "mean". With b or fewer used neighbours (a backup policy that waited
 // for few, a graph whose rounds have one neighbour each) the used ones cannot set a radius by
-// themselves: it is measured over every neighbour's newest model instead (the used ones as
-// mixed), so the peer still mixes; only with b or fewer neighbours heard from at all is tau 0
+// themselves: the models the other neighbours were last mixed with count too, so the peer
+// still mixes; only with b or fewer neighbours ever mixed is tau 0
 // (the local step alone). A peer with b or fewer neighbours in the graph could never mix: the
 // config is refused (unfit_for_clipped_gossip). A neighbour's model, however far off, moves
 // the peer by at most w_ij tau: as far as an honest neighbour could.
@@ -31,7 +31,8 @@ namespace {
 
 class ClippedGossip final : public PlainGossip {
  public:
-  explicit ClippedGossip(IterationCore& core) : PlainGossip(core) {
+  explicit ClippedGossip(IterationCore& core)
+      : PlainGossip(core), last_mixed_(core.slots().size()) {
     const auto degree = static_cast<int>(core.neighbours().size());
     if (const auto why = unfit_for_clipped_gossip(core.config(), core.self(), degree)) {
       throw std::invalid_argument(*why);
@@ -47,6 +48,10 @@ class ClippedGossip final : public PlainGossip {
       distance[t] = distance_between(terms[t].model, mine);
     }
     const double tau = radius(plan, distance);
+    for (const int r : plan.used) {
+      const int s = core_.round_slots()[static_cast<std::size_t>(r)];
+      last_mixed_[static_cast<std::size_t>(s)] = core_.mixed(core_.slot(s));
+    }
     // x_i + sum_j w_ij s_j (x_j - x_i) is the weighted mix with weights w_ij s_j and the own
     // model the rest: the vectorised kernel of weighted averaging computes it. The record gives
     // the neighbours these clipped weights.
@@ -75,8 +80,10 @@ class ClippedGossip final : public PlainGossip {
 
  private:
   // The fixed radius if given; else the (b + 1)-th largest of the used neighbours' distances,
-  // or with b or fewer of them, of every neighbour's newest model heard from (0 when there
-  // are b or fewer of those too).
+  // or with b or fewer of them, of those and the model each other neighbour was last mixed
+  // with (0 when there are b or fewer of those too). The model last mixed, not the newest, and
+  // whether or not its sender has left since: under policy full both are the same in both
+  // runtimes (the newest model and when a finished neighbour's goodbye comes depend on timing).
   double radius(const UpdatePlan& plan, std::vector<double> distance) const {
     if (core_.config().clipping_radius > 0) return core_.config().clipping_radius;
     const auto faulty = static_cast<std::size_t>(core_.config().faulty_neighbours);
@@ -85,12 +92,12 @@ class ClippedGossip final : public PlainGossip {
       for (const int r : plan.used)
         used_slots.push_back(core_.round_slots()[static_cast<std::size_t>(r)]);
       for (int s = 0; s < static_cast<int>(core_.slots().size()); ++s) {
-        const Slot& slot = core_.slot(s);
-        if (!slot.params || slot.departed || slot.parted ||
+        const Params& last = last_mixed_[static_cast<std::size_t>(s)];
+        if (!last || core_.slot(s).parted ||
             std::find(used_slots.begin(), used_slots.end(), s) != used_slots.end()) {
           continue;
         }
-        distance.push_back(distance_between(slot.params->values(), own()));
+        distance.push_back(distance_between(last->values(), own()));
       }
     }
     if (distance.size() <= faulty) return 0.0;
@@ -98,6 +105,8 @@ class ClippedGossip final : public PlainGossip {
                      distance.end(), std::greater<>());
     return distance[faulty];
   }
+
+  std::vector<Params> last_mixed_;  // per slot: the model the last update that used it mixed
 };
 
 }  // namespace

@@ -165,7 +165,8 @@ bool CompressedGossip::take(double now_s, const DifferenceArrived& m, Actions&) 
   } else if (compression::invalid(*m.difference) ||
              m.tag <= difference_tag_[static_cast<std::size_t>(s)]) {
     cause = DropCause::kBadDifference;  // malformed, or a repeat: harmless to drop
-  } else if (m.tag > difference_tag_[static_cast<std::size_t>(s)] + 1) {
+  } else if (m.tag > difference_tag_[static_cast<std::size_t>(s)] + core_.config().local_steps) {
+    // Differences go out on every gossip iteration (every local_steps-th): one was lost.
     core_.drops().add(DropCause::kBadDifference);
     part_from(core_.slot(s));
     return true;  // reports it gone, and stops waiting for it

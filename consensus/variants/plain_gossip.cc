@@ -68,6 +68,8 @@ void PlainGossip::observe_disagreement(const UpdatePlan& plan,
     for (const auto& [distance, m] : by_distance) kept.push_back(models[m]);
     models = std::move(kept);
   }
+  // Every model left out: nothing measured (a 0 would pull the average down).
+  if (models.empty()) return;
   core_.policy().observe_disagreement(neighbourhood_disagreement(own(), models));
 }
 

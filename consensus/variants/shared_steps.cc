@@ -66,7 +66,7 @@ std::vector<MixTerm> weighted_terms(const IterationCore& core, const std::vector
 // changes slowly, and the policy smooths it anyway), so it costs next to nothing.
 bool disagreement_due(const IterationCore& core, const std::vector<int>& used) {
   return core.policy().wants_disagreement() && !used.empty() &&
-         core.k() % core.config().policy.disagreement_every == 0;
+         core.gossip_round() % core.config().policy.disagreement_every == 0;
 }
 
 Params adapt(IterationCore& core, std::span<const float> gradient, std::vector<float>& scratch,

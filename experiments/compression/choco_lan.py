@@ -19,10 +19,13 @@ time to 80% test accuracy of the mean model (evaluated every EVAL seconds of wal
 final accuracy, and what `fastk sim` predicts for the iteration (a calibration of this machine
 and sim.link_rate_mbit = RATE; the same peers on one host).
 
+--local-steps 1,2,4,8 runs every kind at each number of local steps H ([consensus]
+local_steps: gossip on every H-th iteration, local SGD between; docs/protocol.md §4.8).
+
   scripts/build.sh build
   /usr/bin/python3 experiments/compression/choco_lan.py [--build build]
         [--rates 100mbit,1gbit] [--iterations 1500] [--repeats 3] [--kinds none,fp16,int8,top_k]
-        [--json FILE]
+        [--local-steps 1] [--json FILE]
 """
 import argparse
 import json
@@ -54,6 +57,7 @@ batch_size = 32
 [consensus]
 policy = "full"
 order = "adapt_then_combine"
+local_steps = {local_steps}
 {compression}
 [sim]
 threads = 2
@@ -78,10 +82,11 @@ KINDS = {
 EVAL_S = {"100mbit": 0.5, "1gbit": 0.2}
 
 
-def write_config(workdir, name, kind, rate, args, hosts):
+def write_config(workdir, name, kind, rate, args, hosts, local_steps=1):
     path = os.path.join(workdir, f"{name}.toml")
     with open(path, "w") as f:
         f.write(CONFIG.format(name=name, seed=args.seed, iterations=args.iterations,
+                              local_steps=local_steps,
                               output=os.path.join(workdir, "runs"), compression=KINDS[kind],
                               eval_s=EVAL_S.get(rate, 0.5),
                               rate_mbit=bench_lan.rate_bits(rate) / 1e6,
@@ -90,8 +95,8 @@ def write_config(workdir, name, kind, rate, args, hosts):
     return path
 
 
-def real_run(fastk, workdir, name, kind, rate, args, hosts):
-    config = write_config(workdir, name, kind, rate, args, hosts)
+def real_run(fastk, workdir, name, kind, rate, args, hosts, local_steps):
+    config = write_config(workdir, name, kind, rate, args, hosts, local_steps)
     before = bench_lan.hosts_sent_bytes()
     bench_lan.run_checked([fastk, "run", config, "--no-plots", "--output",
                            bench_lan.fresh_output(workdir, name)], f"fastk run ({kind}, {rate})")
@@ -106,8 +111,8 @@ def real_run(fastk, workdir, name, kind, rate, args, hosts):
     }
 
 
-def simulated_iteration_ms(fastk, workdir, name, kind, rate, args):
-    config = write_config(workdir, name + "_sim", kind, rate, args, "")
+def simulated_iteration_ms(fastk, workdir, name, kind, rate, args, local_steps):
+    config = write_config(workdir, name + "_sim", kind, rate, args, "", local_steps)
     bench_lan.run_checked([fastk, "sim", config, "--no-plots", "--quiet", "--output",
                            bench_lan.fresh_output(workdir, name + "_sim")], f"fastk sim ({kind})")
     return 1000 * bench_lan.summary_of(workdir, name + "_sim")["training_phase_s"] / args.iterations
@@ -122,9 +127,17 @@ def main():
     parser.add_argument("--iterations", type=int, default=1500)
     parser.add_argument("--repeats", type=int, default=3, help="runs per kind; medians")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--local-steps", default="1",
+                        help="numbers of local steps H to run each kind at (default 1)")
     parser.add_argument("--json", help="also write every run's figures to this file")
     args = parser.parse_args()
     kinds = args.kinds.split(",")
+    try:
+        steps = [int(h) for h in args.local_steps.split(",")]
+    except ValueError:
+        sys.exit(f"choco_lan: --local-steps {args.local_steps!r} is not a list of integers")
+    if any(h < 1 for h in steps):
+        sys.exit("choco_lan: --local-steps must be >= 1")
     if unknown := [k for k in kinds if k not in KINDS]:
         sys.exit(f"choco_lan: unknown kinds {unknown}; expected some of {list(KINDS)}")
     fastk = bench_lan.root_and_fastk(args.build)
@@ -136,40 +149,42 @@ def main():
             for rate in args.rates.split(","):
                 hosts = bench_lan.lan_up(rate)
                 for repeat in range(args.repeats):
-                    for kind in kinds:
-                        name = f"{kind}_{rate}_r{repeat}"
-                        result = {"kind": kind, "rate": rate, "repeat": repeat,
-                                  "real": real_run(fastk, workdir, name, kind, rate, args, hosts),
+                    for kind, h in [(k, h) for k in kinds for h in steps]:
+                        name = f"{kind}_h{h}_{rate}_r{repeat}"
+                        result = {"kind": kind, "local_steps": h, "rate": rate, "repeat": repeat,
+                                  "real": real_run(fastk, workdir, name, kind, rate, args, hosts,
+                                                   h),
                                   "sim_iteration_ms": simulated_iteration_ms(
-                                      fastk, workdir, name, kind, rate, args)}
+                                      fastk, workdir, name, kind, rate, args, h)}
                         results.append(result)
                         print("  " + json.dumps(result), flush=True)
         finally:
             bench_lan.lan("down", "--name", bench_lan.LAN)
-    report(results, kinds, args)
+    report(results, kinds, steps, args)
 
 
-def report(results, kinds, args):
+def report(results, kinds, steps, args):
     median = bench_lan.median
     print(f"\n8 peers on 8 hosts, ring, MLP, Fashion-MNIST, policy full, {args.iterations} "
           f"iterations, medians of {args.repeats}\n")
-    print("| link | kind | wire bytes/peer-iteration | iteration (real) | iteration (sim) "
-          "| time to 80% | vs none | final accuracy |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| link | kind | H | wire bytes/peer-iteration | iteration (real) | iteration (sim) "
+          "| time to 80% | vs none, H = 1 | final accuracy |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for rate in args.rates.split(","):
-        def mine(kind):
-            return [r for r in results if r["kind"] == kind and r["rate"] == rate]
+        def mine(kind, h):
+            return [r for r in results
+                    if r["kind"] == kind and r["rate"] == rate and r["local_steps"] == h]
 
-        def time_to_80(kind):
-            times = [r["real"]["time_to_80_s"] for r in mine(kind)]
+        def time_to_80(kind, h):
+            times = [r["real"]["time_to_80_s"] for r in mine(kind, h)]
             return None if None in times else median(times)
 
-        base = time_to_80("none") if "none" in kinds else None
-        for kind in kinds:
-            runs = mine(kind)
-            t = time_to_80(kind)
+        base = time_to_80("none", 1) if "none" in kinds and 1 in steps else None
+        for kind, h in [(k, h) for k in kinds for h in steps]:
+            runs = mine(kind, h)
+            t = time_to_80(kind, h)
             speedup = f"{base / t:.2f}x" if base and t else "-"
-            print(f"| {rate} | {kind} "
+            print(f"| {rate} | {kind} | {h} "
                   f"| {median([r['real']['wire_bytes_per_peer_iteration'] for r in runs]):.0f} "
                   f"| {median([r['real']['iteration_ms'] for r in runs]):.1f} ms "
                   f"| {median([r['sim_iteration_ms'] for r in runs]):.1f} ms "

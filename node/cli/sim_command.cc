@@ -38,10 +38,12 @@ void print_summary(const sim::SimulationResult& r, const std::filesystem::path& 
   std::printf("final mean model of %s: accuracy %.4f, loss %.4f, consensus distance %.4g\n",
               r.summary.value("mean_model_of", std::string("every peer")).c_str(),
               r.last.test_accuracy, r.last.test_loss, r.last.consensus_distance);
-  std::printf(
-      "per iteration: awaited %.3f, used %.3f, backups %.3f; waiting %.3f s (%.1f%% of time)\n",
-      r.totals.mean_awaited(), r.totals.mean_used(), r.totals.mean_backups(),
-      r.totals.mean_wait_s(), 100 * r.wait_fraction);
+  // Local steps ([consensus] local_steps) await nobody: the counts are means over gossips.
+  const bool local_steps = r.totals.gossips < r.totals.iterations;
+  std::printf("per %s: awaited %.3f, used %.3f, backups %.3f; waiting %.3f s%s (%.1f%% of time)\n",
+              local_steps ? "gossip iteration" : "iteration", r.totals.mean_awaited(),
+              r.totals.mean_used(), r.totals.mean_backups(), r.totals.mean_wait_s(),
+              local_steps ? " per iteration" : "", 100 * r.wait_fraction);
   std::printf("ended by: %s\n", r.end.c_str());
   if (!r.finished) std::printf("warning: the peers got stuck before any stop rule applied\n");
   std::printf("outputs: %s\n", folder.string().c_str());

@@ -56,6 +56,22 @@ void read_consensus_table(TableReader& t, ConsensusConfig& config,
   t.read_choice<std::string>("aggregation", p.aggregation, consensus::parse_aggregation);
   t.read("faulty_neighbours", p.faulty_neighbours, 0, 1'000'000);
   t.read("clipping_radius", p.clipping_radius, 0.0);
+  t.read("local_steps", p.local_steps, 1, 1'000'000);
+  if (p.local_steps > 1 && p.push_sum) {
+    t.errors().add(t.path_of("local_steps"), "and push_sum exclude each other");
+  }
+  if (p.local_steps > 1 && p.max_gap > 0) {
+    t.errors().add(t.path_of("local_steps"),
+                   "and max_gap exclude each other: neighbours' tags advance by local_steps");
+  }
+  if (p.local_steps > 1 && p.staleness >= p.local_steps) {
+    t.errors().add(t.path_of("local_steps"),
+                   "needs staleness < local_steps: the model of the "
+                   "previous gossip would count as fresh");
+  }
+  if (p.local_steps > 1 && policy.kind == PolicyKind::kAdPsgd) {
+    t.errors().add(t.path_of("local_steps"), "and policy ad_psgd exclude each other");
+  }
   if (topology.directed && !p.push_sum) {
     t.errors().add(t.path_of("push_sum"),
                    "a directed graph (topology.directed = true) needs push_sum = true: its "
@@ -112,6 +128,7 @@ nlohmann::ordered_json consensus_table_json(const ConsensusConfig& config) {
           {"push_sum", p.push_sum},
           {"aggregation", p.aggregation},
           {"faulty_neighbours", p.faulty_neighbours},
+          {"local_steps", p.local_steps},
           {"clipping_radius", p.clipping_radius}};
 }
 

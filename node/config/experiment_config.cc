@@ -174,6 +174,11 @@ void read_tables(TableReader& top, ExperimentConfig& config, const std::filesyst
                "is for plain gossip: push_sum, [compression], [coding] and policy "
                "ad_psgd mix in their own way");
   }
+  if (protocol.local_steps > 1 && protocol.coding.scheme != coding::Scheme::kNone) {
+    errors.add("consensus.local_steps",
+               "and [coding] exclude each other: a coded gradient is "
+               "one per gossip");
+  }
   check_against_graph(config, errors);
   const bool checkpoints = config.run.checkpoint_every > 0 || config.run.checkpoint_every_s > 0;
   const auto why =

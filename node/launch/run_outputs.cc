@@ -88,8 +88,11 @@ std::string run_end(const std::vector<std::string>& ends) {
 // One peer's summary into the run's totals.
 void add_peer(const nlohmann::ordered_json& p, metrics::RunSummary& s, double& elapsed) {
   const auto iterations = p.value("iterations", std::int64_t{0});
-  const auto k = static_cast<double>(iterations);
+  // Means over the gossip iterations (all of them, unless local_steps), weighted by their count.
+  const auto gossips = p.value("gossips", iterations);
+  const auto k = static_cast<double>(gossips);
   s.totals.iterations += iterations;
+  s.totals.gossips += gossips;
   s.totals.awaited_sum += k * p.value("mean_awaited", 0.0);
   s.totals.used_sum += k * p.value("mean_used", 0.0);
   s.totals.backups_sum += k * p.value("mean_backups", 0.0);

@@ -52,6 +52,7 @@ nlohmann::ordered_json to_json(const PeerReport& r) {
   s["compute_s"] = r.compute_s;
   s["injected_s"] = real(r, r.injected_s);
   s["base_gradient_s"] = r.base_gradient_s;  // NaN (null) when none was known
+  s["gossips"] = r.gossips;
   s["mean_awaited"] = r.mean_awaited;
   s["mean_used"] = r.mean_used;
   s["mean_backups"] = r.mean_backups;

@@ -43,7 +43,9 @@ struct PeerReport {
   double compute_s = 0;   // gradient computation
   double injected_s = 0;  // injected straggler sleeps (real)
   double base_gradient_s = 0;
-  double mean_awaited = 0;  // awaited, used, backups: as in consensus::IterationRecord
+  std::int64_t gossips = 0;  // iterations with neighbours (all but local_steps' local ones)
+  double mean_awaited = 0;   // awaited, used, backups: as in consensus::IterationRecord, over
+                             // the gossip iterations
   double mean_used = 0;
   double mean_backups = 0;
   // Messages and bytes (real).

@@ -20,10 +20,12 @@ std::filesystem::path ensure_folder(const std::filesystem::path& folder) {
 
 void IterationTotals::add(const consensus::IterationRecord& r) {
   ++iterations;
+  wait_sum_s += r.wait_s();
+  if (r.neighbours == 0) return;
+  ++gossips;
   awaited_sum += r.awaited;
   used_sum += static_cast<double>(r.used.size());
   backups_sum += r.backups;
-  wait_sum_s += r.wait_s();
 }
 
 RunMetrics::RunMetrics(const std::filesystem::path& folder, bool per_peer_accuracy, bool neighbours)

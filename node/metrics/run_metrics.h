@@ -24,17 +24,19 @@
 namespace fastk::node::metrics {
 
 // Running aggregates over every iteration record (awaited, used and backups as in
-// consensus::IterationRecord).
+// consensus::IterationRecord). awaited, used and backups are means over the gossip iterations
+// (those with neighbours): a local step of [consensus] local_steps has none to wait for.
 struct IterationTotals {
   std::int64_t iterations = 0;
+  std::int64_t gossips = 0;  // iterations whose round had neighbours
   double awaited_sum = 0;
   double used_sum = 0;
   double backups_sum = 0;
   double wait_sum_s = 0;  // time between own gradient done and update
   void add(const consensus::IterationRecord& r);
-  double mean_awaited() const { return iterations ? awaited_sum / iterations : 0; }
-  double mean_used() const { return iterations ? used_sum / iterations : 0; }
-  double mean_backups() const { return iterations ? backups_sum / iterations : 0; }
+  double mean_awaited() const { return gossips ? awaited_sum / static_cast<double>(gossips) : 0; }
+  double mean_used() const { return gossips ? used_sum / static_cast<double>(gossips) : 0; }
+  double mean_backups() const { return gossips ? backups_sum / static_cast<double>(gossips) : 0; }
   double mean_wait_s() const { return iterations ? wait_sum_s / iterations : 0; }
 };
 

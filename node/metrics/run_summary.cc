@@ -23,6 +23,7 @@ void add_outcome(const RunSummary& s, nlohmann::ordered_json& j) {
   j["mean_wait_s"] = s.totals.mean_wait_s();
   j["wait_fraction"] = s.wait_fraction;
   j["updates"] = s.totals.iterations;
+  j["gossip_updates"] = s.totals.gossips;
 }
 
 void add_traffic(const RunSummary& s, nlohmann::ordered_json& j) {

@@ -64,6 +64,7 @@ void RunReport::ended(bool finished, std::string end) {
   report_.first_iteration_monotonic_s = origin_s + began_s_;
   report_.last_update_monotonic_s = origin_s + last_update_s_;
   report_.last_update_unix_s = report_.first_iteration_unix_s + report_.elapsed_s;
+  report_.gossips = totals_.gossips;
   report_.mean_awaited = totals_.mean_awaited();
   report_.mean_used = totals_.mean_used();
   report_.mean_backups = totals_.mean_backups();

@@ -62,7 +62,10 @@ void print_outcome(const nlohmann::ordered_json& summary,
             << summary["training_phase_s"].get<double>() << " s; awaited "
             << summary["mean_awaited"].get<double>() << ", used "
             << summary["mean_used"].get<double>() << ", backups "
-            << summary["mean_backups"].get<double>() << " per iteration; waiting "
+            << summary["mean_backups"].get<double>()
+            << (summary.value("gossip_updates", 0) < summary.value("updates", 0)
+                    ? " per gossip iteration; waiting "
+                    : " per iteration; waiting ")
             << 100 * summary["wait_fraction"].get<double>() << "% of the time";
   const auto& bytes = summary["bytes_per_iteration"];  // null without iterations
   if (!bytes.is_null()) {

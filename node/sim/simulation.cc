@@ -125,6 +125,7 @@ metrics::PeerReport peer_report(const simulation::VirtualNetwork& net, const Sim
   r.elapsed_s = peers.last_update_s[u];
   r.waiting_s = peers.totals[u].wait_sum_s;
   r.compute_s = peers.compute_s[u];
+  r.gossips = peers.totals[u].gossips;
   r.mean_awaited = peers.totals[u].mean_awaited();
   r.mean_used = peers.totals[u].mean_used();
   r.mean_backups = peers.totals[u].mean_backups();

@@ -64,6 +64,17 @@ batch_size = 8
   fs::path dir_;
 };
 
+TEST_F(SimCli, LocalStepsAreLeftOutOfTheGossipMeans) {
+  // policy full on a ring, gossiping every third iteration: each gossip awaits both
+  // neighbours; the local steps in between await nobody and are not averaged in.
+  const auto r = run_fastk("sim " + config("local", "[consensus]\nlocal_steps = 3\n"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("per gossip iteration: awaited 2.000, used 2.000"));
+  const std::string summary = read(dir_ / "local-sim" / "summary.json");
+  EXPECT_THAT(summary, HasSubstr("\"updates\": 180"));
+  EXPECT_THAT(summary, HasSubstr("\"gossip_updates\": 60"));
+}
+
 TEST_F(SimCli, RunsAndPrintsTheSummary) {
   const auto r = run_fastk("sim " + config("a", "[consensus]\npolicy = \"deadline\"\n"));
   ASSERT_EQ(r.exit_code, 0) << r.output;

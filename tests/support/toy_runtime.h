@@ -3,6 +3,8 @@
 // centralized SGD run over the same samples can be computed by hand.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <functional>
 #include <initializer_list>
 #include <map>
@@ -123,6 +125,22 @@ inline std::vector<std::unique_ptr<PeerProtocol>> make_peers(
     peers.push_back(std::make_unique<PeerProtocol>(i, schedule, config, make_params(initial)));
   }
   return peers;
+}
+
+// Every iteration record of a run of `schedule`'s peers from (0.5, -0.5) on least squares
+// (2 values, 40 rows, batch 2) in the simulator's engine, under `config` and `delays`.
+// Expects every peer to finish.
+inline std::vector<IterationRecord> run_records(
+    const std::shared_ptr<const topology::TopologySchedule>& schedule, const ProtocolConfig& config,
+    DelaySource& delays) {
+  LeastSquares model(2, 40, 2, schedule->size());
+  VirtualNetwork net(make_peers(schedule, config, {0.5f, -0.5f}), delays, model);
+  std::vector<IterationRecord> records;
+  net.on_record = [&](const IterationRecord& r) { records.push_back(r); };
+  net.start();
+  net.run();
+  EXPECT_TRUE(net.all_finished());
+  return records;
 }
 
 inline topology::Topology make_topology(topology::TopologyKind kind, int peers) {

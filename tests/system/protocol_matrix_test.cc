@@ -146,6 +146,9 @@ std::vector<MatrixCase> cases() {
       {"trimmed_mean", with(complete, "aggregation = \"trimmed_mean\"\n"), true},
       {"clipped_gossip", with(base(), "aggregation = \"clipped_gossip\"\n"), true},
       {"clipped_gossip_adaptive", with(base(4, "adaptive"), "aggregation = \"clipped_gossip\"\n")},
+      // One neighbour per round: the radius comes from the models last mixed.
+      {"clipped_gossip_one_peer_exponential", with(one_peer, "aggregation = \"clipped_gossip\"\n"),
+       true},
   };
   // [attack]: peer 2 forges (or trains on flipped labels); the mean model is the honest peers'.
   for (const char* kind : {"large", "sign_flip", "alie", "noise", "label_flip"}) {
@@ -158,6 +161,13 @@ std::vector<MatrixCase> cases() {
     all.push_back({std::string("choco_") + kind, with(base(), kAtc, compressor(kind)), real});
   }
   all.push_back({"choco_int8_adaptive", with(base(4, "adaptive"), kAtc, compressor("int8"))});
+  // [consensus] local_steps: gossip every third iteration, local SGD steps in between.
+  constexpr const char* kLocal = "local_steps = 3\n";
+  all.push_back({"local_steps", with(base(), kLocal, "", kMomentum), true});
+  all.push_back({"local_steps_adaptive", with(base(4, "adaptive"), kLocal)});
+  all.push_back({"local_steps_one_peer_exponential", with(one_peer, kLocal), true});
+  all.push_back({"local_steps_choco_int8",
+                 with(base(), std::string(kAtc) + kLocal, compressor("int8")), true});
   return all;
 }
 

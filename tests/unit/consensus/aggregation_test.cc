@@ -167,7 +167,8 @@ TEST(Aggregation, ClippedGossipWithNoMoreNeighboursHeardThanFaultyOnesTakesTheLo
 
 TEST(Aggregation, ClippedGossipMeasuresItsRadiusOverEveryNeighbourWhenFewWereUsed) {
   // Static, one backup: iteration 1 mixes neighbour 1 alone (3's tag-0 model is stale). With
-  // b = 1 the used one cannot set a radius by itself: 3's newest model, at distance 1, does,
+  // b = 1 the used one cannot set a radius by itself: the model of 3 it mixed last, at
+  // distance 1, does,
   // so neighbour 1 far off is clipped to 1 instead of the peer not mixing at all. (Iteration
   // 0 mixed both: tau = 0, the nearer one's distance, so x(1) = 0.)
   const auto topo = testing::make_topology(topology::TopologyKind::kRing, 4);

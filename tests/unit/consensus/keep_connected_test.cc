@@ -45,14 +45,7 @@ std::vector<IterationRecord> run(topology::TopologySpec spec, PolicySpec policy,
   delays.link = [](PeerId from, PeerId to, std::int64_t k) {
     return 0.05 * static_cast<double>((from * 7 + to * 3 + k) % 5);
   };
-  LeastSquares model(2, 40, 2, spec.peers);
-  VirtualNetwork net(testing::make_peers(topo.schedule, config, {0.5f, -0.5f}), delays, model);
-  std::vector<IterationRecord> records;
-  net.on_record = [&](const IterationRecord& r) { records.push_back(r); };
-  net.start();
-  net.run();
-  EXPECT_TRUE(net.all_finished());
-  return records;
+  return testing::run_records(topo.schedule, config, delays);
 }
 
 std::vector<topology::TopologySpec> random_graphs() {

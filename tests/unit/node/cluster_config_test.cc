@@ -302,6 +302,19 @@ TEST(AttackConfig, AttackersAndClippingAreCheckedAgainstTheGraph) {
       "accepted");
 }
 
+TEST(LocalStepsConfig, ReadAndWhatExcludesItNamed) {
+  EXPECT_EQ(parse("[consensus]\nlocal_steps = 4\n").consensus.protocol.local_steps, 4);
+  EXPECT_EQ(parse("[run]\n").consensus.protocol.local_steps, 1);
+  EXPECT_THAT(error_of("[consensus]\nlocal_steps = 0\n"), HasSubstr("consensus.local_steps"));
+  EXPECT_THAT(error_of("[consensus]\nlocal_steps = 2\npush_sum = true\n"),
+              HasSubstr("consensus.local_steps: and push_sum exclude each other"));
+  EXPECT_THAT(error_of("[consensus]\nlocal_steps = 2\nmax_gap = 1\n"),
+              HasSubstr("consensus.local_steps: and max_gap exclude each other"));
+  EXPECT_THAT(error_of("[topology]\nkind = \"hypercube\"\n[consensus]\nlocal_steps = 2\n"
+                       "[coding]\nscheme = \"frc\"\nstragglers = 1\n"),
+              HasSubstr("consensus.local_steps: and [coding] exclude each other"));
+}
+
 TEST(SecurityConfig, BadValuesAreNamedAndKeysAreRelativeToTheConfigFile) {
   EXPECT_THAT(error_of("[security]\ncurve = \"yes\"\n"), HasSubstr("security.curve"));
   EXPECT_THAT(error_of("[security]\nkey = \"k\"\n"), HasSubstr("security.key"));
