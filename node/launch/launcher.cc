@@ -89,12 +89,15 @@ class Launch {
   }
 
   LaunchResult run() {
-    while (exited_ < running_.size()) {
+    for (;;) {
       wait_for_output();
       read_output();
-      restart_failed();
+      // One look decides the end: a peer gone by then and not restarted stays gone.
+      const std::size_t gone_now = gone();
+      const bool restarted = restart_failed();
       control();
-      show_progress();
+      show_progress(gone_now);
+      if (gone_now == running_.size() && !restarted) break;
     }
     if (options_.live_progress && options_.terminal) status_ << "\r\033[K" << std::flush;
     return outcomes();
@@ -125,10 +128,18 @@ class Launch {
     poll(fds.data(), fds.size(), 100);
   }
 
-  // Every peer's new lines into its log, its progress, readiness and last lines; counts the
-  // peers that are gone.
+  // A peer is gone once it has exited and its output is read to the end. Counted afresh each
+  // time from the processes themselves: a peer can exit between two looks (its pipe closes
+  // before the kernel lets it be reaped), so a count kept across steps can go wrong.
+  std::size_t gone() {
+    return static_cast<std::size_t>(
+        std::count_if(running_.begin(), running_.end(), [](RunningPeer& r) {
+          return r.process->poll_exit().has_value() && r.process->output_fd() < 0;
+        }));
+  }
+
+  // Every peer's new lines into its log, its progress, readiness and last lines.
   void read_output() {
-    exited_ = 0;
     for (auto& r : running_) {
       for (auto& line : r.process->read_lines()) take_line(r, std::move(line));
       r.log.flush();
@@ -139,14 +150,14 @@ class Launch {
         if (r.process->output_fd() >= 0 && seconds_since(*r.exited_at) > kOutputDrain_s) {
           r.process->stop_reading();
         }
-        if (r.process->output_fd() < 0) ++exited_;
       }
     }
   }
 
   // A peer that failed after the go (its output read to the end) is started again with its
   // restart_argv while it has restarts left and the run is not being stopped or finished.
-  void restart_failed() {
+  bool restart_failed() {
+    bool restarted = false;
     const bool running = (started_ || !options_.start_together) && !stop_requested_ &&
                          !result_.finished && !options_.should_stop();
     for (auto& r : running_) {
@@ -170,8 +181,9 @@ class Launch {
       r.process = std::make_unique<ChildProcess>(command(r.launch, r.launch.restart_argv),
                                                  /*stdin_pipe=*/true);
       r.exited_at.reset();
-      --exited_;
+      restarted = true;
     }
+    return restarted;
   }
 
   std::vector<std::string> command(const PeerLaunch& launch,
@@ -236,14 +248,14 @@ class Launch {
     }
   }
 
-  void show_progress() {
+  void show_progress(std::size_t gone_now) {
     const double every =
         options_.terminal ? options_.progress_interval_s : options_.plain_progress_interval_s;
     if (!options_.live_progress || seconds_since(last_summary_) < every) return;
     last_summary_ = Clock::now();
     std::vector<std::optional<PeerProgress>> latest;
     for (auto& r : running_) latest.push_back(r.progress);
-    std::string line = summarize_progress(latest, static_cast<int>(running_.size() - exited_)) +
+    std::string line = summarize_progress(latest, static_cast<int>(running_.size() - gone_now)) +
                        options_.status_extra();
     if (options_.terminal) {
       status_ << "\r\033[K" << line << std::flush;
@@ -277,7 +289,6 @@ class Launch {
   bool killed_ = false;
   bool started_ = false;  // start_together: the go was given
   Clock::time_point last_summary_ = Clock::now();
-  std::size_t exited_ = 0;
 };
 
 }  // namespace
