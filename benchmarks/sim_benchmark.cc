@@ -18,6 +18,9 @@ class FreeGradients final : public simulation::GradientSource {
  public:
   void begin(int, const consensus::StartGradient&) override {}
   consensus::GradientResult collect(int, std::int64_t) override { return {{0.01f}, {}}; }
+  std::vector<double> losses(int, const consensus::StartValidation& v) override {
+    return std::vector<double>(v.models.size(), 0.0);
+  }
 };
 
 void BM_ProtocolEvents(benchmark::State& state) {

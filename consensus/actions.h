@@ -67,6 +67,17 @@ struct StartGradient {
   bool gradient_stats = false;     // also GradientStats, for the policy (own shard only)
 };
 
+// Score validation (ProtocolConfig::validate): the mean loss of each of `models` (the own
+// model first, then the neighbours' the update would mix) on the same `batch` samples of the
+// peer's own shard, drawn for `iteration` (node/training: validation_positions). Reported as
+// a ValidationDone input with the losses in this order. Only asked while no gradient is in
+// flight.
+struct StartValidation {
+  std::int64_t iteration = 0;
+  std::vector<Params> models;
+  int batch = 0;
+};
+
 // Hand the protocol a TimerFired at (or after) `at_s`. Timers only prompt a re-evaluation: a late,
 // early or duplicate call is harmless, so runtimes need not cancel superseded timers.
 struct ArmTimer {
@@ -109,6 +120,7 @@ struct IterationRecord {
   std::vector<double> used_weights;  // w_ij for j in S
   double self_weight = 1.0;          // w_ii
   int terms_mixed = 0;  // vectors the mix read besides the own model (what the update costs)
+  int rejected = 0;     // neighbours' models validation left out (ProtocolConfig::validate)
   double start_s = 0;   // t(k): iteration began (model sent in CTA)
   double gradient_done_s = 0;
   double update_s = 0;  // mixing step applied
@@ -145,7 +157,7 @@ struct Finished {
 };
 
 using Action = std::variant<SendParams, SendCoded, SendAveraging, SendCompressed, StartGradient,
-                            ArmTimer, IterationCompleted, NeighbourGone, Finished>;
+                            StartValidation, ArmTimer, IterationCompleted, NeighbourGone, Finished>;
 using Actions = std::vector<Action>;
 
 // One handler per action, for std::visit: a runtime that lacks a handler for a new action

@@ -69,11 +69,18 @@ struct GradientDone {
   GradientStats stats;
 };
 
+// The losses the last StartValidation asked for, in its models' order (NaN or inf: a model
+// whose loss is not finite).
+struct ValidationDone {
+  std::int64_t iteration = 0;
+  std::vector<double> losses;
+};
+
 // An ArmTimer's time came (or any time: a timer only prompts a re-evaluation).
 struct TimerFired {};
 
 using Input = std::variant<ModelArrived, CodedGradientArrived, DifferenceArrived, AveragingArrived,
-                           NeighbourLeft, NeighbourBack, GradientDone, TimerFired>;
+                           NeighbourLeft, NeighbourBack, GradientDone, ValidationDone, TimerFired>;
 
 inline PeerId sender(const Message& message) {
   return std::visit([](const auto& m) { return m.from; }, message);

@@ -58,6 +58,11 @@ std::unique_ptr<MixingVariant> make_gossip_variant(IterationCore& core) {
         "[attack] is for plain gossip: push_sum, compression, coding and ad_psgd mix in their "
         "own way (docs/security.md)");
   }
+  if (!plain && config.validate) {
+    throw std::invalid_argument(
+        "consensus.validate is for plain gossip: push_sum, compression, coding and ad_psgd mix "
+        "in their own way (docs/protocol.md §4.9)");
+  }
   if (!plain && config.aggregation != "mean") {
     throw std::invalid_argument("consensus.aggregation = \"" + config.aggregation +
                                 "\" is a rule of plain gossip: push_sum, compression, coding "
@@ -79,6 +84,7 @@ std::unique_ptr<MixingVariant> make_gossip_variant(IterationCore& core) {
     if (config.attack && config.attack->forges() && config.attack->attacker(core.self())) {
       return make_byzantine(core, std::move(variant));
     }
+    if (config.validate) return make_validated(core, std::move(variant));
     return variant;
   }
   throw std::logic_error("aggregation " + config.aggregation + " accepted and not found");
@@ -105,6 +111,11 @@ std::string parse_aggregation(const std::string& name) {
     known += std::string(known.empty() ? "" : ", ") + rule.name;
   }
   throw std::invalid_argument("unknown aggregation \"" + name + "\"; expected " + known);
+}
+
+bool no_validation_asked(const ValidationDone& v) {
+  throw std::logic_error("the protocol got the losses of a validation it did not ask for (" +
+                         std::to_string(v.iteration) + ")");
 }
 
 bool refuse(IterationCore& core, const CodedGradientArrived& m) {

@@ -72,6 +72,9 @@ class MixingVariant {
   virtual bool take(double now_s, const DifferenceArrived& m, Actions& out) = 0;
   // `in_play`: the peer is iterating (not before its start, joining or after its end).
   virtual bool take(double now_s, const AveragingArrived& m, bool in_play, Actions& out) = 0;
+  // The losses a StartValidation of this variant asked for; returns whether the peer
+  // re-evaluates. A variant that asks for none throws std::logic_error (a runtime's bug).
+  virtual bool validation_done(double now_s, const ValidationDone& v, Actions& out) = 0;
   // `peer` restarted (its HELLO came back mid-run).
   virtual void neighbour_back(PeerId peer) = 0;
   // The run ended (finished or stopped): settle what must not be lost.
@@ -97,5 +100,7 @@ std::string parse_aggregation(const std::string& name);
 bool refuse(IterationCore& core, const CodedGradientArrived& m);
 bool refuse(IterationCore& core, const DifferenceArrived& m);
 bool refuse(IterationCore& core, const AveragingArrived& m);
+// What a variant that asks for no validation does with a ValidationDone: throws.
+bool no_validation_asked(const ValidationDone& v);
 
 }  // namespace fastk::consensus

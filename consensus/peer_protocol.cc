@@ -131,6 +131,12 @@ std::vector<float> PeerProtocol::handle(double now_s, Input input, Actions& out)
       [&](GradientDone& g) -> Reusable {
         return on_gradient_done(now_s, std::move(g.gradient), g.stats, out);
       },
+      [&](ValidationDone& v) -> Reusable {
+        if (phase_ == Phase::kRunning && variant_->validation_done(now_s, v, out)) {
+          reevaluate(now_s, out);
+        }
+        return {};
+      },
       [&](TimerFired&) -> Reusable {
         core_.disarm_if_due(now_s);
         reevaluate(now_s, out);

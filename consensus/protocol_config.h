@@ -67,6 +67,13 @@ struct ProtocolConfig {
   // clipped_gossip's radius tau: 0 chooses it every update from the neighbours' distances (the
   // (faulty_neighbours + 1)-th largest); > 0 fixes it, as in the paper's runs with a given tau.
   double clipping_radius = 0;
+  // Score-based validation (variants/validated.cc, docs/protocol.md §4.9): before an update
+  // the peer scores each model it would mix by its loss on `validation_batch` samples of its
+  // own shard and leaves out those whose loss exceeds its own model's by more than
+  // `validation_margin`. Plain gossip only.
+  bool validate = false;
+  int validation_batch = 32;
+  double validation_margin = 0.1;
   // [attack]: the peers that misbehave, and how (consensus/attack.h). Plain gossip only.
   std::optional<AttackSpec> attack;
 };

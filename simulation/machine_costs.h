@@ -27,6 +27,9 @@ struct MachineCosts {
   // an injected slowdown adds stays the calibrated one, as in real peers. Empty, or a peer
   // past its end: 1.
   std::vector<double> gradient_scale;
+  // CPU seconds of one sample's forward pass and loss, what a validation (StartValidation:
+  // every model over its batch) costs on the compute thread. 0: free (the abstract simulator).
+  double loss_cpu_s_per_sample = 0;
   double receive_s = 0;          // I/O thread, per message received
   double send_s = 0;             // I/O thread, per message sent (per destination)
   double update_s = 0;           // I/O thread, per update: mixing and the step...

@@ -109,6 +109,7 @@ void VirtualNetwork::execute(PeerId peer, Actions& actions) {
         }
       },
       [&](StartGradient& grad) { start_gradient(peer, grad); },
+      [&](StartValidation& validation) { start_validation(peer, validation); },
       [&](ArmTimer& timer) {
         schedule({std::max(now_s_, timer.at_s), 0, peer, TimerDue{}});
       },
@@ -144,10 +145,26 @@ void VirtualNetwork::start_gradient(PeerId peer, const StartGradient& request) {
       scale * request.work * (request.gradient_stats ? stats_s : costs_.gradient_cpu_s);
   Job job;
   job.peer = peer;
-  job.gradient = true;
+  job.kind = JobKind::kGradient;
   job.iteration = request.iteration;
   job.sleep_s = measured ? std::max(0.0, total_s - request.work * costs_.gradient_cpu_s) : 0.0;
   run_job(std::move(job), measured ? cpu_s : total_s);
+}
+
+// The forward passes of a validation, on the compute thread like a gradient: on a measured
+// machine their CPU work (each model over the batch), on the abstract simulator none.
+void VirtualNetwork::start_validation(PeerId peer, const StartValidation& request) {
+  const double scale = static_cast<std::size_t>(peer) < costs_.gradient_scale.size()
+                           ? costs_.gradient_scale[static_cast<std::size_t>(peer)]
+                           : 1.0;
+  Job job;
+  job.peer = peer;
+  job.kind = JobKind::kValidation;
+  job.iteration = request.iteration;
+  job.losses = gradients_.losses(peer, request);
+  const double samples =
+      static_cast<double>(request.batch) * static_cast<double>(request.models.size());
+  run_job(std::move(job), scale * costs_.loss_cpu_s_per_sample * samples);
 }
 
 void VirtualNetwork::send(PeerId from, PeerId to, consensus::Message message) {
@@ -214,18 +231,25 @@ void VirtualNetwork::job_done(std::uint64_t id) {
   Job job = std::move(it->second);
   jobs_.erase(it);
   if (removed_[static_cast<std::size_t>(job.peer)]) return;
-  if (job.gradient) {
-    Event e{now_s_ + job.sleep_s, 0, job.peer, GradientReady{job.iteration}};
-    if (job.sleep_s > 0) {
-      schedule(std::move(e));
-    } else {
-      accept_input(e);
+  switch (job.kind) {
+    case JobKind::kGradient: {
+      Event e{now_s_ + job.sleep_s, 0, job.peer, GradientReady{job.iteration}};
+      if (job.sleep_s > 0) {
+        schedule(std::move(e));
+      } else {
+        accept_input(e);
+      }
+      return;
     }
-    return;
+    case JobKind::kValidation:
+      accept_input({now_s_, 0, job.peer, ValidationReady{job.iteration, std::move(job.losses)}});
+      return;
+    case JobKind::kIo:
+      threads_[static_cast<std::size_t>(job.peer)].io_busy = false;
+      execute(job.peer, job.actions);
+      drain_inputs(job.peer);
+      return;
   }
-  threads_[static_cast<std::size_t>(job.peer)].io_busy = false;
-  execute(job.peer, job.actions);
-  drain_inputs(job.peer);
 }
 
 void VirtualNetwork::dispatch(const Event& event) {
@@ -301,6 +325,9 @@ void VirtualNetwork::handle_input(PeerProtocol& peer, const Event& input, Action
   } else if (const auto* gradient = std::get_if<GradientReady>(&input.what)) {
     GradientResult result = gradients_.collect(input.peer, gradient->iteration);
     peer.handle(now_s_, consensus::GradientDone{std::move(result.gradient), result.stats}, actions);
+  } else if (const auto* validation = std::get_if<ValidationReady>(&input.what)) {
+    peer.handle(now_s_, consensus::ValidationDone{validation->iteration, validation->losses},
+                actions);
   } else if (std::holds_alternative<TimerDue>(input.what)) {
     peer.handle(now_s_, consensus::TimerFired{}, actions);
   }
@@ -334,6 +361,7 @@ double VirtualNetwork::io_cost_s(const Event& input, const Actions& actions) con
       },
       // Starting a gradient and arming a timer are hand-offs, not I/O work.
       [](const StartGradient&) {},
+      [](const StartValidation&) {},
       [](const ArmTimer&) {},
       [](const NeighbourGone&) {},
       [](const Finished&) {},

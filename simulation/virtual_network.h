@@ -55,6 +55,7 @@ using consensus::SendCoded;
 using consensus::SendCompressed;
 using consensus::SendParams;
 using consensus::StartGradient;
+using consensus::StartValidation;
 
 class GradientSource {
  public:
@@ -64,6 +65,9 @@ class GradientSource {
   virtual void begin(PeerId peer, const StartGradient& request) = 0;
   // Called at the virtual time the gradient is done; returns the gradient begun for k.
   virtual GradientResult collect(PeerId peer, std::int64_t k) = 0;
+  // The losses a StartValidation asks for (consensus/actions.h), computed when it starts
+  // (the simulator charges their time through MachineCosts::loss_cpu_s_per_sample).
+  virtual std::vector<double> losses(PeerId peer, const StartValidation& request) = 0;
 };
 
 class VirtualNetwork {
@@ -106,12 +110,17 @@ class VirtualNetwork {
   struct GradientReady {
     std::int64_t iteration = 0;
   };
+  struct ValidationReady {
+    std::int64_t iteration = 0;
+    std::vector<double> losses;
+  };
   struct TimerDue {};
   struct JobDone {
     std::uint64_t job = 0;
   };
   struct PoolCheck {};
-  using What = std::variant<consensus::Message, GradientReady, TimerDue, JobDone, PoolCheck>;
+  using What = std::variant<consensus::Message, GradientReady, ValidationReady, TimerDue, JobDone,
+                            PoolCheck>;
   struct Event {
     double at_s = 0;
     std::uint64_t sequence = 0;
@@ -123,14 +132,17 @@ class VirtualNetwork {
       return a.at_s != b.at_s ? a.at_s > b.at_s : a.sequence > b.sequence;
     }
   };
-  // What happens when a job is done: a gradient's CPU work (then its sleep), or the I/O
-  // thread's work for `actions` (then they are carried out).
+  // What happens when a job is done: the I/O thread's work for `actions` (then they are
+  // carried out), a gradient's CPU work (then its sleep), or a validation's forward passes
+  // (then its `losses` reach the peer), the last two on the compute thread.
+  enum class JobKind { kIo, kGradient, kValidation };
   struct Job {
     PeerId peer = 0;
-    bool gradient = false;
+    JobKind kind = JobKind::kIo;
     std::int64_t iteration = 0;
     double sleep_s = 0;
     Actions actions;
+    std::vector<double> losses;
   };
   struct PeerThreads {
     std::deque<Event> inputs;  // waiting for the I/O thread
@@ -141,6 +153,7 @@ class VirtualNetwork {
   void say_goodbye(PeerId peer);
   void execute(PeerId peer, Actions& actions);
   void start_gradient(PeerId peer, const StartGradient& request);
+  void start_validation(PeerId peer, const StartValidation& request);
   void dispatch(const Event& event);
   void accept_input(const Event& event);
   void after_finish(const Event& event);

@@ -95,6 +95,9 @@ class Pairwise final : public MixingVariant {
   bool take(double, const DifferenceArrived& m, Actions&) override { return refuse(core_, m); }
   bool take(double now_s, const AveragingArrived& m, bool in_play, Actions& out) override;
   // It restarted: an open request is lost with it.
+  bool validation_done(double, const ValidationDone& v, Actions&) override {
+    return no_validation_asked(v);
+  }
   void neighbour_back(PeerId peer) override { averaging_.forget(peer); }
   void settle() override;
   std::int64_t recorded_tag(int s, bool used, std::int64_t used_tag) const override {

@@ -31,6 +31,9 @@ class PlainGossip : public MixingVariant {
   bool take(double, const CodedGradientArrived& m, Actions&) override { return refuse(core_, m); }
   bool take(double, const DifferenceArrived& m, Actions&) override { return refuse(core_, m); }
   bool take(double, const AveragingArrived& m, bool, Actions&) override { return refuse(core_, m); }
+  bool validation_done(double, const ValidationDone& v, Actions&) override {
+    return no_validation_asked(v);
+  }
   void neighbour_back(PeerId) override {}
   void settle() override {}
   std::int64_t recorded_tag(int s, bool used, std::int64_t used_tag) const override {

@@ -23,6 +23,10 @@ std::unique_ptr<MixingVariant> make_coded_neighbourhood(IterationCore& core);
 std::unique_ptr<MixingVariant> make_byzantine(IterationCore& core,
                                               std::unique_ptr<MixingVariant> honest);
 
+// Score-based validation ([consensus] validate, validated.cc) around an aggregation rule.
+std::unique_ptr<MixingVariant> make_validated(IterationCore& core,
+                                              std::unique_ptr<MixingVariant> rule);
+
 // Local steps ([consensus] local_steps, local_steps.cc) around the variant that gossips.
 std::unique_ptr<MixingVariant> make_local_steps(IterationCore& core,
                                                 std::unique_ptr<MixingVariant> gossip);

@@ -42,6 +42,9 @@ class WrappedVariant : public MixingVariant {
   bool take(double now_s, const AveragingArrived& m, bool in_play, Actions& out) override {
     return inner_->take(now_s, m, in_play, out);
   }
+  bool validation_done(double now_s, const ValidationDone& v, Actions& out) override {
+    return inner_->validation_done(now_s, v, out);
+  }
   void neighbour_back(PeerId peer) override { inner_->neighbour_back(peer); }
   void settle() override { inner_->settle(); }
   std::int64_t recorded_tag(int s, bool used, std::int64_t used_tag) const override {

@@ -11,8 +11,9 @@ peers only), as median [min, max]. "clean" is the run without an attacker.
         [--seeds 1,2,3] [--iterations 1200] [--rules mean,median,trimmed_mean,clipped_0.1]
         [--kinds clean,large,sign_flip,alie,noise,label_flip] [--json FILE]
 
-Rules: mean, median, trimmed_mean, clipped (clipped_gossip, adaptive radius) and clipped_R
-(clipped_gossip with clipping_radius = R). Runs are interleaved: every rule and kind of a seed
+Rules: mean, median, trimmed_mean, clipped (clipped_gossip, adaptive radius), clipped_R
+(clipped_gossip with clipping_radius = R), validated (mean with [consensus] validate) and
+validated_RULE (RULE with validate). Runs are interleaved: every rule and kind of a seed
 before the next seed.
 """
 import argparse
@@ -30,6 +31,10 @@ KINDS = ["clean", "large", "sign_flip", "alie", "noise", "label_flip"]
 
 def rule_settings(rule):
     """The --set lines of an aggregation rule's name; exits for an unknown one."""
+    if rule == "validated":
+        return ["consensus.validate=true"]
+    if rule.startswith("validated_"):
+        return ["consensus.validate=true"] + rule_settings(rule[len("validated_"):])
     if rule in ("mean", "median", "trimmed_mean"):
         return [f'consensus.aggregation="{rule}"']
     if rule == "clipped":
@@ -42,7 +47,7 @@ def rule_settings(rule):
         if radius > 0:
             return ['consensus.aggregation="clipped_gossip"', f"consensus.clipping_radius={radius}"]
     sys.exit(f"attack_table: unknown rule {rule!r} (mean, median, trimmed_mean, clipped, "
-             "clipped_R)")
+             "clipped_R, validated, validated_RULE)")
 
 
 def one_run(fastk, runtime, workdir, rule, kind, seed, iterations):

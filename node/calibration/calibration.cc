@@ -83,6 +83,7 @@ nlohmann::ordered_json to_json(const Calibration& c) {
     j["compression"][kind] = {{"compress_s", k.compress_s}, {"apply_s", k.apply_s}};
   }
   for (const auto& [host, s] : c.host_gradient_s) j["host_gradient_s"][host] = s;
+  j["loss_per_sample_s"] = c.loss_per_sample_s;
   return j;
 }
 
@@ -182,6 +183,12 @@ Calibration read_calibration(const std::filesystem::path& path) {
   if (!(c.gradient_s > 0) || c.cpus < 1) {
     throw std::runtime_error(path.string() + ": gradient_s must be > 0 and cpus >= 1");
   }
+  if (const auto loss = j.find("loss_per_sample_s"); loss != j.end()) {
+    if (!loss->is_number() || !(*loss >= 0)) {
+      throw std::runtime_error(path.string() + ": loss_per_sample_s is not a number >= 0");
+    }
+    c.loss_per_sample_s = loss->get<double>();
+  }
   try {
     c.compression = read_compression_costs(j, path);
   } catch (const std::invalid_argument& e) {
@@ -228,6 +235,7 @@ simulation::MachineCosts machine_costs(
   simulation::MachineCosts costs;
   costs.gradient_cpu_s = c.gradient_s;
   costs.gradient_stats_cpu_s = c.gradient_noise_s;
+  costs.loss_cpu_s_per_sample = c.loss_per_sample_s;
   costs.receive_s = c.message_s;
   costs.send_s = c.message_s;
   costs.update_s = c.update_s + (rule->costly_decision() ? c.adaptive_decision_s : 0.0) +

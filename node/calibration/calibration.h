@@ -27,8 +27,11 @@ struct Calibration {
   std::size_t parameters = 0;
   int batch_size = 0;
   // Medians, seconds of one core, the CPU to itself.
-  double gradient_s = 0;         // one plain gradient
-  double gradient_noise_s = 0;   // the same with the adaptive policy's noise estimate
+  double gradient_s = 0;        // one plain gradient
+  double gradient_noise_s = 0;  // the same with the adaptive policy's noise estimate
+  // One sample's forward pass and loss, what [consensus] validate costs per model and sample
+  // (MachineCosts::loss_cpu_s_per_sample). Optional in the file: 0 in one that predates it.
+  double loss_per_sample_s = 0;
   double update_s = 0;           // the update (mix and step), base...
   double update_per_term_s = 0;  // ... plus this per neighbour model mixed
   // The local step's direction pass (momentum, weight decay: docs/protocol.md §3.7), with the

@@ -19,6 +19,9 @@ class ZeroGradients final : public simulation::GradientSource {
   consensus::GradientResult collect(consensus::PeerId, std::int64_t) override {
     return {std::vector<float>(1, 0.0f), {}};
   }
+  std::vector<double> losses(consensus::PeerId, const consensus::StartValidation& v) override {
+    return std::vector<double>(v.models.size(), 0.0);
+  }
 };
 
 // The x in [0, high] at which increasing f(x) reaches `target` (0 when f(0) >= target).

@@ -151,6 +151,7 @@ void run_calibrate(const CalibrateOptions& o) {
   const auto gradients = measure::measure_gradients(config, o.repeats);
   c.gradient_s = gradients.plain_s;
   c.gradient_noise_s = gradients.with_noise_s;
+  c.loss_per_sample_s = gradients.loss_per_sample_s;
   c.parameters = gradients.parameters;
   const auto update = measure::measure_update(c.parameters, o.repeats, config.optimizer);
   c.update_s = update.base_s;

@@ -44,6 +44,10 @@ void print_summary(const sim::SimulationResult& r, const std::filesystem::path& 
               local_steps ? "gossip iteration" : "iteration", r.totals.mean_awaited(),
               r.totals.mean_used(), r.totals.mean_backups(), r.totals.mean_wait_s(),
               local_steps ? " per iteration" : "", 100 * r.wait_fraction);
+  if (r.totals.rejected > 0) {
+    std::printf("validation left out %lld neighbour models\n",
+                static_cast<long long>(r.totals.rejected));
+  }
   std::printf("ended by: %s\n", r.end.c_str());
   if (!r.finished) std::printf("warning: the peers got stuck before any stop rule applied\n");
   std::printf("outputs: %s\n", folder.string().c_str());

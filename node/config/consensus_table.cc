@@ -57,6 +57,9 @@ void read_consensus_table(TableReader& t, ConsensusConfig& config,
   t.read("faulty_neighbours", p.faulty_neighbours, 0, 1'000'000);
   t.read("clipping_radius", p.clipping_radius, 0.0);
   t.read("local_steps", p.local_steps, 1, 1'000'000);
+  t.read("validate", p.validate);
+  t.read("validation_batch", p.validation_batch, 1, 1'000'000);
+  t.read("validation_margin", p.validation_margin, 0.0);
   if (p.local_steps > 1 && p.push_sum) {
     t.errors().add(t.path_of("local_steps"), "and push_sum exclude each other");
   }
@@ -129,7 +132,10 @@ nlohmann::ordered_json consensus_table_json(const ConsensusConfig& config) {
           {"aggregation", p.aggregation},
           {"faulty_neighbours", p.faulty_neighbours},
           {"local_steps", p.local_steps},
-          {"clipping_radius", p.clipping_radius}};
+          {"clipping_radius", p.clipping_radius},
+          {"validate", p.validate},
+          {"validation_batch", p.validation_batch},
+          {"validation_margin", p.validation_margin}};
 }
 
 }  // namespace fastk::node

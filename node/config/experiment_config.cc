@@ -160,19 +160,20 @@ void read_tables(TableReader& top, ExperimentConfig& config, const std::filesyst
   TableReader sim = top.table("sim");
   read_sim_table(sim, config.sim, base_dir);
   const consensus::ProtocolConfig& protocol = config.consensus.protocol;
-  if (protocol.aggregation != "mean" && (protocol.push_sum || protocol.compression ||
-                                         protocol.coding.scheme != coding::Scheme::kNone ||
-                                         protocol.policy.kind == consensus::PolicyKind::kAdPsgd)) {
-    errors.add("consensus.aggregation",
-               "is a rule of plain gossip: push_sum, [compression], [coding] and policy "
-               "ad_psgd mix in their own way");
-  }
-  if (protocol.attack && (protocol.push_sum || protocol.compression ||
-                          protocol.coding.scheme != coding::Scheme::kNone ||
-                          protocol.policy.kind == consensus::PolicyKind::kAdPsgd)) {
-    errors.add("attack",
-               "is for plain gossip: push_sum, [compression], [coding] and policy "
-               "ad_psgd mix in their own way");
+  const bool plain_gossip = !protocol.push_sum && !protocol.compression &&
+                            protocol.coding.scheme == coding::Scheme::kNone &&
+                            protocol.policy.kind != consensus::PolicyKind::kAdPsgd;
+  const std::pair<const char*, bool> plain_gossip_only[] = {
+      {"consensus.aggregation", protocol.aggregation != "mean"},
+      {"attack", protocol.attack.has_value()},
+      {"consensus.validate", protocol.validate},
+  };
+  for (const auto& [key, set] : plain_gossip_only) {
+    if (set && !plain_gossip) {
+      errors.add(key,
+                 "is for plain gossip: push_sum, [compression], [coding] and policy "
+                 "ad_psgd mix in their own way");
+    }
   }
   if (protocol.local_steps > 1 && protocol.coding.scheme != coding::Scheme::kNone) {
     errors.add("consensus.local_steps",

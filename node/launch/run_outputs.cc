@@ -97,6 +97,7 @@ void add_peer(const nlohmann::ordered_json& p, metrics::RunSummary& s, double& e
   s.totals.used_sum += k * p.value("mean_used", 0.0);
   s.totals.backups_sum += k * p.value("mean_backups", 0.0);
   s.totals.wait_sum_s += p.value("waiting_s", 0.0);
+  s.totals.rejected += p.value("rejected_models", std::int64_t{0});
   elapsed += p.value("elapsed_s", 0.0);
   *s.messages += p.value("messages_sent", std::int64_t{0});
   *s.bytes_sent += p.value("bytes_sent", std::uint64_t{0});

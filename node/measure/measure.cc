@@ -73,7 +73,8 @@ GradientMeasurement measure_gradients(const ExperimentConfig& config, int repeat
   const int peers = topology::build_topology(config.topology).graph.size();
   training::PeerTrainer trainer(config.data, config.model, config.optimizer, peers, 0);
   const auto times = trainer.time_gradients(repeats);
-  return {times.plain_s, times.with_noise_s, trainer.num_parameters()};
+  return {times.plain_s, times.with_noise_s, trainer.num_parameters(),
+          trainer.time_loss_per_sample_s(config.consensus.protocol.validation_batch, repeats)};
 }
 
 namespace {

@@ -18,6 +18,8 @@ struct GradientMeasurement {
   double plain_s = 0;
   double with_noise_s = 0;
   std::size_t parameters = 0;
+  // One sample's forward pass and loss, over a batch of [consensus] validation_batch.
+  double loss_per_sample_s = 0;
 };
 GradientMeasurement measure_gradients(const ExperimentConfig& config, int repeats);
 

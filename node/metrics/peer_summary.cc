@@ -56,6 +56,7 @@ nlohmann::ordered_json to_json(const PeerReport& r) {
   s["mean_awaited"] = r.mean_awaited;
   s["mean_used"] = r.mean_used;
   s["mean_backups"] = r.mean_backups;
+  s["rejected_models"] = r.rejected_models;
   std::int64_t dropped = 0;
   for (const auto& [cause, count] : r.dropped) dropped += count;
   s["dropped_messages"] = dropped;

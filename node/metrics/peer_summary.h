@@ -48,6 +48,7 @@ struct PeerReport {
                              // the gossip iterations
   double mean_used = 0;
   double mean_backups = 0;
+  std::int64_t rejected_models = 0;  // left out by validation ([consensus] validate)
   // Messages and bytes (real).
   std::uint64_t messages_sent = 0;
   std::uint64_t sends_refused = 0;         // neighbour's queue full: kept and retried

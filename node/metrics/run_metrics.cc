@@ -21,6 +21,7 @@ std::filesystem::path ensure_folder(const std::filesystem::path& folder) {
 void IterationTotals::add(const consensus::IterationRecord& r) {
   ++iterations;
   wait_sum_s += r.wait_s();
+  rejected += r.rejected;
   if (r.neighbours == 0) return;
   ++gossips;
   awaited_sum += r.awaited;

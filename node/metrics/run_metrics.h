@@ -32,7 +32,8 @@ struct IterationTotals {
   double awaited_sum = 0;
   double used_sum = 0;
   double backups_sum = 0;
-  double wait_sum_s = 0;  // time between own gradient done and update
+  double wait_sum_s = 0;      // time between own gradient done and update
+  std::int64_t rejected = 0;  // neighbours' models validation left out ([consensus] validate)
   void add(const consensus::IterationRecord& r);
   double mean_awaited() const { return gossips ? awaited_sum / static_cast<double>(gossips) : 0; }
   double mean_used() const { return gossips ? used_sum / static_cast<double>(gossips) : 0; }

@@ -24,6 +24,7 @@ void add_outcome(const RunSummary& s, nlohmann::ordered_json& j) {
   j["wait_fraction"] = s.wait_fraction;
   j["updates"] = s.totals.iterations;
   j["gossip_updates"] = s.totals.gossips;
+  j["rejected_models"] = s.totals.rejected;
 }
 
 void add_traffic(const RunSummary& s, nlohmann::ordered_json& j) {

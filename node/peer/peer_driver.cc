@@ -184,11 +184,20 @@ void PeerDriver::step(int wait_ms) {
   while (auto message = inbox_.release(now_s())) hand_to_protocol(std::move(*message));
   consensus::Actions actions;
   if (auto done = parts_.compute.poll()) {
-    report_.gradient_done(done->compute_s, done->injected_s, done->step.loss);
-    parts_.compute.recycle(parts_.protocol.handle(
-        now_s(),
-        consensus::GradientDone{std::move(done->step.result.gradient), done->step.result.stats},
-        actions));
+    std::visit(
+        consensus::ActionHandlers{
+            [&](ComputedGradient& g) {
+              report_.gradient_done(g.compute_s, g.injected_s, g.step.loss);
+              parts_.compute.recycle(parts_.protocol.handle(
+                  now_s(),
+                  consensus::GradientDone{std::move(g.step.result.gradient), g.step.result.stats},
+                  actions));
+            },
+            [&](ComputedLosses& l) {
+              parts_.protocol.handle(
+                  now_s(), consensus::ValidationDone{l.iteration, std::move(l.losses)}, actions);
+            }},
+        *done);
   }
   bool due = false;
   while (!timers_.empty() && timers_.top() <= now_s()) {
@@ -254,6 +263,7 @@ void PeerDriver::execute(const consensus::Actions& actions) {
         parts_.compute.recycle(parts_.protocol.release_gradient());  // into the last one's memory
         parts_.compute.submit(g);
       },
+      [&](const consensus::StartValidation& v) { parts_.compute.submit(v); },
       [&](const consensus::ArmTimer& t) { timers_.push(t.at_s); },
       [&](const consensus::IterationCompleted& c) { completed(c.record); },
       [&](const consensus::NeighbourGone& gone) { departed(gone); },

@@ -156,7 +156,8 @@ RealPeer::RealPeer(const ExperimentConfig& config, const PeerOptions& options,
         // A coded peer computing `work` gradients straggles on each, as in `fastk sim`.
         return work * delays_.injected_sleep_s(options_.peer, k, base_gradient_s_);
       },
-      [this] { transport_->wake(); });
+      [this] { transport_->wake(); },
+      [this](const consensus::StartValidation& request) { return trainer_->losses(request); });
   stop_watcher_ = std::make_unique<StopWatcher>(
       requests_, [this] { transport_->wake(); }, options.stop_on_stdin_eof);
 }

@@ -68,6 +68,7 @@ void RunReport::ended(bool finished, std::string end) {
   report_.mean_awaited = totals_.mean_awaited();
   report_.mean_used = totals_.mean_used();
   report_.mean_backups = totals_.mean_backups();
+  report_.rejected_models = totals_.rejected;
 }
 
 void RunReport::count_link(const transport::Link& link, const OutboundQueue& outbound,

@@ -73,6 +73,9 @@ void print_outcome(const nlohmann::ordered_json& summary,
               << " bytes sent per peer-iteration";
   }
   std::cout << "\n";
+  if (const auto rejected = summary.value("rejected_models", std::int64_t{0}); rejected > 0) {
+    std::cout << "validation left out " << rejected << " neighbour models\n";
+  }
 }
 
 struct RunEvaluations {

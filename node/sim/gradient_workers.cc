@@ -71,6 +71,14 @@ void GradientWorkers::begin(int peer, const consensus::StartGradient& request) {
   work_ready_.notify_one();
 }
 
+// On the calling thread with its own model instance (a validation batch is small).
+std::vector<double> GradientWorkers::losses(int peer, const consensus::StartValidation& request) {
+  const training::PeerSamples& samples = samples_.at(static_cast<std::size_t>(peer));
+  const auto positions = training::validation_positions(samples.own_size, samples.validation_seed,
+                                                        request.iteration, request.batch);
+  return training::validation_losses(*models_[0], train_, samples.to_rows(positions), request);
+}
+
 void GradientWorkers::worker_loop(std::size_t index) {
   learning::Model& model = *models_[index];
   for (;;) {

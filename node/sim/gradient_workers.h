@@ -39,6 +39,7 @@ class GradientWorkers final : public simulation::GradientSource {
 
   void begin(int peer, const consensus::StartGradient& request) override;
   consensus::GradientResult collect(int peer, std::int64_t k) override;
+  std::vector<double> losses(int peer, const consensus::StartValidation& request) override;
   // Mini-batch loss of the gradient last collected for `peer`.
   double last_loss(int peer) const { return last_loss_[static_cast<std::size_t>(peer)]; }
 

@@ -63,6 +63,11 @@ metrics::Evaluation evaluate(const simulation::VirtualNetwork& net, learning::Mo
 simulation::MachineCosts machine(const SimulationInputs& in, stragglers::DelaySpec& delays) {
   simulation::MachineCosts costs;
   if (in.calibration) {
+    if (in.consensus.protocol.validate && !(in.calibration->loss_per_sample_s > 0)) {
+      throw std::invalid_argument(
+          "consensus.validate: the calibration has no loss time per sample (it predates its "
+          "measurement); run `fastk calibrate` again");
+    }
     delays.compute_s = in.calibration->gradient_s;  // what slowdowns multiply
     costs = calibration::machine_costs(*in.calibration, in.topology, in.cluster,
                                        in.consensus.protocol.policy, in.optimizer,
@@ -129,6 +134,7 @@ metrics::PeerReport peer_report(const simulation::VirtualNetwork& net, const Sim
   r.mean_awaited = peers.totals[u].mean_awaited();
   r.mean_used = peers.totals[u].mean_used();
   r.mean_backups = peers.totals[u].mean_backups();
+  r.rejected_models = peers.totals[u].rejected;
   r.dropped = metrics::by_cause(net.peer(i).drops());
   return r;
 }

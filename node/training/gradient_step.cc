@@ -1,8 +1,12 @@
 #include "node/training/gradient_step.h"
 
 #include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
 
 #include "learning/gradient_noise.h"
+#include "learning/random.h"
 
 namespace fastk::node::training {
 
@@ -50,6 +54,35 @@ GradientStep compute_partition_gradients(learning::Model& model, const learning:
     if (b == 0) step.loss = loss;
   }
   return step;
+}
+
+std::vector<std::int64_t> validation_positions(std::int64_t own_size, std::uint64_t seed,
+                                               std::int64_t k, int batch) {
+  if (own_size <= 0 || batch <= 0) {
+    throw std::invalid_argument("validation: " + std::to_string(batch) + " samples of a shard of " +
+                                std::to_string(own_size));
+  }
+  std::vector<std::int64_t> positions;
+  positions.reserve(static_cast<std::size_t>(batch));
+  std::uint64_t state = learning::mix64(seed ^ learning::mix64(static_cast<std::uint64_t>(k)));
+  for (int b = 0; b < batch; ++b) {
+    state = learning::mix64(state + 0x9e3779b97f4a7c15ULL);
+    positions.push_back(static_cast<std::int64_t>(state % static_cast<std::uint64_t>(own_size)));
+  }
+  return positions;
+}
+
+std::vector<double> validation_losses(learning::Model& model, const learning::Dataset& data,
+                                      std::span<const std::int64_t> rows,
+                                      const consensus::StartValidation& request) {
+  const learning::Dataset batch = learning::select_rows(data, rows);
+  std::vector<double> losses;
+  for (const consensus::Params& params : request.models) {
+    const bool fits = params && params->values().size() == model.num_parameters();
+    losses.push_back(fits ? model.evaluate(params->values(), batch).loss
+                          : std::numeric_limits<double>::quiet_NaN());
+  }
+  return losses;
 }
 
 }  // namespace fastk::node::training

@@ -46,4 +46,17 @@ GradientStep compute_partition_gradients(learning::Model& model, const learning:
                                          const std::vector<std::vector<std::int64_t>>& batches,
                                          std::span<const float> params);
 
+// Score validation (consensus::StartValidation): the positions in [0, own_size) of the
+// `batch` samples of the own shard scored at iteration k, drawn with replacement from a
+// stream of their own (`seed`: PeerSamples::validation_seed), so validating changes no
+// training batch. Both runtimes draw them here.
+std::vector<std::int64_t> validation_positions(std::int64_t own_size, std::uint64_t seed,
+                                               std::int64_t k, int batch);
+
+// The mean loss (without the L2 term) of each of request.models on `rows` of `data`, in the
+// request's order: a forward pass per model. NaN for a model whose size is not the model's.
+std::vector<double> validation_losses(learning::Model& model, const learning::Dataset& data,
+                                      std::span<const std::int64_t> rows,
+                                      const consensus::StartValidation& request);
+
 }  // namespace fastk::node::training

@@ -45,6 +45,8 @@ PeerSamples peer_samples(const learning::Partition& partition, int peer,
                 static_cast<std::int64_t>(own.size()),
                 learning::BatchSampler(positions(0, own.size()), batch_size, peer_seed(seed, peer)),
                 {}};
+  // A stream apart from the sampler's: a peer that validates trains on the same batches.
+  s.validation_seed = peer_seed(seed ^ 0x76616c6964617465ULL, peer);  // "validate"
   if (stored.empty()) return s;
   s.partitions.emplace(
       peer, learning::BatchSampler(positions(0, own.size()), batch_size, peer_seed(seed, peer)));

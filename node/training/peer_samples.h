@@ -25,6 +25,8 @@ struct PeerSamples {
   // Coded runs: one sampler per stored partition (peer id; the own one included), seeded
   // like that peer's own, over that partition's positions in `rows`.
   std::map<int, learning::BatchSampler> partitions;
+  // The stream validation batches are drawn from (gradient_step.h: validation_positions).
+  std::uint64_t validation_seed = 0;
 
   // The training-set indices of positions drawn from these samplers.
   std::vector<std::int64_t> to_rows(std::span<const std::int64_t> positions) const;

@@ -101,6 +101,8 @@ PeerTrainer::PeerTrainer(const learning::DataSpec& data, const learning::ModelSp
   // Positions into the kept rows are the shard's own indices: no mapping needed.
   sampler_ = std::make_unique<learning::BatchSampler>(std::move(samples->own));
   partition_samplers_ = std::move(samples->partitions);
+  validation_seed_ = samples->validation_seed;
+  own_size_ = samples->own_size;
   eval_model_ = model_->clone();
   initial_.resize(model_->num_parameters());
   model_->initialize(initial_, model.init_seed);
@@ -128,6 +130,36 @@ GradientStep PeerTrainer::gradient(const consensus::StartGradient& request,
   return compute_partition_gradients(*model_, shard_, batches, request.params->values());
 }
 
+namespace {
+
+double median_of(std::vector<double>& v) {
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+std::vector<double> PeerTrainer::losses(const consensus::StartValidation& request) {
+  // The own shard is rows [0, own_size_) of shard_ (a coded peer's stored partitions follow).
+  const auto rows =
+      validation_positions(own_size_, validation_seed_, request.iteration, request.batch);
+  return validation_losses(*model_, shard_, rows, request);
+}
+
+double PeerTrainer::time_loss_per_sample_s(int batch, int repeats) {
+  const consensus::StartValidation request{0, {consensus::make_params(initial_)}, batch};
+  const auto rows = validation_positions(own_size_, validation_seed_, 0, batch);
+  validation_losses(*model_, shard_, rows, request);  // warm-up
+  std::vector<double> times;
+  for (int r = 0; r < std::max(1, repeats); ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    validation_losses(*model_, shard_, rows, request);
+    times.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return median_of(times) / batch;
+}
+
 PeerTrainer::GradientTimes PeerTrainer::time_gradients(int repeats) {
   std::vector<std::int64_t> batch(
       static_cast<std::size_t>(std::min<std::int64_t>(batch_size_, shard_.size())));
@@ -146,11 +178,7 @@ PeerTrainer::GradientTimes PeerTrainer::time_gradients(int repeats) {
       if (r >= 0) (noise ? with_noise : plain).push_back(seconds);
     }
   }
-  const auto median = [](std::vector<double>& v) {
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-    return v[v.size() / 2];
-  };
-  return {median(plain), median(with_noise)};
+  return {median_of(plain), median_of(with_noise)};
 }
 
 learning::Evaluation PeerTrainer::evaluate(std::span<const float> params, std::int64_t limit) {

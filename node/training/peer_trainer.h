@@ -78,6 +78,12 @@ class PeerTrainer {
   // What a StartGradient asks for: the own gradient (into `buffer`, with GradientStats if
   // asked), or one per listed (stored) partition.
   GradientStep gradient(const consensus::StartGradient& request, std::vector<float> buffer = {});
+  // The losses a StartValidation asks for, on the own shard's validation batch of its
+  // iteration (validation_positions). Not thread-safe: one caller (the compute thread).
+  std::vector<double> losses(const consensus::StartValidation& request);
+  // Median time of one sample's forward pass and loss (MachineCosts::loss_cpu_s_per_sample),
+  // over a validation batch of `batch` samples, `repeats` (>= 1) times after a warm-up.
+  double time_loss_per_sample_s(int batch, int repeats);
   // Median times of one plain gradient and of one with the adaptive policy's noise
   // estimate, on a fixed batch of the shard, `repeats` (>= 1) of each, interleaved, after a
   // warm-up. Draws no batch from the sampler, so the run's batches are unchanged.
@@ -109,6 +115,8 @@ class PeerTrainer {
   std::vector<float> initial_;
   std::unique_ptr<learning::BatchSampler> sampler_;
   int batch_size_ = 1;
+  std::uint64_t validation_seed_ = 0;
+  std::int64_t own_size_ = 0;
   std::map<int, learning::BatchSampler> partition_samplers_;  // coded: by partition (peer id)
 };
 

@@ -104,6 +104,22 @@ class LeastSquares final : public GradientSource {
     }
     ++begun;
   }
+  // f over peer's batch of iteration k, for each model (NaN: not finite).
+  std::vector<double> losses(PeerId peer, const StartValidation& request) override {
+    std::vector<double> out;
+    for (const Params& params : request.models) {
+      double sum = 0;
+      for (int r : batch_rows(peer, request.iteration)) {
+        double residual = -std::cos(3.0 * r);
+        for (int c = 0; c < dim_; ++c) {
+          residual += std::sin(r + 2.0 * c) * params->values()[static_cast<std::size_t>(c)];
+        }
+        sum += 0.5 * residual * residual;
+      }
+      out.push_back(sum / batch_);
+    }
+    return out;
+  }
   GradientResult collect(PeerId peer, std::int64_t k) override {
     auto it = pending_.find({peer, k});
     GradientResult result{std::move(it->second), {}};

@@ -58,6 +58,9 @@ class SummingGradients final : public GradientSource {
  public:
   explicit SummingGradients(LeastSquares& inner) : inner_(inner), total_(kDim, 0.0) {}
   void begin(PeerId peer, const StartGradient& request) override { inner_.begin(peer, request); }
+  std::vector<double> losses(PeerId peer, const StartValidation& v) override {
+    return inner_.losses(peer, v);
+  }
   GradientResult collect(PeerId peer, std::int64_t k) override {
     GradientResult r = inner_.collect(peer, k);
     for (std::size_t c = 0; c < r.gradient.size(); ++c) total_[c] += r.gradient[c];
