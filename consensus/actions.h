@@ -68,10 +68,10 @@ struct StartGradient {
 };
 
 // Score validation (ProtocolConfig::validate): the mean loss of each of `models` (the own
-// model first, then the neighbours' the update would mix) on the same `batch` samples of the
-// peer's own shard, drawn for `iteration` (node/training: validation_positions). Reported as
-// a ValidationDone input with the losses in this order. Only asked while no gradient is in
-// flight.
+// model and the neighbours' the update would mix, those not scored yet this iteration) on
+// the same `batch` samples of the peer's own shard, drawn for `iteration` (node/training:
+// validation_positions). Reported as a ValidationDone input with the losses in this order.
+// Only asked while no gradient is in flight.
 struct StartValidation {
   std::int64_t iteration = 0;
   std::vector<Params> models;
@@ -119,9 +119,10 @@ struct IterationRecord {
   std::vector<std::int64_t> used_tags;
   std::vector<double> used_weights;  // w_ij for j in S
   double self_weight = 1.0;          // w_ii
-  int terms_mixed = 0;  // vectors the mix read besides the own model (what the update costs)
-  int rejected = 0;     // neighbours' models validation left out (ProtocolConfig::validate)
-  double start_s = 0;   // t(k): iteration began (model sent in CTA)
+  int terms_mixed = 0;      // vectors the mix read besides the own model (what the update costs)
+  int rejected = 0;         // neighbours' models validation left out (ProtocolConfig::validate)
+  double validation_s = 0;  // of update_s - gradient_done_s, the time losses were computed
+  double start_s = 0;       // t(k): iteration began (model sent in CTA)
   double gradient_done_s = 0;
   double update_s = 0;  // mixing step applied
   EstimatorValues estimates;
@@ -131,7 +132,8 @@ struct IterationRecord {
   int coded_members = 0;        // coded gradients the decode combined (own included)
   double decode_residual = 0;   // max_j |alpha_j - 1| of the decode
   std::vector<NeighbourRecord> neighbour_records;  // one per receive_from of round k
-  double wait_s() const { return update_s - gradient_done_s; }
+  // Waiting for neighbours: from the own gradient's end to the update, less validation.
+  double wait_s() const { return update_s - gradient_done_s - validation_s; }
 };
 
 struct IterationCompleted {

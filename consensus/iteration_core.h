@@ -96,6 +96,9 @@ class IterationCore {
   // the schedule's round and the policy's "every n iterations" count gossips, so that local
   // steps skip none of a time-varying graph's rounds.
   std::int64_t gossip_round() const { return (k_ + 1) / config_.local_steps - 1; }
+  // Whether iteration k gossips: every local_steps-th (k + 1 a multiple of it), else it is a
+  // local step (local_steps.cc).
+  bool gossips() const { return (k_ + 1) % config_.local_steps == 0; }
   void set_k(std::int64_t k) { k_ = k; }
   const Params& x() const { return x_; }
   void set_x(Params x) { x_ = std::move(x); }

@@ -34,7 +34,11 @@ struct MachineCosts {
   double send_s = 0;             // I/O thread, per message sent (per destination)
   double update_s = 0;           // I/O thread, per update: mixing and the step...
   double update_per_term_s = 0;  // ... plus this per vector mixed (IterationRecord::terms_mixed)
-  double latency_s = 0;          // added to every link delay: the machine's own
+  // ... plus the backup policy's decision, charged on updates of iterations with neighbours
+  // (once per gossip: not on the local steps of [consensus] local_steps, which decide
+  // nothing; the decision itself is made as the next gossip begins).
+  double decision_s = 0;
+  double latency_s = 0;  // added to every link delay: the machine's own
   // Compressed gossip, I/O thread: the owner's step of its public estimate (difference,
   // compression, own estimate; per difference sent out) and a neighbour's (per one received).
   double compress_s = 0;
@@ -48,8 +52,8 @@ struct MachineCosts {
   std::vector<double> group_cores;
 
   bool charges_io() const {
-    return receive_s > 0 || send_s > 0 || update_s > 0 || update_per_term_s > 0 || compress_s > 0 ||
-           apply_difference_s > 0;
+    return receive_s > 0 || send_s > 0 || update_s > 0 || update_per_term_s > 0 || decision_s > 0 ||
+           compress_s > 0 || apply_difference_s > 0;
   }
 };
 

@@ -12,9 +12,9 @@ std::vector<double> pool_groups(const MachineCosts& costs) {
 }
 
 void check_costs(const MachineCosts& costs, std::size_t peers) {
-  for (double c :
-       {costs.gradient_cpu_s, costs.gradient_stats_cpu_s, costs.receive_s, costs.send_s,
-        costs.update_s, costs.update_per_term_s, costs.latency_s, costs.link_bytes_per_s}) {
+  for (double c : {costs.gradient_cpu_s, costs.gradient_stats_cpu_s, costs.receive_s, costs.send_s,
+                   costs.update_s, costs.update_per_term_s, costs.decision_s,
+                   costs.loss_cpu_s_per_sample, costs.latency_s, costs.link_bytes_per_s}) {
     if (!(c >= 0)) throw std::invalid_argument("VirtualNetwork: machine costs must be >= 0");
   }
   if (costs.cpu_group.empty()) return;
@@ -356,7 +356,7 @@ double VirtualNetwork::io_cost_s(const Event& input, const Actions& actions) con
         if (a.step == AveragingStep::kReply && a.params) cost += costs_.update_per_term_s;
       },
       [&](const IterationCompleted& done) {
-        cost += costs_.update_s +
+        cost += costs_.update_s + (done.record.neighbours > 0 ? costs_.decision_s : 0.0) +
                 costs_.update_per_term_s * static_cast<double>(done.record.terms_mixed);
       },
       // Starting a gradient and arming a timer are hand-offs, not I/O work.

@@ -13,10 +13,9 @@
 // With compressed gossip the residual x - x_hat (what the public estimate does not know yet)
 // grows by the H local steps and goes out in the next compressed difference: CHOCO's error
 // feedback, at the gossip rate.
-#include <algorithm>
-#include <stdexcept>
 #include <utility>
 
+#include "consensus/mix_step.h"
 #include "consensus/variants/variants.h"
 #include "consensus/variants/wrapped_variant.h"
 
@@ -29,7 +28,7 @@ class LocalSteps final : public WrappedVariant {
       : WrappedVariant(std::move(gossip)), core_(core) {}
 
   void begin(double now_s, Actions& out) override {
-    local_ = !gossips(core_.config(), core_.k());
+    local_ = !core_.gossips();
     if (!local_) {
       inner().begin(now_s, out);
       return;
@@ -64,9 +63,9 @@ class LocalSteps final : public WrappedVariant {
       return;
     }
     if (core_.has_local_step()) core_.to_direction(gradient_);
-    const auto lr = static_cast<float>(core_.learning_rate());
-    const auto x = core_.x()->values();
-    for (std::size_t p = 0; p < next.size(); ++p) next[p] = x[p] - lr * gradient_[p];
+    // The update's kernel with no neighbour terms: x - lr d.
+    mix_and_step(next, 1.0f, core_.x()->values(), {}, static_cast<float>(core_.learning_rate()),
+                 gradient_);
     record.self_weight = 1.0;
   }
 
@@ -77,10 +76,6 @@ class LocalSteps final : public WrappedVariant {
 };
 
 }  // namespace
-
-bool gossips(const ProtocolConfig& config, std::int64_t k) {
-  return (k + 1) % std::max(1, config.local_steps) == 0;
-}
 
 std::unique_ptr<MixingVariant> make_local_steps(IterationCore& core,
                                                 std::unique_ptr<MixingVariant> gossip) {

@@ -18,10 +18,15 @@
 // model is. What it does not stop: a model that is wrong in a way the batch does not see
 // ("a little is enough" stays within the honest spread by design), docs/security.md.
 //
-// Models that replace a validated one in its slot while the losses are computed (a newer
-// message from the same neighbour) are validated again before anything is mixed, so only
-// models that passed are mixed.
+// Each model is scored once per iteration: a newer model that replaces a scored one in its
+// slot while the losses are computed (a neighbour that does not wait for this peer) is scored
+// when the update is next ready, with the others' losses kept, so only models that passed
+// are mixed and none is scored twice.
+//
+// Combine-then-adapt only: with adapt_then_combine the neighbours' models have taken their
+// step and the own one x_i(k) has not, which would loosen the test by one SGD step.
 #include <cmath>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -36,83 +41,97 @@ namespace {
 class Validated final : public WrappedVariant {
  public:
   Validated(IterationCore& core, std::unique_ptr<MixingVariant> rule)
-      : WrappedVariant(std::move(rule)), core_(core) {}
+      : WrappedVariant(std::move(rule)), core_(core) {
+    if (core.config().order != UpdateOrder::kCombineThenAdapt) {
+      throw std::invalid_argument(
+          "consensus.validate needs order = \"combine_then_adapt\": with adapt_then_combine "
+          "the neighbours' models have stepped and the own one has not");
+    }
+  }
 
   std::optional<UpdatePlan> ready(double now_s, Actions& out) override {
-    if (pending_) {
-      if (!pending_->losses) return std::nullopt;  // the losses are being computed
-      if (unchanged()) return kept();
-      pending_.reset();  // a newer model came in a validated slot: validate again
-    }
+    if (asked_) return std::nullopt;  // the losses are being computed
     auto plan = inner().ready(now_s, out);
     if (!plan || plan->used.empty()) return plan;
-    Pending p{core_.k(), *plan, {}, {}};
-    StartValidation request{core_.k(), {core_.x()}, core_.config().validation_batch};
+    std::vector<Params> unscored;
+    if (!own_loss_) unscored.push_back(core_.x());
     for (int u : plan->used) {
       const Params& model = core_.mixed(slot_of(u));
-      p.models.push_back(model);
-      request.models.push_back(model);
+      if (!loss_of(model)) unscored.push_back(model);
     }
-    pending_ = std::move(p);
-    out.push_back(std::move(request));
+    if (unscored.empty()) return kept(*plan);
+    asked_ = Asked{now_s, !own_loss_, unscored};
+    out.push_back(StartValidation{core_.k(), std::move(unscored), core_.config().validation_batch});
     return std::nullopt;
   }
 
-  bool validation_done(double, const ValidationDone& v, Actions&) override {
-    if (!pending_ || pending_->losses || v.iteration != pending_->iteration) return false;
-    if (v.losses.size() != pending_->models.size() + 1) {
+  bool validation_done(double now_s, const ValidationDone& v, Actions&) override {
+    if (!asked_ || v.iteration != core_.k()) return false;
+    if (v.losses.size() != asked_->models.size()) {
       throw std::logic_error("validation: " + std::to_string(v.losses.size()) + " losses for " +
-                             std::to_string(pending_->models.size() + 1) + " models");
+                             std::to_string(asked_->models.size()) + " models");
     }
-    pending_->losses = v.losses;
+    for (std::size_t m = 0; m < v.losses.size(); ++m) {
+      if (m == 0 && asked_->own_first) {
+        own_loss_ = v.losses[m];
+      } else {
+        scored_.emplace_back(asked_->models[m], v.losses[m]);
+      }
+    }
+    validation_s_ += now_s - asked_->at_s;
+    asked_.reset();
     return true;
   }
 
   void mix(double now_s, const UpdatePlan& plan, std::span<float> next,
            IterationRecord& record) override {
     inner().mix(now_s, plan, next, record);
-    record.rejected = pending_ ? rejected_ : 0;
-    pending_.reset();
+    record.rejected = std::exchange(rejected_, 0);
+    record.validation_s = std::exchange(validation_s_, 0.0);
+    own_loss_.reset();
+    scored_.clear();
   }
 
  private:
-  struct Pending {
-    std::int64_t iteration = 0;
-    UpdatePlan plan;
-    std::vector<Params> models;  // what was validated, in plan.used order
-    std::optional<std::vector<double>> losses;
+  struct Asked {
+    double at_s = 0;
+    bool own_first = false;      // models[0] is the own model
+    std::vector<Params> models;  // in the StartValidation's order
   };
 
   const Slot& slot_of(int used) const {
     return core_.slot(core_.round_slots()[static_cast<std::size_t>(used)]);
   }
-  bool unchanged() const {
-    for (std::size_t m = 0; m < pending_->plan.used.size(); ++m) {
-      if (core_.mixed(slot_of(pending_->plan.used[m])) != pending_->models[m]) return false;
+  std::optional<double> loss_of(const Params& model) const {
+    for (const auto& [scored, loss] : scored_) {
+      if (scored == model) return loss;
     }
-    return true;
+    return std::nullopt;
   }
-  UpdatePlan kept() {
-    const std::vector<double>& losses = *pending_->losses;
-    const double own = losses[0];
-    UpdatePlan plan{{}, pending_->plan.required};
+  // The plan without the models that failed (every one in `plan` is scored).
+  UpdatePlan kept(const UpdatePlan& plan) {
+    const double own = *own_loss_;
+    UpdatePlan passed{{}, plan.required};
     rejected_ = 0;
-    for (std::size_t m = 0; m < pending_->plan.used.size(); ++m) {
-      const double loss = losses[m + 1];
+    for (int u : plan.used) {
+      const double loss = *loss_of(core_.mixed(slot_of(u)));
       const bool keep = std::isfinite(loss) &&
                         (!std::isfinite(own) || own - loss >= -core_.config().validation_margin);
       if (keep) {
-        plan.used.push_back(pending_->plan.used[m]);
+        passed.used.push_back(u);
       } else {
         ++rejected_;
       }
     }
-    return plan;
+    return passed;
   }
 
   IterationCore& core_;
-  std::optional<Pending> pending_;
+  std::optional<Asked> asked_;
+  std::optional<double> own_loss_;                 // L(x_i(k)), once scored
+  std::vector<std::pair<Params, double>> scored_;  // this iteration's models and losses
   int rejected_ = 0;
+  double validation_s_ = 0;  // waiting for losses this iteration
 };
 
 }  // namespace

@@ -30,8 +30,6 @@ std::unique_ptr<MixingVariant> make_validated(IterationCore& core,
 // Local steps ([consensus] local_steps, local_steps.cc) around the variant that gossips.
 std::unique_ptr<MixingVariant> make_local_steps(IterationCore& core,
                                                 std::unique_ptr<MixingVariant> gossip);
-// Whether iteration k gossips under config.local_steps (every H-th: k + 1 a multiple of H).
-bool gossips(const ProtocolConfig& config, std::int64_t k);
 
 // The aggregation rules of plain gossip, by the name [consensus] aggregation gives them.
 std::unique_ptr<MixingVariant> make_coordinate_median(IterationCore& core);

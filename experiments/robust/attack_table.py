@@ -10,6 +10,7 @@ peers only), as median [min, max]. "clean" is the run without an attacker.
   /usr/bin/python3 experiments/robust/attack_table.py [--build build] [--runtime run|sim]
         [--seeds 1,2,3] [--iterations 1200] [--rules mean,median,trimmed_mean,clipped_0.1]
         [--kinds clean,large,sign_flip,alie,noise,label_flip] [--json FILE]
+        [--peers 16 --random-regular 4 --attackers 2,9]
 
 Rules: mean, median, trimmed_mean, clipped (clipped_gossip, adaptive radius), clipped_R
 (clipped_gossip with clipping_radius = R), validated (mean with [consensus] validate) and
@@ -50,14 +51,14 @@ def rule_settings(rule):
              "clipped_R, validated, validated_RULE)")
 
 
-def one_run(fastk, runtime, workdir, rule, kind, seed, iterations):
+def one_run(fastk, runtime, workdir, rule, kind, seed, iterations, graph, attackers):
     name = f"{rule}_{kind}_s{seed}"
     output = os.path.join(workdir, name)
     shutil.rmtree(output, ignore_errors=True)
     sets = [f"run.seed={seed}", f"run.iterations={iterations}", 'consensus.policy="full"',
-            "run.target_accuracy=0", "run.eval_interval_s=1000"] + rule_settings(rule)
+            "run.target_accuracy=0", "run.eval_interval_s=1000"] + rule_settings(rule) + graph
     if kind != "clean":
-        sets += ["attack.peers=[2]", f'attack.kind="{kind}"']
+        sets += [f"attack.peers=[{attackers}]", f'attack.kind="{kind}"']
     command = [fastk, runtime, BASE, "--no-plots", "--output", output]
     if runtime == "sim":
         command.append("--quiet")
@@ -83,7 +84,14 @@ def main():
     parser.add_argument("--rules", default="mean,median,trimmed_mean,clipped_0.1")
     parser.add_argument("--kinds", default=",".join(KINDS))
     parser.add_argument("--json", help="also write every run's accuracy to this file")
+    parser.add_argument("--peers", type=int, help="topology.peers (default: the quickstart's 8)")
+    parser.add_argument("--random-regular", type=int, metavar="DEGREE",
+                        help="a random regular graph of this degree instead of the ring")
+    parser.add_argument("--attackers", default="2", help="attack.peers, comma-separated")
     args = parser.parse_args()
+    graph = [f"topology.peers={args.peers}"] if args.peers else []
+    if args.random_regular:
+        graph += ['topology.kind="random_regular"', f"topology.degree={args.random_regular}"]
     fastk = os.path.abspath(os.path.join(args.build, "fastk"))
     if not os.access(fastk, os.X_OK):
         sys.exit(f"attack_table: no fastk at {fastk} (scripts/build.sh {args.build})")
@@ -99,7 +107,7 @@ def main():
             for rule in rules:
                 for kind in kinds:
                     accuracy = one_run(fastk, args.runtime, workdir, rule, kind, seed,
-                                       args.iterations)
+                                       args.iterations, graph, args.attackers)
                     results.append({"rule": rule, "kind": kind, "seed": seed,
                                     "accuracy": accuracy})
                     print("  " + json.dumps(results[-1]), flush=True)
@@ -109,7 +117,7 @@ def main():
 def report(results, rules, kinds, seeds, args):
     where = "real peers (fastk run)" if args.runtime == "run" else "fastk sim"
     print(f"\nhonest mean-model accuracy, {where}, policy full, {args.iterations} iterations, "
-          f"seeds {','.join(map(str, seeds))}: median [min, max]\n")
+          f"attackers {args.attackers}, seeds {','.join(map(str, seeds))}: median [min, max]\n")
     print("| rule | " + " | ".join(kinds) + " |")
     print("|---|" + "---|" * len(kinds))
     for rule in rules:

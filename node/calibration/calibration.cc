@@ -238,8 +238,8 @@ simulation::MachineCosts machine_costs(
   costs.loss_cpu_s_per_sample = c.loss_per_sample_s;
   costs.receive_s = c.message_s;
   costs.send_s = c.message_s;
-  costs.update_s = c.update_s + (rule->costly_decision() ? c.adaptive_decision_s : 0.0) +
-                   (learning::has_direction_state(optimizer) ? c.direction_s : 0.0);
+  costs.update_s = c.update_s + (learning::has_direction_state(optimizer) ? c.direction_s : 0.0);
+  costs.decision_s = rule->costly_decision() ? c.adaptive_decision_s : 0.0;
   // The disagreement pass, every disagreement_every updates: charged on average.
   costs.update_per_term_s =
       c.update_per_term_s +

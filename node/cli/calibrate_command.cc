@@ -96,6 +96,8 @@ void print_calibration(const calibration::Calibration& c, const std::filesystem:
       us(c.update_s), us(c.update_per_term_s), us(c.direction_s));
   std::printf("  adaptive policy    %9.1f us per decision, %.1f us per model of disagreement\n",
               us(c.adaptive_decision_s), us(c.disagreement_per_term_s));
+  std::printf("  validation         %9.2f us per sample and model (forward pass and loss)\n",
+              us(c.loss_per_sample_s));
   std::printf("  message            %9.1f us of CPU at each end, %.1f us latency\n",
               us(c.message_s), us(c.latency_s));
   for (const auto& [kind, k] : c.compression) {

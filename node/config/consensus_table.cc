@@ -60,6 +60,11 @@ void read_consensus_table(TableReader& t, ConsensusConfig& config,
   t.read("validate", p.validate);
   t.read("validation_batch", p.validation_batch, 1, 1'000'000);
   t.read("validation_margin", p.validation_margin, 0.0);
+  if (p.validate && p.order != consensus::UpdateOrder::kCombineThenAdapt) {
+    t.errors().add(t.path_of("validate"),
+                   "needs order = \"combine_then_adapt\": with adapt_then_combine the "
+                   "neighbours' models have stepped and the own one has not");
+  }
   if (p.local_steps > 1 && p.push_sum) {
     t.errors().add(t.path_of("local_steps"), "and push_sum exclude each other");
   }

@@ -72,7 +72,8 @@ void ComputeThread::loop() {
       if (stopping_) return;
       job = std::move(job_);
       job_.reset();
-      buffer = std::move(spare_);
+      // The spare gradient buffer is for the next gradient: a validation leaves it there.
+      if (std::holds_alternative<consensus::StartGradient>(*job)) buffer = std::move(spare_);
     }
     std::optional<ComputedJob> out =
         std::visit(consensus::ActionHandlers{

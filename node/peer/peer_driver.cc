@@ -194,6 +194,7 @@ void PeerDriver::step(int wait_ms) {
                   actions));
             },
             [&](ComputedLosses& l) {
+              report_.validation_done(l.compute_s);
               parts_.protocol.handle(
                   now_s(), consensus::ValidationDone{l.iteration, std::move(l.losses)}, actions);
             }},

@@ -25,6 +25,8 @@ IterationStart RunReport::began(double now_s, double unix_s,
 
 void RunReport::starts_at(std::int64_t iteration) { report_.iterations = iteration; }
 
+void RunReport::validation_done(double compute_s) { report_.compute_s += compute_s; }
+
 void RunReport::gradient_done(double compute_s, double injected_s, double loss) {
   report_.compute_s += compute_s;
   report_.injected_s += injected_s;

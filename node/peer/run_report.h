@@ -34,6 +34,8 @@ class RunReport {
   // the one it joined at), so its summary ends at the run's last iteration.
   void starts_at(std::int64_t iteration);
   void gradient_done(double compute_s, double injected_s, double loss);
+  // A validation's forward passes ([consensus] validate): compute time too.
+  void validation_done(double compute_s);
   // Counts `r`; returns it with times counted from the first iteration, as the files have
   // them (the protocol's clock began with the process, before the data load and handshake).
   consensus::IterationRecord iteration_done(const consensus::IterationRecord& r);

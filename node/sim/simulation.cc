@@ -109,7 +109,7 @@ struct SimulatedPeers {
   void record(const consensus::IterationRecord& r) {
     const auto i = static_cast<std::size_t>(r.peer);
     totals[i].add(r);
-    compute_s[i] += r.gradient_done_s - r.start_s;
+    compute_s[i] += r.gradient_done_s - r.start_s + r.validation_s;
     last_update_s[i] = r.update_s;
   }
   std::vector<metrics::IterationTotals> totals;

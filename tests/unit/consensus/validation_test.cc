@@ -101,6 +101,54 @@ TEST_F(OnePeer, LossesOfAnotherIterationAreIgnoredAndAWrongCountIsARuntimeBug) {
   EXPECT_THROW(peer_.handle(0.7, ValidationDone{0, {1.0, 1.0}}, out_), std::logic_error);
 }
 
+// A policy other than full mixes a neighbour's newest model: one that comes while the
+// losses are computed replaces a scored one, and only it is scored next, before any mix.
+TEST(Validation, ANewerModelThatCameMeanwhileIsScoredAloneBeforeTheMix) {
+  const auto topo = testing::make_topology(topology::TopologyKind::kRing, 4);
+  ProtocolConfig config = validating();
+  config.policy.kind = PolicyKind::kStatic;  // backups 0: waits for both, mixes the newest
+  PeerProtocol peer(0, topo.schedule, config, make_params({0.0f}));
+  Actions out;
+  peer.start(0, out);
+  peer.handle(0.1, ModelArrived{1, 0, make_params({1.0f})}, out);
+  peer.handle(0.2, ModelArrived{3, 0, make_params({5.0f})}, out);
+  peer.handle(0.5, GradientDone{{2.0f}, {}}, out);
+  ASSERT_EQ(first_of<StartValidation>(out)->models.size(), 3u);
+  out.clear();
+  const Params newer = make_params({7.0f});
+  peer.handle(0.6, ModelArrived{1, 1, newer}, out);
+  peer.handle(0.7, ValidationDone{0, {1.0, 1.0, 1.0}}, out);
+  EXPECT_EQ(first_of<IterationCompleted>(out), nullptr) << "mixed a model nobody scored";
+  const auto* again = first_of<StartValidation>(out);
+  ASSERT_NE(again, nullptr);
+  ASSERT_EQ(again->models.size(), 1u) << "the own and neighbour 3's losses are kept";
+  EXPECT_EQ(again->models[0], newer);
+  out.clear();
+  peer.handle(0.8, ValidationDone{0, {9.0}}, out);
+  const auto* done = first_of<IterationCompleted>(out);
+  ASSERT_NE(done, nullptr);
+  EXPECT_EQ(done->record.used, std::vector<PeerId>{3});
+  EXPECT_EQ(done->record.rejected, 1);
+  EXPECT_NEAR(done->record.validation_s, 0.3, 1e-12) << "0.5 to 0.8: two validations";
+  EXPECT_NEAR(done->record.wait_s(), 0.0, 1e-12) << "validation is not waiting";
+}
+
+TEST(Validation, NeedsCombineThenAdapt) {
+  const auto topo = testing::make_topology(topology::TopologyKind::kRing, 4);
+  ProtocolConfig config = validating();
+  config.order = UpdateOrder::kAdaptThenCombine;
+  EXPECT_THROW(
+      {
+        try {
+          PeerProtocol peer(0, topo.schedule, config, make_params({0.0f}));
+        } catch (const std::invalid_argument& e) {
+          EXPECT_THAT(e.what(), HasSubstr("combine_then_adapt"));
+          throw;
+        }
+      },
+      std::invalid_argument);
+}
+
 TEST(Validation, AnUnaskedValidationIsARuntimeBug) {
   const auto topo = testing::make_topology(topology::TopologyKind::kRing, 4);
   ProtocolConfig config = validating();

@@ -124,6 +124,25 @@ TEST(MachineCostsTest, TheIoThreadsWorkDelaysWhatItSends) {
   EXPECT_NEAR(at.at({1, 3}), 1.0 + 3 * 1.55, 1e-12);
 }
 
+// The backup policy's decision (decision_s) is charged once per gossip, on the update that
+// ends it, and not on the local steps of [consensus] local_steps, which decide nothing.
+// H = 2: iterations 0 and 2 are local (update 0.3 s), 1 and 3 gossip (0.3 + 0.5 s).
+TEST(MachineCostsTest, TheDecisionIsChargedPerGossipNotPerLocalStep) {
+  ProtocolConfig config;
+  config.iterations = 4;
+  config.local_steps = 2;
+  LambdaDelays delays;
+  delays.compute = [](PeerId, std::int64_t) { return 1.0; };
+  delays.link = [](PeerId, PeerId, std::int64_t) { return 0.0; };
+  MachineCosts costs;
+  costs.update_s = 0.3;
+  costs.decision_s = 0.5;
+  const auto at = update_times(config, delays, costs);
+  EXPECT_NEAR(at.at({0, 1}), 1.0 + 1.3, 1e-12);
+  EXPECT_NEAR(at.at({0, 2}), 2.3 + 1.8, 1e-12);
+  EXPECT_NEAR(at.at({0, 3}), 4.1 + 1.3, 1e-12);
+}
+
 // Compressed gossip pays its own work on the I/O thread: compressing its difference before
 // sending, and applying the neighbour's on receipt. Adapt-then-combine on two peers: a period
 // is the gradient (1), compress and send (c + 0.2), receive and apply (0.1 + a), and the update
