@@ -69,11 +69,12 @@ struct ProtocolConfig {
   double clipping_radius = 0;
   // Score-based validation (variants/validated.cc, docs/protocol.md §4.9): before an update
   // the peer scores each model it would mix by its loss on `validation_batch` samples of its
-  // own shard and leaves out those whose loss exceeds its own model's by more than
-  // `validation_margin`. Plain gossip only.
+  // own shard and leaves out those whose score L(own) - L(x_j) - validation_penalty *
+  // |x_j - own|^2 is below -validation_margin. Plain gossip only.
   bool validate = false;
   int validation_batch = 32;
   double validation_margin = 0.1;
+  double validation_penalty = 1e-3;  // Zeno's rho
   // [attack]: the peers that misbehave, and how (consensus/attack.h). Plain gossip only.
   std::optional<AttackSpec> attack;
 };

@@ -5,17 +5,20 @@
 // (StartValidation; both runtimes draw it the same way). Neighbour j's score is the loss
 // change its model would bring:
 //
-//     s_j = L(x_i) - L(x_j),   kept when s_j >= -validation_margin and L(x_j) is finite
+//     s_j = L(x_i) - L(x_j) - rho |x_j - x_i|^2,   kept when s_j >= -validation_margin
 //
-// (a neighbour whose model does no worse than the peer's own, within the margin). The update
+// and L(x_j) is finite (rho: validation_penalty): a neighbour whose model does no worse than
+// the peer's own, within the margin, and is not far from it. The update
 // then mixes the kept ones with the wrapped variant's rule: the same plan without those left
 // out, and no waiting for others in their place (the policy's count was met when the plan was
 // made). If the peer's own loss is not finite every finite-loss model is kept: they are its
 // way back.
 //
 // Zeno scores a gradient step u by f(x) - f(x - gamma u) - rho ||u||^2; here the "step" is the
-// whole move to x_j (gamma = 1) and rho = 0: L(x_j) already grows with how far a harmful
-// model is. What it does not stop: a model that is wrong in a way the batch does not see
+// whole move to x_j (gamma = 1). The penalty is needed: a model with every value equal (the
+// `large` attack) gives every class the same logit, a loss of ln(classes), which an
+// untrained model's loss is close to; its distance gives it away. What it does not stop: a model
+// that is wrong in a way the batch does not see
 // ("a little is enough" stays within the honest spread by design), docs/security.md.
 //
 // Each model is scored once per iteration: a newer model that replaces a scored one in its
@@ -32,6 +35,7 @@
 #include <string>
 #include <utility>
 
+#include "consensus/disagreement.h"
 #include "consensus/variants/variants.h"
 #include "consensus/variants/wrapped_variant.h"
 
@@ -75,7 +79,10 @@ class Validated final : public WrappedVariant {
       if (m == 0 && asked_->own_first) {
         own_loss_ = v.losses[m];
       } else {
-        scored_.emplace_back(asked_->models[m], v.losses[m]);
+        // The loss as the score needs it: plus the penalty for the distance from the own model.
+        const double d = distance_between(core_.x()->values(), asked_->models[m]->values());
+        scored_.emplace_back(asked_->models[m],
+                             v.losses[m] + core_.config().validation_penalty * d * d);
       }
     }
     validation_s_ += now_s - asked_->at_s;
@@ -114,7 +121,7 @@ class Validated final : public WrappedVariant {
     UpdatePlan passed{{}, plan.required};
     rejected_ = 0;
     for (int u : plan.used) {
-      const double loss = *loss_of(core_.mixed(slot_of(u)));
+      const double loss = *loss_of(core_.mixed(slot_of(u)));  // penalty included
       const bool keep = std::isfinite(loss) &&
                         (!std::isfinite(own) || own - loss >= -core_.config().validation_margin);
       if (keep) {
@@ -129,7 +136,7 @@ class Validated final : public WrappedVariant {
   IterationCore& core_;
   std::optional<Asked> asked_;
   std::optional<double> own_loss_;                 // L(x_i(k)), once scored
-  std::vector<std::pair<Params, double>> scored_;  // this iteration's models and losses
+  std::vector<std::pair<Params, double>> scored_;  // this iteration's models, loss + penalty
   int rejected_ = 0;
   double validation_s_ = 0;  // waiting for losses this iteration
 };

@@ -13,8 +13,8 @@ peers only), as median [min, max]. "clean" is the run without an attacker.
         [--peers 16 --random-regular 4 --attackers 2,9]
 
 Rules: mean, median, trimmed_mean, clipped (clipped_gossip, adaptive radius), clipped_R
-(clipped_gossip with clipping_radius = R), validated (mean with [consensus] validate) and
-validated_RULE (RULE with validate). Runs are interleaved: every rule and kind of a seed
+(clipped_gossip with clipping_radius = R), validated (mean with [consensus] validate), validatedN (with validation_batch = N)
+and validated_RULE (RULE with validate). Runs are interleaved: every rule and kind of a seed
 before the next seed.
 """
 import argparse
@@ -34,6 +34,8 @@ def rule_settings(rule):
     """The --set lines of an aggregation rule's name; exits for an unknown one."""
     if rule == "validated":
         return ["consensus.validate=true"]
+    if rule.startswith("validated") and rule[len("validated"):].isdigit():  # validated8: batch 8
+        return ["consensus.validate=true", f"consensus.validation_batch={rule[len('validated'):]}"]
     if rule.startswith("validated_"):
         return ["consensus.validate=true"] + rule_settings(rule[len("validated_"):])
     if rule in ("mean", "median", "trimmed_mean"):
@@ -61,7 +63,7 @@ def one_run(fastk, runtime, workdir, rule, kind, seed, iterations, graph, attack
         sets += [f"attack.peers=[{attackers}]", f'attack.kind="{kind}"']
     command = [fastk, runtime, BASE, "--no-plots", "--output", output]
     if runtime == "sim":
-        command.append("--quiet")
+        command += ["--quiet", "--set", f"sim.threads={os.cpu_count() or 1}"]
     for s in sets:
         command += ["--set", s]
     done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

@@ -60,6 +60,7 @@ void read_consensus_table(TableReader& t, ConsensusConfig& config,
   t.read("validate", p.validate);
   t.read("validation_batch", p.validation_batch, 1, 1'000'000);
   t.read("validation_margin", p.validation_margin, 0.0);
+  t.read("validation_penalty", p.validation_penalty, 0.0);
   if (p.validate && p.order != consensus::UpdateOrder::kCombineThenAdapt) {
     t.errors().add(t.path_of("validate"),
                    "needs order = \"combine_then_adapt\": with adapt_then_combine the "
@@ -140,7 +141,8 @@ nlohmann::ordered_json consensus_table_json(const ConsensusConfig& config) {
           {"clipping_radius", p.clipping_radius},
           {"validate", p.validate},
           {"validation_batch", p.validation_batch},
-          {"validation_margin", p.validation_margin}};
+          {"validation_margin", p.validation_margin},
+          {"validation_penalty", p.validation_penalty}};
 }
 
 }  // namespace fastk::node

@@ -149,6 +149,24 @@ TEST(Validation, NeedsCombineThenAdapt) {
       std::invalid_argument);
 }
 
+// Zeno's penalty: a model as good on the batch but far from the own one fails. Neighbour 3's
+// model is 5 away: 0.01 x 25 = 0.25 > the margin; neighbour 1's is 1 away: 0.01.
+TEST(Validation, AFarModelFailsEvenWithTheSameLoss) {
+  const auto topo = testing::make_topology(topology::TopologyKind::kRing, 4);
+  ProtocolConfig config = validating();
+  config.validation_penalty = 0.01;
+  PeerProtocol peer(0, topo.schedule, config, make_params({0.0f}));
+  Actions out;
+  peer.start(0, out);
+  peer.handle(0.1, ModelArrived{1, 0, make_params({1.0f})}, out);
+  peer.handle(0.2, ModelArrived{3, 0, make_params({5.0f})}, out);
+  peer.handle(0.5, GradientDone{{2.0f}, {}}, out);
+  out.clear();
+  peer.handle(0.6, ValidationDone{0, {1.0, 1.0, 1.0}}, out);
+  ASSERT_NE(first_of<IterationCompleted>(out), nullptr);
+  EXPECT_EQ(first_of<IterationCompleted>(out)->record.used, std::vector<PeerId>{1});
+}
+
 TEST(Validation, AnUnaskedValidationIsARuntimeBug) {
   const auto topo = testing::make_topology(topology::TopologyKind::kRing, 4);
   ProtocolConfig config = validating();
