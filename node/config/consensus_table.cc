@@ -58,7 +58,9 @@ void read_consensus_table(TableReader& t, ConsensusConfig& config,
   t.read("clipping_radius", p.clipping_radius, 0.0);
   t.read("local_steps", p.local_steps, 1, 1'000'000);
   t.read("validate", p.validate);
-  t.read("validation_batch", p.validation_batch, 1, 1'000'000);
+  // A validation copies its batch once per iteration: a data-set-sized batch would be a copy
+  // of the data set every iteration.
+  t.read("validation_batch", p.validation_batch, 1, 4096);
   t.read("validation_margin", p.validation_margin, 0.0);
   t.read("validation_penalty", p.validation_penalty, 0.0);
   if (p.validate && p.order != consensus::UpdateOrder::kCombineThenAdapt) {

@@ -35,16 +35,19 @@ const T* first_of(const Actions& out) {
   return nullptr;
 }
 
+// Peer 0 of a ring of four started, both neighbours' models of tag 0 in (1.0 from
+// neighbour 1, 5.0 from neighbour 3) and its gradient done: it asks for the losses.
+void ready_to_validate(PeerProtocol& peer, Actions& out) {
+  peer.start(0, out);
+  peer.handle(0.1, ModelArrived{1, 0, make_params({1.0f})}, out);
+  peer.handle(0.2, ModelArrived{3, 0, make_params({5.0f})}, out);
+  peer.handle(0.5, GradientDone{{2.0f}, {}}, out);
+}
+
 // Peer 0 of a ring of four (neighbours 1 and 3), with both neighbours' models of tag 0 in.
 class OnePeer : public ::testing::Test {
  protected:
-  void SetUp() override {
-    peer_.start(0, out_);
-    out_.clear();
-    peer_.handle(0.1, ModelArrived{1, 0, make_params({1.0f})}, out_);
-    peer_.handle(0.2, ModelArrived{3, 0, make_params({5.0f})}, out_);
-    peer_.handle(0.5, GradientDone{{2.0f}, {}}, out_);
-  }
+  void SetUp() override { ready_to_validate(peer_, out_); }
   topology::Topology topo_ = testing::make_topology(topology::TopologyKind::kRing, 4);
   PeerProtocol peer_{0, topo_.schedule, validating(), make_params({0.0f})};
   Actions out_;
@@ -83,10 +86,7 @@ TEST_F(OnePeer, ANonFiniteLossIsLeftOutUnlessTheOwnIsNotFiniteEither) {
 
   PeerProtocol lost(0, topo_.schedule, validating(), make_params({0.0f}));
   Actions out;
-  lost.start(0, out);
-  lost.handle(0.1, ModelArrived{1, 0, make_params({1.0f})}, out);
-  lost.handle(0.2, ModelArrived{3, 0, make_params({5.0f})}, out);
-  lost.handle(0.5, GradientDone{{2.0f}, {}}, out);
+  ready_to_validate(lost, out);
   out.clear();
   lost.handle(0.6, ValidationDone{0, {inf, 7.0, std::nan("")}}, out);
   ASSERT_NE(first_of<IterationCompleted>(out), nullptr);
@@ -109,10 +109,7 @@ TEST(Validation, ANewerModelThatCameMeanwhileIsScoredAloneBeforeTheMix) {
   config.policy.kind = PolicyKind::kStatic;  // backups 0: waits for both, mixes the newest
   PeerProtocol peer(0, topo.schedule, config, make_params({0.0f}));
   Actions out;
-  peer.start(0, out);
-  peer.handle(0.1, ModelArrived{1, 0, make_params({1.0f})}, out);
-  peer.handle(0.2, ModelArrived{3, 0, make_params({5.0f})}, out);
-  peer.handle(0.5, GradientDone{{2.0f}, {}}, out);
+  ready_to_validate(peer, out);
   ASSERT_EQ(first_of<StartValidation>(out)->models.size(), 3u);
   out.clear();
   const Params newer = make_params({7.0f});
@@ -157,10 +154,7 @@ TEST(Validation, AFarModelFailsEvenWithTheSameLoss) {
   config.validation_penalty = 0.01;
   PeerProtocol peer(0, topo.schedule, config, make_params({0.0f}));
   Actions out;
-  peer.start(0, out);
-  peer.handle(0.1, ModelArrived{1, 0, make_params({1.0f})}, out);
-  peer.handle(0.2, ModelArrived{3, 0, make_params({5.0f})}, out);
-  peer.handle(0.5, GradientDone{{2.0f}, {}}, out);
+  ready_to_validate(peer, out);
   out.clear();
   peer.handle(0.6, ValidationDone{0, {1.0, 1.0, 1.0}}, out);
   ASSERT_NE(first_of<IterationCompleted>(out), nullptr);

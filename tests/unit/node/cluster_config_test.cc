@@ -272,6 +272,17 @@ TEST(AttackConfig, AttackersAndKindAreReadAndBadOnesNamed) {
       HasSubstr("attack: is for plain gossip"));
 }
 
+TEST(ClusterConfig, ValidationKeysAreCheckedAndNamed) {
+  EXPECT_THAT(error_of("[consensus]\nvalidate = true\nvalidation_batch = 100000\n"),
+              HasSubstr("consensus.validation_batch"));
+  EXPECT_THAT(error_of("[consensus]\nvalidate = true\nvalidation_margin = -1\n"),
+              HasSubstr("consensus.validation_margin"));
+  EXPECT_THAT(error_of("[consensus]\nvalidate = true\norder = \"adapt_then_combine\"\n"),
+              HasSubstr("consensus.validate: needs order = \"combine_then_adapt\""));
+  EXPECT_THAT(error_of("[consensus]\nvalidate = true\npush_sum = true\n"),
+              HasSubstr("consensus.validate: is for plain gossip"));
+}
+
 // What only the built graph tells: an edge list's peers, and each peer's neighbours.
 TEST(AttackConfig, AttackersAndClippingAreCheckedAgainstTheGraph) {
   const auto dir = testutil::fresh_test_dir("fastk_attack_graph");
