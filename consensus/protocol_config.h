@@ -8,6 +8,7 @@
 
 #include "coding/neighbourhood_code.h"
 #include "compression/compressor.h"
+#include "compression/error_reset.h"
 #include "consensus/attack.h"
 #include "consensus/backup_policy.h"
 #include "consensus/mixing_weights.h"
@@ -57,6 +58,9 @@ struct ProtocolConfig {
   // estimates with this consensus step (gamma, in (0, 1]). Needs adapt_then_combine.
   std::optional<compression::CompressorSpec> compression;
   double consensus_step = 1.0;
+  // Error reset (compression/error_reset.h): every reset.every-th gossip sends its difference
+  // with reset.spec and mixes with reset.consensus_step. Needs compression.
+  std::optional<compression::ErrorReset> error_reset;
   // How plain gossip combines the own model with the used neighbours' (consensus/variants/,
   // variants.h kAggregations): "mean" (the subset row of the mixing weights) or a robust
   // rule. Not with push_sum, compression, coding or ad_psgd, which mix in their own way.

@@ -8,7 +8,10 @@
 // the other peers bound to it by processor sharing (simulation/cpu_pool.h).
 #pragma once
 
+#include <optional>
 #include <vector>
+
+#include "compression/compressed.h"
 
 namespace fastk::simulation {
 
@@ -43,6 +46,17 @@ struct MachineCosts {
   // compression, own estimate; per difference sent out) and a neighbour's (per one received).
   double compress_s = 0;
   double apply_difference_s = 0;
+  // With error reset ([compression] reset_every): the same for the reset's compressor, charged
+  // for each difference of its kind instead.
+  std::optional<compression::Kind> reset_kind;
+  double reset_compress_s = 0;
+  double reset_apply_difference_s = 0;
+  double compress_s_of(compression::Kind kind) const {
+    return kind == reset_kind ? reset_compress_s : compress_s;
+  }
+  double apply_difference_s_of(compression::Kind kind) const {
+    return kind == reset_kind ? reset_apply_difference_s : apply_difference_s;
+  }
   // Each peer's link rate in bytes per second, in each direction (shaped_links.h); 0: links
   // take no time per byte. Not measured by a calibration: a setting ([sim] link_rate_mbit).
   double link_bytes_per_s = 0;
@@ -53,7 +67,8 @@ struct MachineCosts {
 
   bool charges_io() const {
     return receive_s > 0 || send_s > 0 || update_s > 0 || update_per_term_s > 0 || decision_s > 0 ||
-           compress_s > 0 || apply_difference_s > 0;
+           compress_s > 0 || apply_difference_s > 0 || reset_compress_s > 0 ||
+           reset_apply_difference_s > 0;
   }
 };
 

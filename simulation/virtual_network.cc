@@ -338,8 +338,9 @@ double VirtualNetwork::io_cost_s(const Event& input, const Actions& actions) con
   double cost = 0;
   if (const auto* message = std::get_if<consensus::Message>(&input.what)) {
     cost += costs_.receive_s;
-    if (std::holds_alternative<consensus::DifferenceArrived>(*message)) {
-      cost += costs_.apply_difference_s;
+    if (const auto* d = std::get_if<consensus::DifferenceArrived>(&*message);
+        d != nullptr && d->difference) {
+      cost += costs_.apply_difference_s_of(d->difference->kind);
     }
   }
   const ActionHandlers charge{
@@ -348,7 +349,8 @@ double VirtualNetwork::io_cost_s(const Event& input, const Actions& actions) con
       },
       [&](const SendCoded&) { cost += costs_.send_s; },
       [&](const SendCompressed& c) {
-        cost += costs_.compress_s + costs_.send_s * static_cast<double>(c.to.size());
+        cost += costs_.compress_s_of(c.difference->kind) +
+                costs_.send_s * static_cast<double>(c.to.size());
       },
       // A reply follows a pass over the two models, like one term of an update.
       [&](const SendAveraging& a) {

@@ -61,6 +61,7 @@ void CompressedGossip::check() const {
     throw std::invalid_argument("compressed gossip " + what);
   };
   compression::check(*config.compression);
+  if (config.error_reset) compression::check(*config.error_reset);
   if (!(config.consensus_step > 0 && config.consensus_step <= 1)) {
     refuse_with("needs compression.consensus_step in (0, 1]");
   }
@@ -89,8 +90,11 @@ std::vector<float> CompressedGossip::gradient_done(double now_s, std::vector<flo
   const std::uint64_t seed = learning::mix64(
       core_.config().seed ^ learning::mix64((static_cast<std::uint64_t>(core_.self()) << 40) ^
                                             static_cast<std::uint64_t>(core_.k())));
+  const ProtocolConfig& config = core_.config();
+  const compression::CompressorSpec& spec =
+      resets() ? config.error_reset->spec : *config.compression;
   auto difference = std::make_shared<const compression::Compressed>(
-      own_estimate_.advance(*core_.config().compression, own_->values(), seed));
+      own_estimate_.advance(spec, own_->values(), seed));
   // Not to neighbours that said goodbye: they cannot come back to read it.
   std::vector<PeerId> to;
   for (PeerId j : core_.round().send_to) {
@@ -112,7 +116,7 @@ void CompressedGossip::mix(double now_s, const UpdatePlan& plan, std::span<float
     const auto r = static_cast<std::size_t>(u);
     record.used.push_back(round.receive_from[r]);
     record.used_tags.push_back(core_.slot(core_.round_slots()[r]).tag);
-    record.used_weights.push_back(core_.config().consensus_step * round.receive_weights[r]);
+    record.used_weights.push_back(consensus_step() * round.receive_weights[r]);
   }
   record.terms_mixed = static_cast<int>(terms.size());
   mix_and_step(next, 1.0f, own_->values(), terms, static_cast<float>(core_.learning_rate()), {});
@@ -129,9 +133,17 @@ void CompressedGossip::mix(double now_s, const UpdatePlan& plan, std::span<float
   own_.reset();
 }
 
+bool CompressedGossip::resets() const {
+  return compression::resets(core_.config().error_reset, core_.gossip_round());
+}
+
+double CompressedGossip::consensus_step() const {
+  return resets() ? core_.config().error_reset->consensus_step : core_.config().consensus_step;
+}
+
 std::vector<MixTerm> CompressedGossip::estimate_terms(double now_s) {
   std::vector<MixTerm> terms;
-  const auto gamma = core_.config().consensus_step;
+  const double gamma = consensus_step();
   float total = 0;
   for (std::size_t r = 0; r < core_.round_slots().size(); ++r) {
     const auto s = static_cast<std::size_t>(core_.round_slots()[r]);

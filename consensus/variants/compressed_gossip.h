@@ -2,6 +2,8 @@
 // difference between its stepped model and its public estimate instead of the model, keeps a
 // copy of each neighbour's estimate built from the differences it sent, and mixes the
 // estimates with the consensus step gamma: x(k+1) = y + gamma sum_j w_ij (x_hat_j - x_hat_i).
+// With error reset (compression/error_reset.h) every reset_every-th gossip sends its
+// difference with the reset's compressor and mixes with the reset's gamma.
 // Needs adapt_then_combine, a static undirected graph and symmetric weights.
 #pragma once
 
@@ -44,6 +46,10 @@ class CompressedGossip final : public PlainGossip {
 
  private:
   void check() const;
+  // Error reset ([compression] reset_every): whether this gossip resets, and the consensus
+  // step it mixes with (the reset's on a reset gossip).
+  bool resets() const;
+  double consensus_step() const;
   // The mix of the estimates, as terms of mix_and_step, after applying the differences of
   // iterations up to k.
   std::vector<MixTerm> estimate_terms(double now_s);

@@ -21,11 +21,13 @@ and sim.link_rate_mbit = RATE; the same peers on one host).
 
 --local-steps 1,2,4,8 runs every kind at each number of local steps H ([consensus]
 local_steps: gossip on every H-th iteration, local SGD between; docs/protocol.md §4.8).
+Kind top_k_reset is top_k with error reset: an fp16 difference on every R-th gossip
+(--reset-every R, default 4; docs/compression.md §8).
 
   scripts/build.sh build
   /usr/bin/python3 experiments/compression/choco_lan.py [--build build]
         [--rates 100mbit,1gbit] [--iterations 1500] [--repeats 3] [--kinds none,fp16,int8,top_k]
-        [--local-steps 1] [--json FILE]
+        [--local-steps 1] [--reset-every 4] [--json FILE]
 """
 import argparse
 import json
@@ -76,6 +78,9 @@ KINDS = {
     "fp16": '[compression]\nkind = "fp16"',
     "int8": '[compression]\nkind = "int8"',
     "top_k": '[compression]\nkind = "top_k"\nfraction = 0.01\nconsensus_step = 0.05',
+    # Error reset (docs/compression.md §8): top_k, and an fp16 difference every R-th gossip.
+    "top_k_reset": '[compression]\nkind = "top_k"\nfraction = 0.01\nconsensus_step = 0.05\n'
+                   'reset_every = {reset_every}',
 }
 # Evaluation every EVAL seconds: the resolution of the time to target, and a model snapshot
 # per peer each time.
@@ -87,7 +92,8 @@ def write_config(workdir, name, kind, rate, args, hosts, local_steps=1):
     with open(path, "w") as f:
         f.write(CONFIG.format(name=name, seed=args.seed, iterations=args.iterations,
                               local_steps=local_steps,
-                              output=os.path.join(workdir, "runs"), compression=KINDS[kind],
+                              output=os.path.join(workdir, "runs"),
+                              compression=KINDS[kind].format(reset_every=args.reset_every),
                               eval_s=EVAL_S.get(rate, 0.5),
                               rate_mbit=bench_lan.rate_bits(rate) / 1e6,
                               calibration=os.path.join(workdir, "calibration.json"),
@@ -129,6 +135,8 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--local-steps", default="1",
                         help="numbers of local steps H to run each kind at (default 1)")
+    parser.add_argument("--reset-every", type=int, default=4,
+                        help="top_k_reset: gossips between error resets (default 4)")
     parser.add_argument("--json", help="also write every run's figures to this file")
     args = parser.parse_args()
     kinds = args.kinds.split(",")
@@ -136,6 +144,8 @@ def main():
         steps = [int(h) for h in args.local_steps.split(",")]
     except ValueError:
         sys.exit(f"choco_lan: --local-steps {args.local_steps!r} is not a list of integers")
+    if args.reset_every < 1:
+        sys.exit("choco_lan: --reset-every must be >= 1")
     if any(h < 1 for h in steps):
         sys.exit("choco_lan: --local-steps must be >= 1")
     if unknown := [k for k in kinds if k not in KINDS]:

@@ -227,10 +227,27 @@ void check_fits(const Calibration& c, const learning::ModelSpec& model_spec,
   }
 }
 
+namespace {
+
+// The calibration's costs of compressor `kind`; throws std::invalid_argument if it has none.
+const Calibration::CompressionCosts& compression_costs(const Calibration& c,
+                                                       compression::Kind kind) {
+  const std::string name = compression::to_string(kind);
+  const auto it = c.compression.find(name);
+  if (it == c.compression.end()) {
+    throw std::invalid_argument("the calibration has no costs of compression kind " + name +
+                                " (it predates their measurement); run `fastk calibrate` again");
+  }
+  return it->second;
+}
+
+}  // namespace
+
 simulation::MachineCosts machine_costs(
     const Calibration& c, const topology::TopologySpec& topology, const ClusterConfig& cluster,
     const consensus::PolicySpec& policy, const learning::OptimizerSpec& optimizer,
-    const std::optional<compression::CompressorSpec>& compression) {
+    const std::optional<compression::CompressorSpec>& compression,
+    const std::optional<compression::ErrorReset>& error_reset) {
   const auto rule = consensus::make_policy(policy);
   simulation::MachineCosts costs;
   costs.gradient_cpu_s = c.gradient_s;
@@ -246,15 +263,15 @@ simulation::MachineCosts machine_costs(
       (rule->wants_disagreement() ? c.disagreement_per_term_s / policy.disagreement_every : 0.0);
   costs.latency_s = c.latency_s;
   if (compression) {
-    const std::string kind = compression::to_string(compression->kind);
-    const auto it = c.compression.find(kind);
-    if (it == c.compression.end()) {
-      throw std::invalid_argument("the calibration has no costs of compression kind " + kind +
-                                  " (it predates their measurement); run `fastk calibrate` "
-                                  "again");
-    }
-    costs.compress_s = it->second.compress_s;
-    costs.apply_difference_s = it->second.apply_s;
+    const Calibration::CompressionCosts& each = compression_costs(c, compression->kind);
+    costs.compress_s = each.compress_s;
+    costs.apply_difference_s = each.apply_s;
+  }
+  if (compression && error_reset) {
+    const Calibration::CompressionCosts& reset = compression_costs(c, error_reset->spec.kind);
+    costs.reset_kind = error_reset->spec.kind;
+    costs.reset_compress_s = reset.compress_s;
+    costs.reset_apply_difference_s = reset.apply_s;
   }
   // Groups of cores: one per host and CPU block, as the peers would bind themselves.
   const int n = topology::build_topology(topology).graph.size();

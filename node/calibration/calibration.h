@@ -14,6 +14,7 @@
 #include <string>
 
 #include "compression/compressor.h"
+#include "compression/error_reset.h"
 #include "node/config/experiment_config.h"
 #include "simulation/machine_costs.h"
 
@@ -107,11 +108,13 @@ Calibration read_calibration_for(const std::filesystem::path& path, const Experi
 // peers on other hosts likewise on each host, assumed alike. Peers whose blocks overlap
 // (more CPUs than peers, unevenly) count as separate groups: an approximation.
 // `optimizer`: the update is charged the direction pass when it has momentum or weight decay.
-// `compression`: the run's compressor, charged from c.compression; throws
-// std::invalid_argument if the calibration has no costs for it.
+// `compression`: the run's compressor, charged from c.compression, and with `error_reset`
+// the reset's for differences of its kind; throws std::invalid_argument if the calibration
+// has no costs for one of them.
 simulation::MachineCosts machine_costs(
     const Calibration& c, const topology::TopologySpec& topology, const ClusterConfig& cluster,
     const consensus::PolicySpec& policy, const learning::OptimizerSpec& optimizer,
-    const std::optional<compression::CompressorSpec>& compression = std::nullopt);
+    const std::optional<compression::CompressorSpec>& compression = std::nullopt,
+    const std::optional<compression::ErrorReset>& error_reset = std::nullopt);
 
 }  // namespace fastk::node::calibration

@@ -63,6 +63,7 @@ double simulated_iteration_s(const Calibration& c, const ExperimentConfig& confi
   protocol.policy = consensus::PolicySpec{};
   protocol.coding = {};
   protocol.compression.reset();  // as the reference runs (calibrate_command.cc)
+  protocol.error_reset.reset();
   protocol.iterations = iterations;
   std::vector<std::unique_ptr<consensus::PeerProtocol>> peers;
   for (int i = 0; i < n; ++i) {

@@ -57,6 +57,56 @@ void check_compatible(TableReader& t, const consensus::ProtocolConfig& protocol,
   }
 }
 
+// A consensus step key, if the table has it.
+std::optional<double> optional_step(TableReader& t, const std::string& key) {
+  if (!t.has(key)) return std::nullopt;
+  double value = 1.0;
+  t.read(key, value, 1e-9, 1.0);
+  return value;
+}
+
+// The error reset keys (compression/error_reset.h) as read; `any`: one of them was given.
+struct ResetKeys {
+  int every = 0;  // 0: no error reset
+  std::string kind = "fp16";
+  std::optional<double> step;
+  bool any = false;
+};
+
+ResetKeys read_reset_keys(TableReader& t) {
+  ResetKeys keys;
+  keys.any = t.has("reset_every") || t.has("reset_kind") || t.has("reset_consensus_step");
+  t.read("reset_every", keys.every, 0, 1 << 30);
+  t.read("reset_kind", keys.kind);
+  keys.step = optional_step(t, "reset_consensus_step");
+  return keys;
+}
+
+// The error reset the keys ask for: none with reset_every = 0 (the other keys then refused),
+// else the reset's compressor with the run's chunk and levels, and its default step.
+std::optional<compression::ErrorReset> error_reset(TableReader& t, const ResetKeys& keys,
+                                                   const compression::CompressorSpec& base) {
+  if (keys.every == 0) {
+    if (keys.any) {
+      t.errors().add(t.path_of("reset_every"),
+                     "reset_kind and reset_consensus_step need reset_every >= 1");
+    }
+    return std::nullopt;
+  }
+  compression::ErrorReset reset;
+  reset.every = keys.every;
+  reset.spec = base;
+  try {
+    reset.spec.kind = compression::parse_kind(keys.kind);
+    reset.consensus_step = keys.step.value_or(default_consensus_step(reset.spec.kind));
+    compression::check(reset);
+  } catch (const std::invalid_argument& e) {
+    t.errors().add(t.path_of("reset_kind"), e.what());
+    return std::nullopt;
+  }
+  return reset;
+}
+
 }  // namespace
 
 void read_compression_table(TableReader& t, ConsensusConfig& config,
@@ -71,15 +121,13 @@ void read_compression_table(TableReader& t, ConsensusConfig& config,
   spec.chunk = static_cast<std::uint32_t>(chunk);
   spec.levels = static_cast<std::uint32_t>(levels);
   t.read("fraction", spec.fraction, 1e-9, 1.0);
-  std::optional<double> step;
-  if (t.has("consensus_step")) {
-    double value = 1.0;
-    t.read("consensus_step", value, 1e-9, 1.0);
-    step = value;
-  }
+  const std::optional<double> step = optional_step(t, "consensus_step");
+  const ResetKeys reset = read_reset_keys(t);
   t.finish();
   if (kind == "none") {
     protocol.compression.reset();
+    protocol.error_reset.reset();
+    if (reset.any) t.errors().add(t.path_of("reset_every"), "error reset needs a compression.kind");
     return;
   }
   try {
@@ -96,17 +144,23 @@ void read_compression_table(TableReader& t, ConsensusConfig& config,
   }
   protocol.compression = spec;
   protocol.consensus_step = step.value_or(default_consensus_step(spec.kind));
+  protocol.error_reset = error_reset(t, reset, spec);
   check_compatible(t, protocol, topology);
 }
 
 nlohmann::ordered_json compression_table_json(const ConsensusConfig& config) {
   const auto& c = config.protocol.compression;
   const compression::CompressorSpec spec = c.value_or(compression::CompressorSpec{});
+  const auto& reset = config.protocol.error_reset;
+  constexpr auto fp16 = compression::Kind::kFloat16;
   return {{"kind", kind_name(c)},
           {"chunk", spec.chunk},
           {"levels", spec.levels},
           {"fraction", spec.fraction},
-          {"consensus_step", config.protocol.consensus_step}};
+          {"consensus_step", config.protocol.consensus_step},
+          {"reset_every", reset ? reset->every : 0},
+          {"reset_kind", compression::to_string(reset ? reset->spec.kind : fp16)},
+          {"reset_consensus_step", reset ? reset->consensus_step : 1.0}};
 }
 
 }  // namespace fastk::node

@@ -69,9 +69,9 @@ simulation::MachineCosts machine(const SimulationInputs& in, stragglers::DelaySp
           "measurement); run `fastk calibrate` again");
     }
     delays.compute_s = in.calibration->gradient_s;  // what slowdowns multiply
-    costs = calibration::machine_costs(*in.calibration, in.topology, in.cluster,
-                                       in.consensus.protocol.policy, in.optimizer,
-                                       in.consensus.protocol.compression);
+    costs = calibration::machine_costs(
+        *in.calibration, in.topology, in.cluster, in.consensus.protocol.policy, in.optimizer,
+        in.consensus.protocol.compression, in.consensus.protocol.error_reset);
   }
   costs.link_bytes_per_s = in.sim.link_rate_mbit * 1e6 / 8;
   return costs;

@@ -168,6 +168,10 @@ std::vector<MatrixCase> cases() {
   all.push_back({"local_steps_one_peer_exponential", with(one_peer, kLocal), true});
   all.push_back({"local_steps_choco_int8",
                  with(base(), std::string(kAtc) + kLocal, compressor("int8")), true});
+  // Error reset: top_k differences, an fp16 one on every second gossip.
+  all.push_back(
+      {"local_steps_choco_top_k_reset",
+       with(base(), std::string(kAtc) + kLocal, compressor("top_k") + "reset_every = 2\n"), true});
   // [consensus] validate: the honest peers score what they would mix and leave out peer 2's.
   const std::string large = "[attack]\npeers = [2]\nkind = \"large\"\n";
   all.push_back({"validate_attack_large", with(base(), "validate = true\n", large), true});

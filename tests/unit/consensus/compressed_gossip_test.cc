@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include "consensus/peer_protocol.h"
@@ -382,6 +383,99 @@ TEST(CompressedGossip, GraphsThatPartTheCopiesOrMoveMassAreRefused) {
   star.weights = topology::WeightRule::kMetropolisHastings;
   EXPECT_EQ(refusal(topology::build_topology(star).schedule), "accepted");
 }
+
+namespace error_reset {
+
+// top_k (a quarter of each difference, gamma 0.5) with a reset every `every` gossips by fp16
+// and gamma 1; every = 0: none.
+ProtocolConfig top_k_config(std::int64_t every, std::int64_t iterations) {
+  ProtocolConfig config = compressed_config(compression::Kind::kTopK, 0.5, iterations);
+  if (every > 0) config.error_reset = compression::ErrorReset{every, {}, 1.0};
+  return config;
+}
+
+VirtualNetwork& run(VirtualNetwork& net) {
+  net.start();
+  net.run();
+  EXPECT_TRUE(net.all_finished());
+  return net;
+}
+
+// A reset gossip sends the whole residual (to fp16's rounding) and mixes with gamma 1: after
+// it, a model is its public estimate plus the mix of the estimates, which every neighbour's
+// copy holds too. Without the reset top_k leaves most of the residual behind.
+TEST(CompressedGossipErrorReset, AfterAResetAModelIsItsEstimatePlusTheMix) {
+  const auto topo = testing::make_topology(TopologyKind::kRing, 8);
+  LambdaDelays delays;
+  delays.compute = [](PeerId i, std::int64_t k) { return 1.0 + 0.3 * ((i * 7 + k) % 5); };
+  // 30 iterations, a reset every 3rd: the last update is a reset's.
+  double worst_reset = 0, worst_plain = 0;
+  for (std::int64_t every : {3, 0}) {
+    LeastSquares model(kDim, 400, 2, 8);
+    VirtualNetwork net(testing::make_peers(topo.schedule, top_k_config(every, 30), initial_model()),
+                       delays, model);
+    run(net);
+    double& worst = every > 0 ? worst_reset : worst_plain;
+    for (PeerId p = 0; p < 8; ++p) {
+      const auto x = net.peer(p).model()->values();
+      const auto own = estimate(net.peer(p), p);
+      const topology::RoundPeers round = topo.schedule->round(p, 0);
+      for (std::size_t c = 0; c < x.size(); ++c) {
+        double expected = own[c];
+        for (std::size_t r = 0; r < round.receive_from.size(); ++r) {
+          expected +=
+              round.receive_weights[r] * (estimate(net.peer(p), round.receive_from[r])[c] - own[c]);
+        }
+        worst = std::max(worst, std::abs(x[c] - expected));
+      }
+    }
+  }
+  EXPECT_LT(worst_reset, 1e-3) << "without reset: " << worst_plain;
+  EXPECT_GT(worst_plain, 10 * worst_reset);
+}
+
+// The reset moves no mass (every peer resets on the same gossip, with the same gamma), and
+// brings the peers closer together (measured, ring of 8, 200 iterations, the consensus
+// distance: uncompressed 0.030, top_k alone 0.129, with a reset every 4th gossip 0.064).
+TEST(CompressedGossipErrorReset, KeepsTheMassAndBringsThePeersTogether) {
+  const auto topo = testing::make_topology(TopologyKind::kRing, 8);
+  LambdaDelays delays;
+  delays.compute = [](PeerId i, std::int64_t k) { return 1.0 + 0.3 * ((i * 7 + k) % 5); };
+  std::vector<double> distance;
+  for (std::int64_t every : {4, 0}) {
+    LeastSquares model(kDim, 400, 2, 8);
+    SummingGradients gradients(model);
+    VirtualNetwork net(
+        testing::make_peers(topo.schedule, top_k_config(every, 200), initial_model()), delays,
+        gradients);
+    run(net);
+    const auto sum = sum_of_models(net);
+    const auto x0 = initial_model();
+    for (std::size_t c = 0; c < sum.size(); ++c) {
+      EXPECT_NEAR(sum[c], 8 * x0[c] - kLr * gradients.total()[c], 1e-3) << every << " " << c;
+    }
+    distance.push_back(consensus_distance(models_of(net)));
+  }
+  const double plain = consensus_distance(run_ring(std::nullopt, 1.0, 200));
+  EXPECT_LT(distance[0], 0.6 * distance[1]) << "uncompressed " << plain;
+  EXPECT_GT(distance[0], plain);
+}
+
+TEST(CompressedGossipErrorReset, ASparsifierOrAStepOutOfRangeIsRefusedByName) {
+  compression::ErrorReset reset;
+  reset.spec.kind = compression::Kind::kTopK;
+  EXPECT_THROW(compression::check(reset), std::invalid_argument);
+  reset.spec.kind = compression::Kind::kInt8;
+  reset.consensus_step = 0;
+  EXPECT_THROW(compression::check(reset), std::invalid_argument);
+  reset.consensus_step = 1;
+  reset.every = 0;
+  EXPECT_THROW(compression::check(reset), std::invalid_argument);
+  reset.every = 2;
+  EXPECT_NO_THROW(compression::check(reset));
+}
+
+}  // namespace error_reset
 
 }  // namespace
 }  // namespace fastk::consensus

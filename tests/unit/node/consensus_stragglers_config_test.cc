@@ -320,5 +320,34 @@ consensus_step = 0.1
               HasSubstr("needs symmetric weights"));
 }
 
+// Error reset's keys (compression/error_reset.h): the reset's compressor takes the table's
+// chunk and levels, its step defaults by its kind, and what cannot reset is named.
+TEST(CompressionTable, ReadsTheErrorResetKeysAndNamesTheirRefusals) {
+  const std::string atc = "[consensus]\norder = \"adapt_then_combine\"\n[compression]\n";
+  const ExperimentConfig c =
+      parse(atc + "kind = \"top_k\"\nchunk = 64\nreset_every = 4\nreset_kind = \"int8\"\n");
+  ASSERT_TRUE(c.consensus.protocol.error_reset.has_value());
+  EXPECT_EQ(c.consensus.protocol.error_reset->every, 4);
+  EXPECT_EQ(c.consensus.protocol.error_reset->spec.kind, compression::Kind::kInt8);
+  EXPECT_EQ(c.consensus.protocol.error_reset->spec.chunk, 64u);
+  EXPECT_EQ(c.consensus.protocol.error_reset->consensus_step, 1.0);
+  const auto reset = parse(atc + "kind = \"top_k\"\nreset_every = 2\nreset_consensus_step = 0.5\n")
+                         .consensus.protocol.error_reset;
+  ASSERT_TRUE(reset.has_value());
+  EXPECT_EQ(reset->spec.kind, compression::Kind::kFloat16);  // the default
+  EXPECT_EQ(reset->consensus_step, 0.5);
+  EXPECT_FALSE(parse(atc + "kind = \"int8\"\n").consensus.protocol.error_reset.has_value());
+  EXPECT_THAT(error_of(atc + "kind = \"top_k\"\nreset_every = 2\nreset_kind = \"top_k\"\n"),
+              HasSubstr("compression.reset_kind must be fp16, int8 or qsgd"));
+  EXPECT_THAT(error_of(atc + "kind = \"top_k\"\nreset_kind = \"fp16\"\n"),
+              HasSubstr("need reset_every >= 1"));
+  EXPECT_THAT(error_of(atc + "reset_every = 2\n"),
+              HasSubstr("error reset needs a compression.kind"));
+  EXPECT_THAT(error_of(atc + "kind = \"top_k\"\nreset_every = -1\n"),
+              HasSubstr("compression.reset_every"));
+  EXPECT_THAT(error_of(atc + "kind = \"top_k\"\nreset_every = 2\nreset_consensus_step = 2\n"),
+              HasSubstr("compression.reset_consensus_step"));
+}
+
 }  // namespace
 }  // namespace fastk::node
