@@ -16,7 +16,7 @@ namespace fastk::compression {
 
 struct ErrorReset {
   std::int64_t every = 1;               // gossips between resets, >= 1
-  CompressorSpec spec{Kind::kFloat16};  // fp16, int8 or qsgd: a sparsifier resets nothing
+  CompressorSpec spec{Kind::kFloat16};  // fp16 or int8: the others move too little
   double consensus_step = 1.0;          // gamma of a reset gossip, in (0, 1]
 };
 

@@ -71,6 +71,9 @@ std::unique_ptr<MixingVariant> make_gossip_variant(IterationCore& core) {
   if (config.push_sum && config.coding.scheme != coding::Scheme::kNone) {
     throw std::invalid_argument("push_sum and coding exclude each other");
   }
+  if (config.error_reset && !config.compression) {
+    throw std::invalid_argument("error reset (compression.reset_every) needs a compressor");
+  }
   if (config.compression) return make_compressed_gossip(core);
   if (core.policy().pairwise_averaging()) {
     check_pairwise_averaging(config);

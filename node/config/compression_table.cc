@@ -1,4 +1,6 @@
 // [compression]: compressed gossip, CHOCO-SGD style (docs/compression.md).
+#include <algorithm>
+
 #include "compression/compressor.h"
 #include "consensus/peer_protocol.h"
 #include "consensus/variants/compressed_gossip.h"
@@ -65,36 +67,28 @@ std::optional<double> optional_step(TableReader& t, const std::string& key) {
   return value;
 }
 
-// The error reset keys (compression/error_reset.h) as read; `any`: one of them was given.
+// The error reset keys (compression/error_reset.h) as read.
 struct ResetKeys {
   int every = 0;  // 0: no error reset
   std::string kind = "fp16";
   std::optional<double> step;
-  bool any = false;
 };
 
 ResetKeys read_reset_keys(TableReader& t) {
   ResetKeys keys;
-  keys.any = t.has("reset_every") || t.has("reset_kind") || t.has("reset_consensus_step");
   t.read("reset_every", keys.every, 0, 1 << 30);
   t.read("reset_kind", keys.kind);
   keys.step = optional_step(t, "reset_consensus_step");
   return keys;
 }
 
-// The error reset the keys ask for: none with reset_every = 0 (the other keys then refused),
-// else the reset's compressor with the run's chunk and levels, and its default step.
+// The error reset the keys ask for: the reset's compressor with the run's chunk and levels,
+// and its default step; none with reset_every = 0 (the other keys are checked still, and do
+// nothing, as chunk does for a kind without chunks: a resolved config echoes them).
 std::optional<compression::ErrorReset> error_reset(TableReader& t, const ResetKeys& keys,
                                                    const compression::CompressorSpec& base) {
-  if (keys.every == 0) {
-    if (keys.any) {
-      t.errors().add(t.path_of("reset_every"),
-                     "reset_kind and reset_consensus_step need reset_every >= 1");
-    }
-    return std::nullopt;
-  }
   compression::ErrorReset reset;
-  reset.every = keys.every;
+  reset.every = std::max(keys.every, 1);
   reset.spec = base;
   try {
     reset.spec.kind = compression::parse_kind(keys.kind);
@@ -104,6 +98,7 @@ std::optional<compression::ErrorReset> error_reset(TableReader& t, const ResetKe
     t.errors().add(t.path_of("reset_kind"), e.what());
     return std::nullopt;
   }
+  if (keys.every == 0) return std::nullopt;
   return reset;
 }
 
@@ -127,7 +122,9 @@ void read_compression_table(TableReader& t, ConsensusConfig& config,
   if (kind == "none") {
     protocol.compression.reset();
     protocol.error_reset.reset();
-    if (reset.any) t.errors().add(t.path_of("reset_every"), "error reset needs a compression.kind");
+    if (reset.every > 0) {
+      t.errors().add(t.path_of("reset_every"), "error reset needs a compression.kind");
+    }
     return;
   }
   try {

@@ -465,6 +465,8 @@ TEST(CompressedGossipErrorReset, ASparsifierOrAStepOutOfRangeIsRefusedByName) {
   compression::ErrorReset reset;
   reset.spec.kind = compression::Kind::kTopK;
   EXPECT_THROW(compression::check(reset), std::invalid_argument);
+  reset.spec.kind = compression::Kind::kQsgd;
+  EXPECT_THROW(compression::check(reset), std::invalid_argument);
   reset.spec.kind = compression::Kind::kInt8;
   reset.consensus_step = 0;
   EXPECT_THROW(compression::check(reset), std::invalid_argument);

@@ -338,9 +338,17 @@ TEST(CompressionTable, ReadsTheErrorResetKeysAndNamesTheirRefusals) {
   EXPECT_EQ(reset->consensus_step, 0.5);
   EXPECT_FALSE(parse(atc + "kind = \"int8\"\n").consensus.protocol.error_reset.has_value());
   EXPECT_THAT(error_of(atc + "kind = \"top_k\"\nreset_every = 2\nreset_kind = \"top_k\"\n"),
-              HasSubstr("compression.reset_kind must be fp16, int8 or qsgd"));
-  EXPECT_THAT(error_of(atc + "kind = \"top_k\"\nreset_kind = \"fp16\"\n"),
-              HasSubstr("need reset_every >= 1"));
+              HasSubstr("compression.reset_kind must be fp16 or int8"));
+  EXPECT_THAT(error_of(atc + "kind = \"top_k\"\nreset_every = 2\nreset_kind = \"qsgd\"\n"),
+              HasSubstr("QSGD divided by its tau"));
+  // Without reset_every the other keys do nothing (as chunk without int8), but are checked:
+  // a resolved config, which echoes them, reads back.
+  EXPECT_FALSE(parse(atc + "kind = \"top_k\"\nreset_kind = \"int8\"\n")
+                   .consensus.protocol.error_reset.has_value());
+  EXPECT_THAT(error_of(atc + "kind = \"top_k\"\nreset_kind = \"zip\"\n"),
+              HasSubstr("compression.reset_kind"));
+  EXPECT_FALSE(parse("[compression]\nkind = \"none\"\nreset_every = 0\nreset_kind = \"fp16\"\n")
+                   .consensus.protocol.compression.has_value());
   EXPECT_THAT(error_of(atc + "reset_every = 2\n"),
               HasSubstr("error reset needs a compression.kind"));
   EXPECT_THAT(error_of(atc + "kind = \"top_k\"\nreset_every = -1\n"),
