@@ -87,7 +87,14 @@ std::unique_ptr<MixingVariant> make_gossip_variant(IterationCore& core) {
     if (config.attack && config.attack->forges() && config.attack->attacker(core.self())) {
       return make_byzantine(core, std::move(variant));
     }
-    if (config.validate) return make_validated(core, std::move(variant));
+    if (config.validate) {
+      switch (config.validation_score) {
+        case ValidationScore::kLoss:
+          return make_validated(core, std::move(variant));
+        case ValidationScore::kFirstOrder:
+          return make_first_order_validated(core, std::move(variant));
+      }
+    }
     return variant;
   }
   throw std::logic_error("aggregation " + config.aggregation + " accepted and not found");

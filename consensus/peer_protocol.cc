@@ -21,6 +21,23 @@ std::string to_string(UpdateOrder order) {
   return order == UpdateOrder::kCombineThenAdapt ? "combine_then_adapt" : "adapt_then_combine";
 }
 
+ValidationScore parse_validation_score(const std::string& name) {
+  if (name == "loss") return ValidationScore::kLoss;
+  if (name == "first_order") return ValidationScore::kFirstOrder;
+  throw std::invalid_argument("unknown validation score \"" + name +
+                              "\"; expected loss or first_order");
+}
+
+std::string to_string(ValidationScore score) {
+  switch (score) {
+    case ValidationScore::kLoss:
+      return "loss";
+    case ValidationScore::kFirstOrder:
+      return "first_order";
+  }
+  return "?";
+}
+
 PeerProtocol::PeerProtocol(PeerId self, std::shared_ptr<const topology::TopologySchedule> schedule,
                            ProtocolConfig config, Params initial)
     : core_(self, std::move(schedule), std::move(config), std::move(initial)),

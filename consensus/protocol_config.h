@@ -22,6 +22,24 @@ enum class UpdateOrder { kCombineThenAdapt, kAdaptThenCombine };
 UpdateOrder parse_update_order(const std::string& name);
 std::string to_string(UpdateOrder order);
 
+// How [consensus] validate scores a model (docs/protocol.md §4.9).
+enum class ValidationScore { kLoss, kFirstOrder };
+// "loss", "first_order"; throws std::invalid_argument otherwise.
+ValidationScore parse_validation_score(const std::string& name);
+std::string to_string(ValidationScore score);
+// Zeno's rho unless the config sets one: the first-order estimate holds near the own model
+// only, so its penalty must outweigh it for a model far off (a sign-flipped one) where the
+// loss scorer sees the loss itself (docs/protocol.md §4.9 has the runs behind both).
+constexpr double default_validation_penalty(ValidationScore score) {
+  switch (score) {
+    case ValidationScore::kLoss:
+      return 1e-3;
+    case ValidationScore::kFirstOrder:
+      return 1e-2;
+  }
+  return 1e-2;
+}
+
 struct ProtocolConfig {
   std::int64_t iterations = 1000;  // the peer finishes after this many updates
   // The local step (docs/protocol.md §3.7): the learning rate and its warm-up and schedule
@@ -71,14 +89,18 @@ struct ProtocolConfig {
   // clipped_gossip's radius tau: 0 chooses it every update from the neighbours' distances (the
   // (faulty_neighbours + 1)-th largest); > 0 fixes it, as in the paper's runs with a given tau.
   double clipping_radius = 0;
-  // Score-based validation (variants/validated.cc, docs/protocol.md §4.9): before an update
-  // the peer scores each model it would mix by its loss on `validation_batch` samples of its
-  // own shard and leaves out those whose score L(own) - L(x_j) - validation_penalty *
-  // |x_j - own|^2 is below -validation_margin. Plain gossip only.
+  // Score-based validation (docs/protocol.md §4.9): before an update the peer scores each
+  // model it would mix by the loss change it would bring and leaves out those whose score
+  // L(own) - L(x_j) - validation_penalty * |x_j - own|^2 is below -validation_margin. Plain
+  // gossip only.
   bool validate = false;
+  // How the loss change is scored: estimated from the peer's gradient, <g, x_i - x_j>
+  // (kFirstOrder, variants/first_order_validated.cc), or by losses on validation_batch
+  // samples (kLoss, variants/validated.cc).
+  ValidationScore validation_score = ValidationScore::kFirstOrder;
   int validation_batch = 32;
   double validation_margin = 0.1;
-  double validation_penalty = 1e-3;  // Zeno's rho
+  double validation_penalty = default_validation_penalty(ValidationScore::kFirstOrder);  // rho
   // [attack]: the peers that misbehave, and how (consensus/attack.h). Plain gossip only.
   std::optional<AttackSpec> attack;
 };

@@ -26,8 +26,8 @@
 // when the update is next ready, with the others' losses kept, so only models that passed
 // are mixed and none is scored twice.
 //
-// Combine-then-adapt only: with adapt_then_combine the neighbours' models have taken their
-// step and the own one x_i(k) has not, which would loosen the test by one SGD step.
+// Combine-then-adapt only (validation_rule.h). first_order_validated.cc is the other scorer,
+// which estimates the loss change from the peer's gradient instead of computing it.
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -36,6 +36,7 @@
 #include <utility>
 
 #include "consensus/disagreement.h"
+#include "consensus/variants/validation_rule.h"
 #include "consensus/variants/variants.h"
 #include "consensus/variants/wrapped_variant.h"
 
@@ -46,11 +47,7 @@ class Validated final : public WrappedVariant {
  public:
   Validated(IterationCore& core, std::unique_ptr<MixingVariant> rule)
       : WrappedVariant(std::move(rule)), core_(core) {
-    if (core.config().order != UpdateOrder::kCombineThenAdapt) {
-      throw std::invalid_argument(
-          "consensus.validate needs order = \"combine_then_adapt\": with adapt_then_combine "
-          "the neighbours' models have stepped and the own one has not");
-    }
+    check_validation_order(core.config());
   }
 
   std::optional<UpdatePlan> ready(double now_s, Actions& out) override {
@@ -93,6 +90,8 @@ class Validated final : public WrappedVariant {
   void mix(double now_s, const UpdatePlan& plan, std::span<float> next,
            IterationRecord& record) override {
     inner().mix(now_s, plan, next, record);
+    // Each model scored was read once more, for its distance: like one term of the mix.
+    record.terms_mixed += static_cast<int>(scored_.size());
     record.rejected = std::exchange(rejected_, 0);
     record.validation_s = std::exchange(validation_s_, 0.0);
     own_loss_.reset();
@@ -122,9 +121,7 @@ class Validated final : public WrappedVariant {
     rejected_ = 0;
     for (int u : plan.used) {
       const double loss = *loss_of(core_.mixed(slot_of(u)));  // penalty included
-      const bool keep = std::isfinite(loss) &&
-                        (!std::isfinite(own) || own - loss >= -core_.config().validation_margin);
-      if (keep) {
+      if (passes_validation(own, loss, core_.config().validation_margin)) {
         passed.used.push_back(u);
       } else {
         ++rejected_;

@@ -26,6 +26,10 @@ std::unique_ptr<MixingVariant> make_byzantine(IterationCore& core,
 // Score-based validation ([consensus] validate, validated.cc) around an aggregation rule.
 std::unique_ptr<MixingVariant> make_validated(IterationCore& core,
                                               std::unique_ptr<MixingVariant> rule);
+// The same test scored from the peer's gradient (validation_score = "first_order",
+// first_order_validated.cc).
+std::unique_ptr<MixingVariant> make_first_order_validated(IterationCore& core,
+                                                          std::unique_ptr<MixingVariant> rule);
 
 // Local steps ([consensus] local_steps, local_steps.cc) around the variant that gossips.
 std::unique_ptr<MixingVariant> make_local_steps(IterationCore& core,

@@ -13,8 +13,11 @@ peers only), as median [min, max]. "clean" is the run without an attacker.
         [--peers 16 --random-regular 4 --attackers 2,9]
 
 Rules: mean, median, trimmed_mean, clipped (clipped_gossip, adaptive radius), clipped_R
-(clipped_gossip with clipping_radius = R), validated (mean with [consensus] validate), validatedN (with validation_batch = N)
-and validated_RULE (RULE with validate). Runs are interleaved: every rule and kind of a seed
+(clipped_gossip with clipping_radius = R), validated (mean with [consensus] validate and
+validation_score = "loss"), validatedN (with validation_batch = N), validated_RULE (RULE with
+that), first_order
+(mean with validate and validation_score = "first_order") and first_order_P (that with
+validation_penalty = P). Runs are interleaved: every rule and kind of a seed
 before the next seed.
 """
 import argparse
@@ -32,12 +35,18 @@ KINDS = ["clean", "large", "sign_flip", "alie", "noise", "label_flip"]
 
 def rule_settings(rule):
     """The --set lines of an aggregation rule's name; exits for an unknown one."""
-    if rule == "validated":
-        return ["consensus.validate=true"]
+    if rule == "validated":  # validate, scored by losses on a validation batch
+        return ["consensus.validate=true", 'consensus.validation_score="loss"']
+    if rule == "first_order":  # validate, scored from the gradient (no validation batch)
+        return ["consensus.validate=true", 'consensus.validation_score="first_order"']
+    if rule.startswith("first_order_"):  # first_order_0.01: with validation_penalty 0.01
+        return ["consensus.validate=true", 'consensus.validation_score="first_order"',
+                f"consensus.validation_penalty={float(rule[len('first_order_'):])}"]
     if rule.startswith("validated") and rule[len("validated"):].isdigit():  # validated8: batch 8
-        return ["consensus.validate=true", f"consensus.validation_batch={rule[len('validated'):]}"]
+        return ["consensus.validate=true", 'consensus.validation_score="loss"',
+                f"consensus.validation_batch={rule[len('validated'):]}"]
     if rule.startswith("validated_"):
-        return ["consensus.validate=true"] + rule_settings(rule[len("validated_"):])
+        return rule_settings("validated") + rule_settings(rule[len("validated_"):])
     if rule in ("mean", "median", "trimmed_mean"):
         return [f'consensus.aggregation="{rule}"']
     if rule == "clipped":
@@ -50,7 +59,7 @@ def rule_settings(rule):
         if radius > 0:
             return ['consensus.aggregation="clipped_gossip"', f"consensus.clipping_radius={radius}"]
     sys.exit(f"attack_table: unknown rule {rule!r} (mean, median, trimmed_mean, clipped, "
-             "clipped_R, validated, validated_RULE)")
+             "clipped_R, validated, validatedN, validated_RULE, first_order, first_order_P)")
 
 
 def one_run(fastk, runtime, workdir, rule, kind, seed, iterations, graph, attackers):

@@ -58,10 +58,13 @@ void read_consensus_table(TableReader& t, ConsensusConfig& config,
   t.read("clipping_radius", p.clipping_radius, 0.0);
   t.read("local_steps", p.local_steps, 1, 1'000'000);
   t.read("validate", p.validate);
+  t.read_choice<consensus::ValidationScore>("validation_score", p.validation_score,
+                                            consensus::parse_validation_score);
   // A validation copies its batch once per iteration: a data-set-sized batch would be a copy
   // of the data set every iteration.
   t.read("validation_batch", p.validation_batch, 1, 4096);
   t.read("validation_margin", p.validation_margin, 0.0);
+  p.validation_penalty = consensus::default_validation_penalty(p.validation_score);
   t.read("validation_penalty", p.validation_penalty, 0.0);
   if (p.validate && p.order != consensus::UpdateOrder::kCombineThenAdapt) {
     t.errors().add(t.path_of("validate"),
@@ -142,6 +145,7 @@ nlohmann::ordered_json consensus_table_json(const ConsensusConfig& config) {
           {"local_steps", p.local_steps},
           {"clipping_radius", p.clipping_radius},
           {"validate", p.validate},
+          {"validation_score", consensus::to_string(p.validation_score)},
           {"validation_batch", p.validation_batch},
           {"validation_margin", p.validation_margin},
           {"validation_penalty", p.validation_penalty}};

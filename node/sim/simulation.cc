@@ -63,7 +63,9 @@ metrics::Evaluation evaluate(const simulation::VirtualNetwork& net, learning::Mo
 simulation::MachineCosts machine(const SimulationInputs& in, stragglers::DelaySpec& delays) {
   simulation::MachineCosts costs;
   if (in.calibration) {
-    if (in.consensus.protocol.validate && !(in.calibration->loss_per_sample_s > 0)) {
+    if (in.consensus.protocol.validate &&
+        in.consensus.protocol.validation_score == consensus::ValidationScore::kLoss &&
+        !(in.calibration->loss_per_sample_s > 0)) {
       throw std::invalid_argument(
           "consensus.validate: the calibration has no loss time per sample (it predates its "
           "measurement); run `fastk calibrate` again");

@@ -174,10 +174,13 @@ std::vector<MatrixCase> cases() {
        with(base(), std::string(kAtc) + kLocal, compressor("top_k") + "reset_every = 2\n"), true});
   // [consensus] validate: the honest peers score what they would mix and leave out peer 2's.
   const std::string large = "[attack]\npeers = [2]\nkind = \"large\"\n";
-  all.push_back({"validate_attack_large", with(base(), "validate = true\n", large), true});
-  all.push_back({"validate_adaptive_local_steps",
-                 with(base(4, "adaptive"), std::string("validate = true\n") + kLocal,
-                      "[attack]\npeers = [2]\nkind = \"noise\"\n")});
+  constexpr const char* kLossScore = "validate = true\nvalidation_score = \"loss\"\n";
+  all.push_back({"validate_attack_large", with(base(), kLossScore, large), true});
+  all.push_back(
+      {"validate_first_order_attack_large", with(base(), "validate = true\n", large), true});
+  all.push_back(
+      {"validate_adaptive_local_steps", with(base(4, "adaptive"), std::string(kLossScore) + kLocal,
+                                             "[attack]\npeers = [2]\nkind = \"noise\"\n")});
   return all;
 }
 

@@ -6,9 +6,11 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <variant>
 #include <vector>
 
+#include "consensus/model_distance.h"
 #include "consensus/peer_protocol.h"
 #include "tests/support/toy_runtime.h"
 
@@ -22,6 +24,8 @@ ProtocolConfig validating(int iterations = 3) {
   config.iterations = iterations;
   config.optimizer.lr = 0.5;
   config.validate = true;
+  config.validation_score = ValidationScore::kLoss;
+  config.validation_penalty = default_validation_penalty(ValidationScore::kLoss);
   config.validation_batch = 8;
   config.validation_margin = 0.1;
   return config;
@@ -196,9 +200,11 @@ TEST(Validation, HonestPeersLeaveOutALargeAttackersModelEveryTime) {
   ProtocolConfig config = validating(20);
   config.optimizer.lr = 0.1;
   config.attack = AttackSpec{{2}, AttackKind::kLarge, 0};
-  const auto run = [&](bool validate) {
+  const auto run = [&](bool validate, ValidationScore score) {
     ProtocolConfig c = config;
     c.validate = validate;
+    c.validation_score = score;
+    c.validation_penalty = default_validation_penalty(score);
     testing::LeastSquares model(2, 40, 2, 4);
     VirtualNetwork net(testing::make_peers(topo.schedule, c, {0.5f, -0.5f}), delays, model);
     std::vector<IterationRecord> records;
@@ -208,16 +214,108 @@ TEST(Validation, HonestPeersLeaveOutALargeAttackersModelEveryTime) {
     EXPECT_TRUE(net.all_finished());
     return std::pair{records, net.peer(0).model()->values()[0]};
   };
-  const auto [plain, plain_x] = run(false);
-  const auto [checked, checked_x] = run(true);
+  const auto [plain, plain_x] = run(false, ValidationScore::kLoss);
   EXPECT_GT(std::abs(plain_x), 100.0) << "the attack works without validation";
-  EXPECT_LT(std::abs(checked_x), 10.0);
-  for (const IterationRecord& r : checked) {
-    if (r.peer == 2) continue;
-    const bool next_to_attacker = r.peer == 1 || r.peer == 3;
-    EXPECT_EQ(r.rejected, next_to_attacker ? 1 : 0) << r.peer << " at " << r.iteration;
-    for (PeerId used : r.used) EXPECT_NE(used, 2);
+  for (ValidationScore score : {ValidationScore::kLoss, ValidationScore::kFirstOrder}) {
+    const auto [checked, checked_x] = run(true, score);
+    EXPECT_LT(std::abs(checked_x), 10.0) << to_string(score);
+    for (const IterationRecord& r : checked) {
+      if (r.peer == 2) continue;
+      const bool next_to_attacker = r.peer == 1 || r.peer == 3;
+      EXPECT_EQ(r.rejected, next_to_attacker ? 1 : 0)
+          << to_string(score) << ": " << r.peer << " at " << r.iteration;
+      for (PeerId used : r.used) EXPECT_NE(used, 2);
+    }
   }
+}
+
+// validation_score = "first_order" (first_order_validated.cc): the loss change is estimated
+// from the peer's gradient, <g, x_j - x_i> + rho |x_j - x_i|^2, with no validation batch.
+class FirstOrder : public ::testing::Test {
+ protected:
+  // Peer 0 (model 0) of a ring of four, neighbour 1's model at 1 and neighbour 3's at 5 in,
+  // then its gradient g: the update follows at once.
+  const IterationCompleted* update_with(float g, double penalty) {
+    ProtocolConfig config = validating();
+    config.validation_score = ValidationScore::kFirstOrder;
+    config.validation_penalty = penalty;
+    peer_.emplace(0, topo_.schedule, config, make_params({0.0f}));
+    peer_->start(0, out_);
+    peer_->handle(0.1, ModelArrived{1, 0, make_params({1.0f})}, out_);
+    peer_->handle(0.2, ModelArrived{3, 0, make_params({5.0f})}, out_);
+    peer_->handle(0.5, GradientDone{{g}, {}}, out_);
+    EXPECT_EQ(first_of<StartValidation>(out_), nullptr) << "no batch, no losses to ask for";
+    return first_of<IterationCompleted>(out_);
+  }
+  topology::Topology topo_ = testing::make_topology(topology::TopologyKind::kRing, 4);
+  std::optional<PeerProtocol> peer_;
+  Actions out_;
+};
+
+TEST_F(FirstOrder, KeepsAModelTheGradientSaysLowersTheLossUnlessItIsFar) {
+  // g = -1: moving up lowers the loss. Neighbour 1: -1 + 0.3 = -0.7, kept; neighbour 3:
+  // -5 + 0.3 x 25 = 2.5, left out by its distance.
+  const auto* done = update_with(-1.0f, 0.3);
+  ASSERT_NE(done, nullptr);
+  EXPECT_EQ(done->record.used, std::vector<PeerId>{1});
+  EXPECT_EQ(done->record.rejected, 1);
+  EXPECT_EQ(done->record.validation_s, 0.0);
+}
+
+// A model that comes after the gradient is scored as it comes (took_model), with the same
+// result as at the update.
+TEST(FirstOrderValidation, ScoresAModelThatComesAfterTheGradientTheSameWay) {
+  const auto topo = testing::make_topology(topology::TopologyKind::kRing, 4);
+  ProtocolConfig config = validating();
+  config.validation_score = ValidationScore::kFirstOrder;
+  config.validation_penalty = 0.3;
+  PeerProtocol peer(0, topo.schedule, config, make_params({0.0f}));
+  Actions out;
+  peer.start(0, out);
+  peer.handle(0.1, GradientDone{{-1.0f}, {}}, out);
+  peer.handle(0.2, ModelArrived{1, 0, make_params({1.0f})}, out);
+  EXPECT_EQ(first_of<IterationCompleted>(out), nullptr) << "waits for neighbour 3";
+  peer.handle(0.3, ModelArrived{3, 0, make_params({5.0f})}, out);
+  const auto* done = first_of<IterationCompleted>(out);
+  ASSERT_NE(done, nullptr);
+  EXPECT_EQ(done->record.used, std::vector<PeerId>{1});
+  EXPECT_EQ(done->record.rejected, 1);
+  EXPECT_EQ(done->record.terms_mixed, 1 + 2) << "one mixed, two scored";
+}
+
+TEST_F(FirstOrder, LeavesOutAModelTheGradientSaysRaisesTheLoss) {
+  // g = +1, no penalty: neighbour 1 raises the loss by about 1, neighbour 3 by about 5.
+  const auto* done = update_with(1.0f, 0.0);
+  ASSERT_NE(done, nullptr);
+  EXPECT_TRUE(done->record.used.empty());
+  EXPECT_EQ(done->record.rejected, 2);
+}
+
+}  // namespace
+}  // namespace fastk::consensus
+
+namespace fastk::consensus {
+namespace {
+
+// The first-order score's one pass (model_distance.cc, float lanes) against a plain
+// double-precision sum, on a vector whose length leaves a tail past the lanes.
+TEST(SlopeAndDistance, AgreesWithAPlainDoubleSum) {
+  std::vector<float> g(1003), own(1003), model(1003);
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    g[i] = std::sin(0.37f * static_cast<float>(i));
+    own[i] = 0.01f * static_cast<float>(i % 17);
+    model[i] = own[i] + 0.5f * std::cos(0.11f * static_cast<float>(i));
+  }
+  double slope = 0, squared = 0;
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    const double d = static_cast<double>(model[i]) - static_cast<double>(own[i]);
+    slope += static_cast<double>(g[i]) * d;
+    squared += d * d;
+  }
+  const SlopeAndDistance s = slope_and_squared_distance(g, own, model);
+  EXPECT_NEAR(s.slope, slope, 1e-4 * std::abs(slope) + 1e-4);
+  EXPECT_NEAR(s.squared, squared, 1e-5 * squared);
+  EXPECT_EQ(slope_and_squared_distance(g, own, own).squared, 0.0);
 }
 
 }  // namespace

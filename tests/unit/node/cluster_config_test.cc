@@ -281,6 +281,20 @@ TEST(ClusterConfig, ValidationKeysAreCheckedAndNamed) {
               HasSubstr("consensus.validate: needs order = \"combine_then_adapt\""));
   EXPECT_THAT(error_of("[consensus]\nvalidate = true\npush_sum = true\n"),
               HasSubstr("consensus.validate: is for plain gossip"));
+  EXPECT_THAT(error_of("[consensus]\nvalidate = true\nvalidation_score = \"zeno\"\n"),
+              HasSubstr("expected loss or first_order"));
+  // The penalty defaults by score: the first-order estimate needs the larger one.
+  const auto penalty = [](const std::string& score) {
+    return parse("[consensus]\nvalidate = true\nvalidation_score = \"" + score + "\"\n")
+        .consensus.protocol.validation_penalty;
+  };
+  EXPECT_EQ(penalty("first_order"), 1e-2);
+  EXPECT_EQ(penalty("loss"), 1e-3);
+  EXPECT_EQ(parse("[consensus]\nvalidate = true\n").consensus.protocol.validation_score,
+            consensus::ValidationScore::kFirstOrder);
+  EXPECT_EQ(parse("[consensus]\nvalidation_score = \"loss\"\nvalidation_penalty = 0.5\n")
+                .consensus.protocol.validation_penalty,
+            0.5);
 }
 
 // What only the built graph tells: an edge list's peers, and each peer's neighbours.
