@@ -32,7 +32,18 @@ namespace fastk::systest {
 using Clock = std::chrono::steady_clock;
 using Seconds = std::chrono::duration<double>;
 
+// Where a peer of a local run (default [cluster]) listening on `port` is reached: the
+// Unix-domain socket that replaces tcp://127.0.0.1:port.
+inline std::string local_endpoint(int port) {
+  return "ipc://" + node::ipc_directory() + "/127.0.0.1-" + std::to_string(port) + ".sock";
+}
+
+// Whether nothing on this machine uses `port` now: no TCP listener on loopback, and no
+// Unix-domain socket of a local run named after it (a run over ipc or shm binds no TCP port,
+// so a TCP check alone let a parallel test pick its ports: CI failed so, "Address already in
+// use" on a .sock).
 inline bool port_is_free(int port) {
+  if (std::filesystem::exists(local_endpoint(port).substr(6))) return false;
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return false;
   sockaddr_in address{};
@@ -61,12 +72,6 @@ inline int free_base_port(int count) {
   }
   ADD_FAILURE() << "no range of " << count << " free ports found";
   return low;
-}
-
-// Where a peer of a local run (default [cluster]) listening on `port` is reached: the
-// Unix-domain socket that replaces tcp://127.0.0.1:port.
-inline std::string local_endpoint(int port) {
-  return "ipc://" + node::ipc_directory() + "/127.0.0.1-" + std::to_string(port) + ".sock";
 }
 
 // An experiment on a small synthetic data set: each gradient takes microseconds.
