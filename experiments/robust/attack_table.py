@@ -9,7 +9,7 @@ peers only), as median [min, max]. "clean" is the run without an attacker.
   scripts/build.sh build
   /usr/bin/python3 experiments/robust/attack_table.py [--build build] [--runtime run|sim]
         [--seeds 1,2,3] [--iterations 1200] [--rules mean,median,trimmed_mean,clipped_0.1]
-        [--kinds clean,large,sign_flip,alie,noise,label_flip] [--json FILE]
+        [--kinds clean,large,sign_flip,alie,noise,label_flip] [--json FILE] [--plot PNG]
         [--peers 16 --random-regular 4 --attackers 2,9]
 
 Rules: mean, median, trimmed_mean, clipped (clipped_gossip, adaptive radius), clipped_R
@@ -95,6 +95,8 @@ def main():
     parser.add_argument("--rules", default="mean,median,trimmed_mean,clipped_0.1")
     parser.add_argument("--kinds", default=",".join(KINDS))
     parser.add_argument("--json", help="also write every run's accuracy to this file")
+    parser.add_argument("--plot", help="also draw the table (PNG): per attack, each rule's "
+                        "median with its min-max range")
     parser.add_argument("--peers", type=int, help="topology.peers (default: the quickstart's 8)")
     parser.add_argument("--random-regular", type=int, metavar="DEGREE",
                         help="a random regular graph of this degree instead of the ring")
@@ -141,6 +143,39 @@ def report(results, rules, kinds, seeds, args):
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
+    if args.plot:
+        plot(results, rules, kinds, where, args)
+
+
+def plot(results, rules, kinds, where, args):
+    """Grouped bars: per attack kind, each rule's median accuracy, min-max as error bars."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    width = 0.8 / len(rules)
+    fig, ax = plt.subplots(figsize=(max(7, 1.4 * len(kinds)), 4))
+    for i, rule in enumerate(rules):
+        medians, low, high = [], [], []
+        for kind in kinds:
+            values = sorted(100 * r["accuracy"] for r in results
+                            if r["rule"] == rule and r["kind"] == kind)
+            middle = values[len(values) // 2]
+            medians.append(middle)
+            low.append(middle - values[0])
+            high.append(values[-1] - middle)
+        xs = [k + (i - (len(rules) - 1) / 2) * width for k in range(len(kinds))]
+        ax.bar(xs, medians, width, yerr=[low, high], capsize=2, label=rule)
+    ax.set_xticks(range(len(kinds)))
+    ax.set_xticklabels(kinds)
+    ax.set_ylabel("honest mean model, test accuracy (%)")
+    ax.set_ylim(0, 100)
+    ax.set_title(f"{where}, attackers {args.attackers}, {args.iterations} iterations")
+    # Under the axis: inside, it would hide the low bars that matter most.
+    ax.legend(fontsize=8, ncol=min(len(rules), 5), loc="upper center",
+              bbox_to_anchor=(0.5, -0.1))
+    fig.tight_layout()
+    fig.savefig(args.plot, dpi=120)
+    print(f"plot: {args.plot}")
 
 
 if __name__ == "__main__":
