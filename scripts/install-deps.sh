@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ pkg-config git ccache
-  libeigen3-dev libzmq3-dev cppzmq-dev zlib1g-dev libtomlplusplus-dev libcli11-dev
+  libeigen3-dev libspectra-dev libzmq3-dev cppzmq-dev zlib1g-dev libtomlplusplus-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev clang-format
   python3 python3-matplotlib
   # TorchScript models ([model] kind = "torchscript", learning/torchscript/): libtorch, the

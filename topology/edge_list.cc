@@ -13,7 +13,7 @@ namespace fastk::topology {
 
 namespace {
 
-constexpr long long kMaxId = 1'000'000;
+constexpr long long kMaxId = kMaxPeers - 1;
 
 // The node count of a decentralizepy first line ("16"), or nullopt when `line` is not one
 // integer alone. Throws for a count no graph can have.
@@ -57,8 +57,12 @@ EdgePairs parse_edge_pairs(std::istream& in, const std::string& source, std::opt
                                   "'");
     }
     if (a < 0 || b < 0 || a > kMaxId || b > kMaxId) {
-      throw std::invalid_argument(where + ": peer ids must be in 0..1000000, got '" +
-                                  printable(line) + "'");
+      throw std::invalid_argument(where + ": peer ids must be in 0.." + std::to_string(kMaxId) +
+                                  ", got '" + printable(line) + "'");
+    }
+    if (static_cast<std::int64_t>(result.pairs.size()) >= kMaxEdges) {
+      throw std::invalid_argument(where + ": more than " + std::to_string(kMaxEdges) +
+                                  " edges; fastk reads graphs of at most that many");
     }
     if (peers && (a >= *peers || b >= *peers)) {
       throw std::invalid_argument(

@@ -13,8 +13,14 @@
 namespace fastk::topology {
 
 // Each round's W of a time-varying schedule is non-symmetric: its spectrum is a general
-// O(n^3) eigensolve per round, seconds each at a thousand peers, so above this it is skipped.
+// O(n^3) eigensolve per round, seconds each at a thousand peers, so above this it is skipped
+// (most are 1 anyway: one round leaves disagreement untouched somewhere), and the period's
+// product is solved iteratively instead of densely.
 inline constexpr int kMaxPeersForRoundSpectra = 512;
+// Steps (peers plus edge ends visited) the diameter's breadth-first searches may take on a
+// graph of 2,000 peers or more: a second or two here, 200 searches at 100,000 peers of
+// degree 4.
+inline constexpr double kDiameterWork = 1e8;
 
 struct TopologyFacts {
   int peers = 0;
@@ -23,7 +29,11 @@ struct TopologyFacts {
   int max_degree = 0;
   double mean_degree = 0;
   bool regular = false;
+  // Known for the regular families (closed_forms.h); else bounds from searches within
+  // kDiameterWork (Graph::diameter_bounds), equal, so exact, on every graph of fewer than
+  // 2,000 peers and on many larger ones.
   int diameter = 0;
+  int diameter_upper = 0;
   // Of the static W; time-varying: of every round's W(k), each problem prefixed "round k: ".
   MixingCheck mixing;
   // Static: the spectrum of W. Time-varying: of the product of one period's matrices, with

@@ -107,13 +107,39 @@ std::vector<int> Graph::distances_from(PeerId source) const {
   return dist;
 }
 
-int Graph::diameter() const {
-  int diameter = 0;
-  for (PeerId i = 0; i < size(); ++i) {
-    auto d = distances_from(i);
-    diameter = std::max(diameter, *std::max_element(d.begin(), d.end()));
+// iFUB (Crescenzi et al., 2013): the eccentricities of the peers farthest from a central root,
+// level by level from the outside in. Once levels >= i are done, every pair with a peer
+// there is at most `lower` apart and every other pair at most 2 (i - 1), so the diameter is
+// at most max(lower, 2 (i - 1)); the search stops when that equals `lower`. Random and
+// small-world graphs settle after a few searches; a budget bounds the rest.
+DiameterBounds Graph::diameter_bounds(int max_searches) const {
+  PeerId root = 0;
+  for (PeerId i = 1; i < size(); ++i) {
+    if (degree(i) > degree(root)) root = i;
   }
-  return diameter;
+  const std::vector<int> depth = distances_from(root);
+  const int height = *std::max_element(depth.begin(), depth.end());
+  std::vector<std::vector<PeerId>> levels(static_cast<std::size_t>(height) + 1);
+  for (PeerId i = 0; i < size(); ++i) levels[static_cast<std::size_t>(depth[i])].push_back(i);
+  DiameterBounds bounds{height, 2 * height};
+  int searches = 1;
+  for (int i = height; i >= 1; --i) {
+    for (PeerId v : levels[static_cast<std::size_t>(i)]) {
+      if (searches >= max_searches) {
+        bounds.upper = std::max(bounds.lower, std::min(bounds.upper, 2 * i));
+        return bounds;
+      }
+      const std::vector<int> d = distances_from(v);
+      bounds.lower = std::max(bounds.lower, *std::max_element(d.begin(), d.end()));
+      ++searches;
+    }
+    bounds.upper = std::max(bounds.lower, 2 * (i - 1));
+    if (bounds.lower >= 2 * (i - 1)) break;
+  }
+  bounds.upper = bounds.lower;
+  return bounds;
 }
+
+int Graph::diameter() const { return diameter_bounds(size() + 1).lower; }
 
 }  // namespace fastk::topology

@@ -11,10 +11,24 @@ namespace fastk::topology {
 
 using PeerId = int;
 
+// The largest graphs fastk builds. Nothing is n x n any more (mixing matrices are sparse,
+// spectra iterative above a few thousand peers); what bounds a graph is memory: about 40 bytes
+// per edge while a graph is built, and what each simulated peer holds (docs/simulation.md §7
+// has the measured bytes per peer). The limits refuse a typo (a million-peer complete graph,
+// 5e11 edges) at once instead of after minutes of allocation.
+inline constexpr int kMaxPeers = 1'000'000;
+inline constexpr std::int64_t kMaxEdges = 20'000'000;
+
 struct Edge {
   PeerId a = 0;
   PeerId b = 0;
   friend bool operator==(const Edge&, const Edge&) = default;
+};
+
+struct DiameterBounds {
+  int lower = 0;
+  int upper = 0;
+  bool exact() const { return lower == upper; }
 };
 
 // Immutable after construction. The constructor validates: at least one peer, ids in
@@ -38,8 +52,10 @@ class Graph {
   int min_degree() const;
   // Hop distances from `source` to every peer (BFS).
   std::vector<int> distances_from(PeerId source) const;
-  // Longest shortest path; O(n (n + m)).
+  // Longest shortest path, exact; O(n (n + m)) at worst, far less on most graphs.
   int diameter() const;
+  // Bounds on it from at most `max_searches` breadth-first searches (exact when equal).
+  DiameterBounds diameter_bounds(int max_searches) const;
 
  private:
   std::vector<std::vector<PeerId>> neighbors_;

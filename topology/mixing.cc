@@ -36,33 +36,51 @@ std::string to_string(WeightRule rule) {
   return "?";
 }
 
-Eigen::MatrixXd mixing_matrix(const Graph& graph, WeightRule rule) {
+namespace {
+
+// W_ij for a neighbour j of i under `rule` (not kFile).
+double rule_weight(const Graph& graph, WeightRule rule, PeerId i, PeerId j, int max_degree) {
+  switch (rule) {
+    case WeightRule::kMetropolisHastings:
+      return 1.0 / (1 + std::max(graph.degree(i), graph.degree(j)));
+    case WeightRule::kMaxDegree:
+      return 1.0 / (1 + max_degree);
+    case WeightRule::kUniform:
+      return 1.0 / (1 + graph.degree(i));
+    case WeightRule::kFile:
+      break;
+  }
+  throw std::invalid_argument("weight rule 'file' needs a matrix file (weights_file)");
+}
+
+}  // namespace
+
+MixingMatrix mixing_matrix(const Graph& graph, WeightRule rule) {
   const int n = graph.size();
   const int max_degree = graph.max_degree();
-  Eigen::MatrixXd w = Eigen::MatrixXd::Zero(n, n);
+  MixingMatrix w(n, n);
+  std::vector<int> per_row(static_cast<std::size_t>(n));
+  for (PeerId i = 0; i < n; ++i) per_row[static_cast<std::size_t>(i)] = graph.degree(i) + 1;
+  w.reserve(per_row);
   for (PeerId i = 0; i < n; ++i) {
+    // Summed in ascending j from 0, as the dense row sum of earlier versions added them (its
+    // zeros changed nothing), so every self weight keeps its bits.
+    double others = 0;
     for (PeerId j : graph.neighbors(i)) {
-      switch (rule) {
-        case WeightRule::kMetropolisHastings:
-          w(i, j) = 1.0 / (1 + std::max(graph.degree(i), graph.degree(j)));
-          break;
-        case WeightRule::kMaxDegree:
-          w(i, j) = 1.0 / (1 + max_degree);
-          break;
-        case WeightRule::kUniform:
-          w(i, j) = 1.0 / (1 + graph.degree(i));
-          break;
-        case WeightRule::kFile:
-          throw std::invalid_argument("weight rule 'file' needs a matrix file (weights_file)");
-      }
+      const double weight = rule_weight(graph, rule, i, j, max_degree);
+      w.insert(i, j) = weight;
+      others += weight;
     }
-    w(i, i) = 1.0 - w.row(i).sum();
+    w.insert(i, i) = 1.0 - others;
   }
+  w.makeCompressed();
   return w;
 }
 
-Eigen::MatrixXd parse_weight_matrix(std::istream& in, const std::string& source, int peers) {
-  Eigen::MatrixXd w(peers, peers);
+Eigen::MatrixXd dense(const MixingMatrix& w) { return Eigen::MatrixXd(w); }
+
+MixingMatrix parse_weight_matrix(std::istream& in, const std::string& source, int peers) {
+  std::vector<Eigen::Triplet<double>> entries;
   int row = 0;
   for_each_data_line(in, source, [&](const std::string& line, const std::string& where) {
     if (row >= peers) {
@@ -78,7 +96,7 @@ Eigen::MatrixXd parse_weight_matrix(std::istream& in, const std::string& source,
       if (end != token.c_str() + token.size() || !std::isfinite(value)) {
         throw std::invalid_argument(where + ": '" + printable(token) + "' is not a finite number");
       }
-      if (col < peers) w(row, col) = value;
+      if (col < peers && value != 0.0) entries.emplace_back(row, col, value);
       ++col;
     }
     if (col != peers) {
@@ -91,10 +109,12 @@ Eigen::MatrixXd parse_weight_matrix(std::istream& in, const std::string& source,
     throw std::invalid_argument(source + ": expected " + std::to_string(peers) + " rows, found " +
                                 std::to_string(row));
   }
+  MixingMatrix w(peers, peers);
+  w.setFromTriplets(entries.begin(), entries.end());
   return w;
 }
 
-Eigen::MatrixXd read_weight_matrix(const std::string& path, int peers) {
+MixingMatrix read_weight_matrix(const std::string& path, int peers) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot open weight-matrix file '" + path + "'");
   return parse_weight_matrix(in, path, peers);
@@ -110,9 +130,28 @@ std::string precise(double value) {
   return text;
 }
 
+std::string pair_text(int i, int j) {
+  return "(" + std::to_string(i) + ", " + std::to_string(j) + ")";
+}
+
+// One stored entry W_ij = value: its sign, whether i and j are neighbours, its mirror W_ji.
+void check_entry(const MixingMatrix& w, const Graph& graph, int i, int j, double value,
+                 double tolerance, MixingCheck& check) {
+  if (value < -tolerance && check.nonnegative) {
+    check.nonnegative = false;
+    check.errors.push_back("entry " + pair_text(i, j) + " is negative: " + precise(value));
+  }
+  if (i != j && std::abs(value) > tolerance && !graph.has_edge(i, j) && check.respects_graph) {
+    check.respects_graph = false;
+    check.errors.push_back("entry " + pair_text(i, j) + " = " + precise(value) + " but peers " +
+                           std::to_string(i) + " and " + std::to_string(j) + " are not neighbours");
+  }
+  if (std::abs(value - w.coeff(j, i)) > tolerance) check.symmetric = false;
+}
+
 }  // namespace
 
-MixingCheck check_mixing(const Eigen::MatrixXd& w, const Graph& graph, double tolerance,
+MixingCheck check_mixing(const MixingMatrix& w, const Graph& graph, double tolerance,
                          Stochastic needed) {
   MixingCheck check;
   const int n = graph.size();
@@ -123,25 +162,24 @@ MixingCheck check_mixing(const Eigen::MatrixXd& w, const Graph& graph, double to
                            " peers");
     return check;
   }
-  auto pair = [](int i, int j) { return "(" + std::to_string(i) + ", " + std::to_string(j) + ")"; };
   std::optional<std::pair<int, double>> off_row, off_column;  // the first not summing to 1
+  std::vector<double> column_sums(static_cast<std::size_t>(n), 0.0);
   for (int i = 0; i < n; ++i) {
-    const double row_sum = w.row(i).sum(), column_sum = w.col(i).sum();
+    double row_sum = 0;
+    for (MixingMatrix::InnerIterator it(w, i); it; ++it) {
+      const int j = static_cast<int>(it.col());
+      const double value = it.value();
+      row_sum += value;
+      column_sums[static_cast<std::size_t>(j)] += value;
+      check_entry(w, graph, i, j, value, tolerance, check);
+    }
     if (std::abs(row_sum - 1.0) > tolerance && !off_row) off_row = {i, row_sum};
-    if (std::abs(column_sum - 1.0) > tolerance && !off_column) off_column = {i, column_sum};
-    for (int j = 0; j < n; ++j) {
-      if (w(i, j) < -tolerance && check.nonnegative) {
-        check.nonnegative = false;
-        check.errors.push_back("entry " + pair(i, j) + " is negative: " + precise(w(i, j)));
-      }
-      if (i != j && std::abs(w(i, j)) > tolerance && !graph.has_edge(i, j) &&
-          check.respects_graph) {
-        check.respects_graph = false;
-        check.errors.push_back("entry " + pair(i, j) + " = " + precise(w(i, j)) + " but peers " +
-                               std::to_string(i) + " and " + std::to_string(j) +
-                               " are not neighbours");
-      }
-      if (std::abs(w(i, j) - w(j, i)) > tolerance) check.symmetric = false;
+  }
+  for (int j = 0; j < n; ++j) {
+    const double sum = column_sums[static_cast<std::size_t>(j)];
+    if (std::abs(sum - 1.0) > tolerance) {
+      off_column = {j, sum};
+      break;
     }
   }
   check.row_stochastic = !off_row;

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "third_party/eigen.h"
+#include "third_party/eigen_sparse.h"
 #include "topology/graph.h"
 
 namespace fastk::topology {
@@ -17,18 +17,27 @@ enum class WeightRule {
   kFile,                // an explicit matrix read from a file
 };
 
+// A mixing matrix W, stored sparse: row i holds W_ii and W_ij for i's neighbours, so it is
+// degree-sized per peer (a dense n x n matrix was 80 GB at 100,000 peers). Row-major, as the
+// protocol reads a peer's own row.
+using MixingMatrix = Eigen::SparseMatrix<double, Eigen::RowMajor>;
+
 // "metropolis_hastings", "max_degree", "uniform", "file"; throws std::invalid_argument.
 WeightRule parse_weight_rule(const std::string& name);
 std::string to_string(WeightRule rule);
 
 // Builds W for a rule other than kFile. Self weights take the remaining mass of each row.
-Eigen::MatrixXd mixing_matrix(const Graph& graph, WeightRule rule);
+MixingMatrix mixing_matrix(const Graph& graph, WeightRule rule);
 
-// Reads an n x n matrix: n lines of n numbers, '#' comments and blank lines allowed.
-// Throws std::invalid_argument (with file:line) for malformed rows and std::runtime_error
-// when the file cannot be opened. Validation against a graph is separate (check_mixing).
-Eigen::MatrixXd parse_weight_matrix(std::istream& in, const std::string& source, int peers);
-Eigen::MatrixXd read_weight_matrix(const std::string& path, int peers);
+// Reads an n x n matrix: n lines of n numbers, '#' comments and blank lines allowed; keeps
+// the non-zero entries. Throws std::invalid_argument (with file:line) for malformed rows and
+// std::runtime_error when the file cannot be opened. Validation against a graph is separate
+// (check_mixing).
+MixingMatrix parse_weight_matrix(std::istream& in, const std::string& source, int peers);
+MixingMatrix read_weight_matrix(const std::string& path, int peers);
+
+// The dense form, for tests and reports of small graphs.
+Eigen::MatrixXd dense(const MixingMatrix& w);
 
 // What a matrix satisfies. `errors` make it unusable for gossip on this graph (negative
 // entries, rows not summing to one, weight on a pair that is not an edge); `warnings` are
@@ -48,7 +57,8 @@ struct MixingCheck {
 // Which sums a gossip rule needs to be 1: the rows of W for plain averaging (a peer's own
 // weights), the columns for push-sum on a directed graph (a sender's shares).
 enum class Stochastic { kRows, kColumns };
-MixingCheck check_mixing(const Eigen::MatrixXd& w, const Graph& graph, double tolerance = 1e-9,
+// O(entries of W) time: every check reads only the stored (non-zero) entries.
+MixingCheck check_mixing(const MixingMatrix& w, const Graph& graph, double tolerance = 1e-9,
                          Stochastic needed = Stochastic::kRows);
 
 // A weights file (weights = "file") may have rows and columns that sum to 1 within this, so a

@@ -7,16 +7,18 @@
 
 namespace fastk::topology {
 
-Eigen::MatrixXd TopologySchedule::matrix(std::int64_t k) const {
+MixingMatrix TopologySchedule::matrix(std::int64_t k) const {
   const int n = size();
-  Eigen::MatrixXd w = Eigen::MatrixXd::Zero(n, n);
+  std::vector<Eigen::Triplet<double>> entries;
   for (PeerId i = 0; i < n; ++i) {
     RoundPeers r = round(i, k);
-    w(i, i) = r.self_weight;
+    entries.emplace_back(i, i, r.self_weight);
     for (std::size_t x = 0; x < r.receive_from.size(); ++x) {
-      w(i, r.receive_from[x]) += r.receive_weights[x];
+      entries.emplace_back(i, r.receive_from[x], r.receive_weights[x]);  // repeats are summed
     }
   }
+  MixingMatrix w(n, n);
+  w.setFromTriplets(entries.begin(), entries.end());
   return w;
 }
 
@@ -29,7 +31,7 @@ std::vector<PeerId> peers_over_rounds(const TopologySchedule& schedule, PeerId p
   return {peers.begin(), peers.end()};
 }
 
-StaticSchedule::StaticSchedule(Graph graph, Eigen::MatrixXd weights)
+StaticSchedule::StaticSchedule(Graph graph, MixingMatrix weights)
     : graph_(std::move(graph)), weights_(std::move(weights)), tree_(spanning_tree(graph_)) {
   if (weights_.rows() != graph_.size() || weights_.cols() != graph_.size()) {
     throw std::invalid_argument("StaticSchedule: weight matrix size does not match the graph");
@@ -42,8 +44,8 @@ RoundPeers StaticSchedule::round(PeerId peer, std::int64_t /*k*/) const {
   r.receive_from.assign(neighbors.begin(), neighbors.end());
   r.send_to = r.receive_from;
   r.receive_weights.reserve(neighbors.size());
-  for (PeerId j : neighbors) r.receive_weights.push_back(weights_(peer, j));
-  r.self_weight = weights_(peer, peer);
+  for (PeerId j : neighbors) r.receive_weights.push_back(weights_.coeff(peer, j));
+  r.self_weight = weights_.coeff(peer, peer);
   return r;
 }
 

@@ -7,8 +7,8 @@
 #include <optional>
 #include <vector>
 
-#include "third_party/eigen.h"
 #include "topology/graph.h"
+#include "topology/mixing.h"
 
 namespace fastk::topology {
 
@@ -34,8 +34,8 @@ class TopologySchedule {
   // The one undirected graph every round uses; nullptr when rounds differ or arcs are
   // directed.
   virtual const Graph* fixed_graph() const { return nullptr; }
-  // Dense W(k), for analysis and tests.
-  Eigen::MatrixXd matrix(std::int64_t k) const;
+  // W(k), for analysis and tests: O(n + entries) time and memory.
+  MixingMatrix matrix(std::int64_t k) const;
 };
 
 // Every peer `peer` receives from (`receive`) or sends to in some round of `schedule`, sorted.
@@ -44,7 +44,7 @@ std::vector<PeerId> peers_over_rounds(const TopologySchedule& schedule, PeerId p
 class StaticSchedule final : public TopologySchedule {
  public:
   // `weights` must be an n x n mixing matrix whose off-diagonal support lies on graph edges.
-  StaticSchedule(Graph graph, Eigen::MatrixXd weights);
+  StaticSchedule(Graph graph, MixingMatrix weights);
   int size() const override { return graph_.size(); }
   int period() const override { return 1; }
   RoundPeers round(PeerId peer, std::int64_t k) const override;
@@ -53,7 +53,7 @@ class StaticSchedule final : public TopologySchedule {
 
  private:
   Graph graph_;
-  Eigen::MatrixXd weights_;
+  MixingMatrix weights_;
   std::vector<std::vector<PeerId>> tree_;  // spanning_tree(graph_): one BFS, O(n + m)
 };
 

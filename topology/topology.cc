@@ -55,21 +55,64 @@ void resolve_grid_shape(TopologySpec& s) {
   s.peers = s.rows * s.cols;
 }
 
-// Mixing matrices are dense (n x n doubles: 32 MiB at the limit) and fastk topo's spectrum
-// takes O(n^3) time (seconds at the limit): a larger graph would run for minutes, or exhaust
-// memory, before saying anything.
-void check_size(std::int64_t peers) {
-  if (peers > kMaxPeers) {
-    throw std::invalid_argument(std::to_string(peers) + " peers: at most " +
-                                std::to_string(kMaxPeers) +
-                                " (mixing matrices are dense, n x n values, and their spectrum "
-                                "takes O(n^3) time)");
+// Refuses a graph above the limits (graph.h) before building it: the edges a family will
+// have, from its parameters (erdos_renyi: the expected number, with room for chance).
+void check_size(const TopologySpec& s) {
+  const std::int64_t n =
+      std::max<std::int64_t>({s.peers, std::int64_t{s.rows} * std::max(s.cols, 1), s.cols});
+  if (n > kMaxPeers) {
+    throw std::invalid_argument(std::to_string(n) + " peers: at most " + std::to_string(kMaxPeers) +
+                                " (topology.peers)");
+  }
+  int log2n = 0;
+  while ((std::int64_t{1} << log2n) < n) ++log2n;
+  double edges = 0;
+  switch (s.kind) {
+    case TopologyKind::kComplete:
+      edges = 0.5 * static_cast<double>(n) * static_cast<double>(n - 1);
+      break;
+    case TopologyKind::kExponential:
+    case TopologyKind::kOnePeerExponential:
+      edges = static_cast<double>(n) * log2n;
+      break;
+    case TopologyKind::kRandomRegular:
+      edges = 0.5 * static_cast<double>(n) * s.degree;
+      break;
+    case TopologyKind::kErdosRenyi:
+      edges = 0.6 * (s.probability > 0 ? s.probability : 1.0) * static_cast<double>(n) *
+              static_cast<double>(n - 1);
+      break;
+    case TopologyKind::kWattsStrogatz:
+      edges = 0.5 * static_cast<double>(n) * s.nearest;
+      break;
+    case TopologyKind::kRing:
+    case TopologyKind::kPath:
+    case TopologyKind::kStar:
+      edges = static_cast<double>(n);
+      break;
+    case TopologyKind::kTorus:
+    case TopologyKind::kGrid:
+      edges = 2.0 * static_cast<double>(n);
+      break;
+    case TopologyKind::kHypercube:
+      edges = 0.5 * static_cast<double>(n) * log2n;
+      break;
+    case TopologyKind::kEdgeList:  // its reader counts the lines
+      break;
+  }
+  if (edges > static_cast<double>(kMaxEdges)) {
+    throw std::invalid_argument(
+        to_string(s.kind) + " with " + std::to_string(n) + " peers would have about " +
+        std::to_string(static_cast<std::int64_t>(edges)) + " edges: at most " +
+        std::to_string(kMaxEdges) + " (fewer peers, or a sparser family)");
   }
 }
 
 Graph build_graph(TopologySpec& s) {
-  check_size(std::max<std::int64_t>(
-      {s.peers, std::int64_t{s.rows} * std::max(s.cols, 1), std::int64_t{s.cols}}));
+  if (s.kind == TopologyKind::kErdosRenyi && s.probability == 0 && s.peers > 1) {
+    s.probability = std::min(1.0, 2.0 * std::log(static_cast<double>(s.peers)) / s.peers);
+  }
+  check_size(s);
   switch (s.kind) {
     case TopologyKind::kRing:
       return ring(s.peers);
@@ -100,9 +143,6 @@ Graph build_graph(TopologySpec& s) {
     case TopologyKind::kRandomRegular:
       return random_regular(s.peers, s.degree, s.seed);
     case TopologyKind::kErdosRenyi:
-      if (s.probability == 0 && s.peers > 1) {
-        s.probability = std::min(1.0, 2.0 * std::log(static_cast<double>(s.peers)) / s.peers);
-      }
       return erdos_renyi(s.peers, s.probability, s.seed);
     case TopologyKind::kWattsStrogatz:
       return watts_strogatz(s.peers, s.nearest, s.rewire, s.seed);
@@ -113,7 +153,6 @@ Graph build_graph(TopologySpec& s) {
             "in a config");
       }
       Graph g = read_edge_list(s.file, s.peers > 0 ? std::optional<int>(s.peers) : std::nullopt);
-      check_size(g.size());
       s.peers = g.size();
       return g;
     }
@@ -153,7 +192,6 @@ Topology build_directed(TopologySpec& s) {
   }
   EdgePairs arcs =
       read_edge_pairs(s.file, s.peers > 0 ? std::optional<int>(s.peers) : std::nullopt);
-  check_size(arcs.peers);
   s.peers = arcs.peers;
   std::shared_ptr<DirectedSchedule> schedule;
   try {
@@ -162,7 +200,7 @@ Topology build_directed(TopologySpec& s) {
     throw std::invalid_argument(s.file + ": " + e.what());
   }
   Graph graph = underlying_graph(arcs.peers, arcs.pairs);
-  Eigen::MatrixXd w = schedule->matrix(0);
+  MixingMatrix w = schedule->matrix(0);
   return Topology{s, std::move(graph), std::move(w), std::move(schedule)};
 }
 
@@ -174,10 +212,10 @@ Topology build_topology(const TopologySpec& spec) {
   Graph graph = build_graph(resolved);
   if (resolved.kind == TopologyKind::kOnePeerExponential) {
     auto schedule = std::make_shared<OnePeerExponentialSchedule>(graph.size());
-    Eigen::MatrixXd w0 = schedule->matrix(0);
+    MixingMatrix w0 = schedule->matrix(0);
     return Topology{resolved, std::move(graph), std::move(w0), std::move(schedule)};
   }
-  Eigen::MatrixXd w;
+  MixingMatrix w;
   if (resolved.weights == WeightRule::kFile) {
     if (resolved.weights_file.empty()) {
       throw std::invalid_argument("weights = \"file\" needs weights_file");

@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "third_party/eigen.h"
 #include "topology/graph.h"
 #include "topology/mixing.h"
 #include "topology/schedule.h"
@@ -59,17 +58,15 @@ struct TopologySpec {
 struct Topology {
   TopologySpec spec;  // as resolved (derived rows/cols/probability filled in)
   Graph graph;        // union of all edges used by the schedule (directed: arcs as edges)
-  // Static W; for time-varying schedules, W at round 0.
-  Eigen::MatrixXd weights;
+  // Static W; for time-varying schedules, W at round 0. Sparse: degree-sized rows.
+  MixingMatrix weights;
   std::shared_ptr<const TopologySchedule> schedule;
   bool time_varying() const { return schedule->period() > 1; }
   bool directed() const { return spec.directed; }
 };
 
-// The most peers a topology may have: its mixing matrix is dense (topology.cc, check_size).
-inline constexpr int kMaxPeers = 2048;
-
-// Throws std::invalid_argument naming the parameter to fix (more than kMaxPeers peers too),
+// Throws std::invalid_argument naming the parameter to fix (more than kMaxPeers peers or
+// kMaxEdges edges too, graph.h),
 // std::runtime_error for unreadable files. Weight matrices with errors (see check_mixing) are
 // rejected here.
 Topology build_topology(const TopologySpec& spec);

@@ -85,6 +85,12 @@ std::pair<topology::TopologySpec, coding::NeighbourhoodCodeSpec> topo_specs(CLI:
 void run_topo(CLI::App& cmd, const TopoOptions& o) {
   const auto [spec, code] = topo_specs(cmd, o);
   topology::Topology topology = topology::build_topology(spec);
+  if (o.matrix && topology.graph.size() > topology::kDenseSpectrumPeers) {
+    throw std::invalid_argument(
+        "--matrix prints W as n x n numbers, " + std::to_string(topology.graph.size()) +
+        " peers here; it is for at most " + std::to_string(topology::kDenseSpectrumPeers) +
+        " (--json gives the edges; their weights are W_ij = --dot's labels)");
+  }
   topology::TopologyFacts facts = topology::analyze(topology, o.eps);
   std::optional<coding::Placement> placement;
   if (code.scheme != coding::Scheme::kNone) {

@@ -1,5 +1,7 @@
 #include "node/report/topology_report.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iomanip>
 #include <nlohmann/json.hpp>
@@ -13,6 +15,20 @@ using topology::TopologyKind;
 std::string fixed(double v, int digits = 4) {
   std::ostringstream s;
   s << std::fixed << std::setprecision(digits) << v;
+  return s.str();
+}
+
+// A lambda near 1 (a large ring: 1 - 1.3e-9) with the digits that show how near.
+std::string lambda_text(double lambda) {
+  const double gap = 1.0 - lambda;
+  if (!(gap > 0 && gap < 1e-3)) return fixed(lambda);
+  return fixed(lambda, std::min(15, 3 + static_cast<int>(std::ceil(-std::log10(gap)))));
+}
+
+std::string gap_text(double gap) {
+  if (!(gap > 0 && gap < 1e-3)) return fixed(gap);
+  std::ostringstream s;
+  s << std::setprecision(3) << gap;
   return s.str();
 }
 
@@ -71,7 +87,11 @@ void write_topology_text(std::ostream& out, const topology::Topology& t,
   }
   row("degree") << "min " << f.min_degree << ", max " << f.max_degree << ", mean "
                 << fixed(f.mean_degree, 2) << (f.regular ? " (regular)" : "") << "\n";
-  row("diameter") << f.diameter << "\n";
+  row("diameter") << f.diameter;
+  if (f.diameter_upper > f.diameter) {
+    out << " to " << f.diameter_upper << " (bounds: exact takes a search from most peers)";
+  }
+  out << "\n";
   row("weights") << describe_weights(t.spec, f) << "\n";
   for (const auto& e : f.mixing.errors) row("  error") << e << "\n";
   for (const auto& w : f.mixing.warnings) row("  note") << w << "\n";
@@ -90,7 +110,8 @@ void write_topology_text(std::ostream& out, const topology::Topology& t,
   }
   if (f.period > 1) {
     row("schedule") << "time-varying, period " << f.period << " rounds\n";
-    row("lambda") << fixed(f.spectrum.lambda) << " over one period, " << fixed(f.lambda_per_round)
+    row("lambda") << lambda_text(f.spectrum.lambda) << " over one period, "
+                  << lambda_text(f.lambda_per_round)
                   << " per round on average (second-largest eigenvalue modulus)\n";
     row("per round");
     for (std::size_t k = 0; k < f.round_lambdas.size(); ++k) {
@@ -102,9 +123,10 @@ void write_topology_text(std::ostream& out, const topology::Topology& t,
       out << "  (lambda of each round's W alone)\n";
     }
   } else {
-    row("lambda") << fixed(f.spectrum.lambda) << " (second-largest eigenvalue modulus of W)\n";
+    row("lambda") << lambda_text(f.spectrum.lambda)
+                  << " (second-largest eigenvalue modulus of W)\n";
   }
-  row("gap") << fixed(1.0 - f.lambda_per_round) << " (spectral gap 1 - lambda"
+  row("gap") << gap_text(1.0 - f.lambda_per_round) << " (spectral gap 1 - lambda"
              << (f.period > 1 ? " per round" : "") << ")\n";
   std::ostringstream eps;
   eps << std::setprecision(3) << f.eps;
@@ -116,6 +138,16 @@ void write_topology_text(std::ostream& out, const topology::Topology& t,
                         : std::string())
                 << " to shrink disagreement by " << eps.str() << "\n";
   const auto& ev = f.spectrum.eigenvalues;
+  if (!f.spectrum.complete) {
+    row("eigenvalues");
+    for (std::size_t i = 0; i < ev.size(); ++i) {
+      out << (i ? " " : "")
+          << (ev[i].imag() == 0 && i > 0 ? lambda_text(ev[i].real()) : format_eigenvalue(ev[i]));
+    }
+    out << "  (the largest of " << f.peers << ", " << f.spectrum.method
+        << (f.period > 1 ? ", of the period product" : "") << ")\n";
+    return;
+  }
   row("eigenvalues");
   const std::size_t shown = 8;
   for (std::size_t i = 0; i < ev.size(); ++i) {
@@ -142,6 +174,7 @@ void write_topology_json(std::ostream& out, const topology::Topology& t,
                  {"mean", f.mean_degree},
                  {"regular", f.regular}};
   j["diameter"] = f.diameter;
+  j["diameter_upper"] = f.diameter_upper;
   j["weights"] = {{"rule", f.period > 1 ? "one_peer" : to_string(t.spec.weights)},
                   {"symmetric", f.mixing.symmetric},
                   {"row_stochastic", f.mixing.row_stochastic},
@@ -158,6 +191,8 @@ void write_topology_json(std::ostream& out, const topology::Topology& t,
   j["spectral_gap"] = 1.0 - f.lambda_per_round;
   j["eps"] = f.eps;
   j["rounds_to_eps"] = f.rounds_to_eps ? nlohmann::ordered_json(*f.rounds_to_eps) : nullptr;
+  j["spectrum_method"] = f.spectrum.method;
+  j["eigenvalues_complete"] = f.spectrum.complete;
   auto& ev = j["eigenvalues"] = nlohmann::ordered_json::array();
   for (auto v : f.spectrum.eigenvalues) {
     if (f.spectrum.real) {
@@ -170,8 +205,9 @@ void write_topology_json(std::ostream& out, const topology::Topology& t,
   for (const auto& e : t.graph.edges()) edges.push_back({e.a, e.b});
   if (with_matrix) {
     auto& m = j["matrix"] = nlohmann::ordered_json::array();
-    for (int i = 0; i < t.weights.rows(); ++i) {
-      std::vector<double> r(t.weights.row(i).begin(), t.weights.row(i).end());
+    const Eigen::MatrixXd w = topology::dense(t.weights);
+    for (int i = 0; i < w.rows(); ++i) {
+      std::vector<double> r(w.row(i).begin(), w.row(i).end());
       m.push_back(r);
     }
   }
@@ -185,7 +221,8 @@ void write_topology_dot(std::ostream& out, const topology::Topology& t) {
     out << "  node [shape=circle];\n";
     for (int i = 0; i < t.graph.size(); ++i) {
       for (int j : t.schedule->round(i, 0).receive_from) {
-        out << "  " << j << " -> " << i << " [label=\"" << fixed(t.weights(i, j), 3) << "\"];\n";
+        out << "  " << j << " -> " << i << " [label=\"" << fixed(t.weights.coeff(i, j), 3)
+            << "\"];\n";
       }
     }
     out << "}\n";
@@ -196,18 +233,18 @@ void write_topology_dot(std::ostream& out, const topology::Topology& t) {
   for (int i = 0; i < t.graph.size(); ++i) out << "  " << i << ";\n";
   for (const auto& e : t.graph.edges()) {
     out << "  " << e.a << " -- " << e.b;
-    if (!t.time_varying()) out << " [label=\"" << fixed(t.weights(e.a, e.b), 3) << "\"]";
+    if (!t.time_varying()) out << " [label=\"" << fixed(t.weights.coeff(e.a, e.b), 3) << "\"]";
     out << ";\n";
   }
   out << "}\n";
 }
 
-void write_weight_matrix(std::ostream& out, const Eigen::MatrixXd& w) {
+void write_weight_matrix(std::ostream& out, const topology::MixingMatrix& w) {
   for (int i = 0; i < w.rows(); ++i) {
     // Every digit (%.17g), so that --weights-file reads the printed W back exactly.
     for (int j = 0; j < w.cols(); ++j) {
       char text[32];
-      std::snprintf(text, sizeof text, "%.17g", w(i, j));
+      std::snprintf(text, sizeof text, "%.17g", w.coeff(i, j));
       out << (j ? " " : "") << text;
     }
     out << "\n";

@@ -18,7 +18,7 @@ void write_topology_json(std::ostream& out, const topology::Topology& topology,
 // Edges labelled with their mixing weight W_ij.
 void write_topology_dot(std::ostream& out, const topology::Topology& topology);
 // W as n rows of n numbers (the format `weights = "file"` reads back).
-void write_weight_matrix(std::ostream& out, const Eigen::MatrixXd& w);
+void write_weight_matrix(std::ostream& out, const topology::MixingMatrix& w);
 
 // "torus 4x4", "random_regular d=4 seed=1", ...
 std::string describe_spec(const topology::TopologySpec& spec);

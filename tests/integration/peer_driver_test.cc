@@ -440,7 +440,7 @@ TEST(OutboundQueue, KeepsAsManyModelsPerNeighbourAsTheProtocolNeeds) {
   EXPECT_EQ(superseded, 4u);
   // What the protocol asks of its runtime.
   const auto schedule = std::make_shared<topology::StaticSchedule>(
-      topology::Graph(2, {{0, 1}}), Eigen::MatrixXd::Constant(2, 2, 0.5));
+      topology::Graph(2, {{0, 1}}), Eigen::MatrixXd::Constant(2, 2, 0.5).sparseView());
   const auto kept = [&](consensus::PolicyKind kind, int staleness, bool push_sum) {
     consensus::ProtocolConfig config;
     config.policy.kind = kind;

@@ -39,10 +39,10 @@ TEST(PeerProtocol, WaitingForEveryNeighbourUsesExactlyW) {
     EXPECT_EQ(r.backups, 0);
     double sum = r.self_weight;
     for (std::size_t u = 0; u < r.used.size(); ++u) {
-      EXPECT_DOUBLE_EQ(r.used_weights[u], topo.weights(r.peer, r.used[u]));
+      EXPECT_DOUBLE_EQ(r.used_weights[u], topo.weights.coeff(r.peer, r.used[u]));
       sum += r.used_weights[u];
     }
-    EXPECT_NEAR(r.self_weight, topo.weights(r.peer, r.peer), 1e-15);
+    EXPECT_NEAR(r.self_weight, topo.weights.coeff(r.peer, r.peer), 1e-15);
     EXPECT_NEAR(sum, 1.0, 1e-12);
   };
   net.start();
@@ -112,8 +112,8 @@ TEST(PeerProtocol, ALinkKeepsItsOrderSoFullStaysExactUnderJitter) {
 // step's state (momentum, Nesterov, warm-up and schedules, weight decay) learning::Sgd on the
 // same gradients, in either update order.
 TEST(PeerProtocol, WithOnePeerItIsTheCentralizedOptimizer) {
-  auto schedule = std::make_shared<topology::StaticSchedule>(topology::Graph(1, {}),
-                                                             Eigen::MatrixXd::Identity(1, 1));
+  auto schedule = std::make_shared<topology::StaticSchedule>(
+      topology::Graph(1, {}), Eigen::MatrixXd::Identity(1, 1).sparseView());
   const learning::OptimizerSpec plain{.lr = 0.05};
   const std::vector<learning::OptimizerSpec> optimizers = {
       plain,

@@ -19,7 +19,7 @@ DirectedSchedule example() { return DirectedSchedule(4, {{0, 1}, {1, 2}, {2, 3},
 
 TEST(DirectedSchedule, SendersSplitTheirMassSoColumnsSumToOne) {
   const DirectedSchedule s = example();
-  const Eigen::MatrixXd w = s.matrix(0);
+  const Eigen::MatrixXd w = dense(s.matrix(0));
   for (int j = 0; j < 4; ++j) EXPECT_NEAR(w.col(j).sum(), 1.0, 1e-12) << "column " << j;
   EXPECT_NEAR(w.row(2).sum(), 1.0 / 3 + 1.0 / 2 + 1.0 / 2, 1e-12);  // rows need not sum to 1
   const RoundPeers r = s.round(2, 0);

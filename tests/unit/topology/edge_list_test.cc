@@ -72,7 +72,7 @@ TEST(EdgeList, EdgesBeyondTheDeclaredCountAndBadCountsAreNamed) {
   EXPECT_THAT(error_of("4\n0 1\n1 2\n2 3\n", 6),
               HasSubstr("edges.txt:1: the file declares 4 nodes on its first line, but 6 peers "
                         "were asked for (topology.peers)"));
-  EXPECT_THAT(error_of("0\n"), HasSubstr("edges.txt:1: a node count must be in 1..1000001"));
+  EXPECT_THAT(error_of("0\n"), HasSubstr("edges.txt:1: a node count must be in 1..1000000"));
   EXPECT_THAT(error_of("-3\n0 1\n"), HasSubstr("edges.txt:1: a node count must be in"));
   // Only the first line may be a count.
   EXPECT_THAT(error_of("3\n0 1\n2\n"), HasSubstr("edges.txt:3: expected two peer ids"));

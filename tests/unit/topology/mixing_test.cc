@@ -14,11 +14,11 @@ using ::testing::HasSubstr;
 
 TEST(Mixing, MetropolisHastingsOnAStar) {
   Graph g = star(4);  // hub degree 3, leaves degree 1
-  Eigen::MatrixXd w = mixing_matrix(g, WeightRule::kMetropolisHastings);
-  EXPECT_DOUBLE_EQ(w(0, 1), 0.25);
-  EXPECT_DOUBLE_EQ(w(0, 0), 0.25);
-  EXPECT_DOUBLE_EQ(w(1, 1), 0.75);
-  EXPECT_DOUBLE_EQ(w(1, 2), 0.0);
+  MixingMatrix w = mixing_matrix(g, WeightRule::kMetropolisHastings);
+  EXPECT_DOUBLE_EQ(w.coeff(0, 1), 0.25);
+  EXPECT_DOUBLE_EQ(w.coeff(0, 0), 0.25);
+  EXPECT_DOUBLE_EQ(w.coeff(1, 1), 0.75);
+  EXPECT_DOUBLE_EQ(w.coeff(1, 2), 0.0);
   MixingCheck c = check_mixing(w, g);
   EXPECT_TRUE(c.usable());
   EXPECT_TRUE(c.symmetric);
@@ -28,17 +28,17 @@ TEST(Mixing, MetropolisHastingsOnAStar) {
 
 TEST(Mixing, MaxDegreeUsesTheLargestDegree) {
   Graph g = star(5);
-  Eigen::MatrixXd w = mixing_matrix(g, WeightRule::kMaxDegree);
-  EXPECT_DOUBLE_EQ(w(2, 0), 0.2);
-  EXPECT_DOUBLE_EQ(w(2, 2), 0.8);
+  MixingMatrix w = mixing_matrix(g, WeightRule::kMaxDegree);
+  EXPECT_DOUBLE_EQ(w.coeff(2, 0), 0.2);
+  EXPECT_DOUBLE_EQ(w.coeff(2, 2), 0.8);
   EXPECT_TRUE(check_mixing(w, g).symmetric);
 }
 
 TEST(Mixing, UniformIsNotSymmetricOnIrregularGraphsAndSaysSo) {
   Graph g = star(4);
-  Eigen::MatrixXd w = mixing_matrix(g, WeightRule::kUniform);
-  EXPECT_DOUBLE_EQ(w(0, 1), 0.25);
-  EXPECT_DOUBLE_EQ(w(1, 0), 0.5);
+  MixingMatrix w = mixing_matrix(g, WeightRule::kUniform);
+  EXPECT_DOUBLE_EQ(w.coeff(0, 1), 0.25);
+  EXPECT_DOUBLE_EQ(w.coeff(1, 0), 0.5);
   MixingCheck c = check_mixing(w, g);
   EXPECT_TRUE(c.usable());
   EXPECT_TRUE(c.row_stochastic);
@@ -59,7 +59,7 @@ TEST(Mixing, DoublyStochasticWithoutSymmetryIsNoWarning) {
       0.5, 0.5, 0, 0,   //
       0, 0.5, 0.5, 0,   //
       0, 0, 0.5, 0.5;
-  MixingCheck c = check_mixing(w, g);
+  MixingCheck c = check_mixing(w.sparseView(), g);
   EXPECT_TRUE(c.usable());
   EXPECT_FALSE(c.symmetric);
   EXPECT_TRUE(c.row_stochastic);
@@ -73,7 +73,7 @@ TEST(Mixing, CheckReportsEveryKindOfError) {
   w << 0.5, 0.5, 0.0,  //
       0.6, 0.6, -0.2,  // negative, still sums to 1
       0.1, 0.4, 0.4;   // weight on non-edge (2, 0); sums to 0.9
-  MixingCheck c = check_mixing(w, g);
+  MixingCheck c = check_mixing(w.sparseView(), g);
   EXPECT_FALSE(c.usable());
   EXPECT_FALSE(c.nonnegative);
   EXPECT_FALSE(c.respects_graph);
@@ -83,13 +83,14 @@ TEST(Mixing, CheckReportsEveryKindOfError) {
   EXPECT_THAT(all, HasSubstr("row 2 sums to 0.9"));
   EXPECT_THAT(all, HasSubstr("(1, 2) is negative"));
   EXPECT_THAT(all, HasSubstr("are not neighbours"));
-  EXPECT_THAT(check_mixing(Eigen::MatrixXd::Identity(2, 2), g).errors[0], HasSubstr("2x2"));
+  EXPECT_THAT(check_mixing(Eigen::MatrixXd::Identity(2, 2).sparseView(), g).errors[0],
+              HasSubstr("2x2"));
 }
 
 TEST(Mixing, ParsesAMatrixFileWithComments) {
   std::istringstream in("# W for a path of 2\n0.5 0.5\n\n0.5 0.5  # row 1\n");
-  Eigen::MatrixXd w = parse_weight_matrix(in, "w.txt", 2);
-  EXPECT_DOUBLE_EQ(w(1, 0), 0.5);
+  MixingMatrix w = parse_weight_matrix(in, "w.txt", 2);
+  EXPECT_DOUBLE_EQ(w.coeff(1, 0), 0.5);
 }
 
 TEST(Mixing, MalformedMatrixFilesNameTheLine) {

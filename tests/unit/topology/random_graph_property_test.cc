@@ -21,7 +21,7 @@ void check_properties(const Graph& g, const std::string& what) {
   ASSERT_GE(g.size(), 1);
   EXPECT_EQ(connected_components(g.size(), g.edges()).size(), 1u) << what;
   for (WeightRule rule : {WeightRule::kMetropolisHastings, WeightRule::kMaxDegree}) {
-    Eigen::MatrixXd w = mixing_matrix(g, rule);
+    MixingMatrix w = mixing_matrix(g, rule);
     MixingCheck c = check_mixing(w, g);
     EXPECT_TRUE(c.usable()) << what;
     EXPECT_TRUE(c.symmetric) << what;
