@@ -11,6 +11,7 @@ void ArrivalWindow::begin(std::int64_t k, double start_s, std::span<const PeerId
   entry.start_s = start_s;
   entry.neighbours.assign(neighbours.begin(), neighbours.end());
   entry.delay_s.resize(neighbours.size());
+  entry.by_message.assign(neighbours.size(), false);
   for (std::size_t j = 0; j < neighbours.size(); ++j) {
     if (already_arrived[j]) entry.delay_s[j] = 0.0;
   }
@@ -26,12 +27,18 @@ void ArrivalWindow::gradient_done(std::int64_t k, double done_s) {
 }
 
 void ArrivalWindow::message(PeerId from, std::int64_t tag, double now_s) {
-  for (auto& e : entries_) {
-    if (e.k > tag) continue;
-    for (std::size_t j = 0; j < e.neighbours.size(); ++j) {
-      if (e.neighbours[j] == from && !e.delay_s[j]) {
-        e.delay_s[j] = std::max(0.0, now_s - e.start_s);
-      }
+  // Newest first: once an entry has `from`'s delay from a message, so has every older one
+  // (that message went through all of them, and entries are only added at the new end), so
+  // the walk stops there instead of visiting the whole window per message. A delay that
+  // begin() set (a fresh model already there) says nothing about older entries: the walk
+  // goes on past it.
+  for (auto e = entries_.rbegin(); e != entries_.rend(); ++e) {
+    if (e->k > tag) continue;
+    for (std::size_t j = 0; j < e->neighbours.size(); ++j) {
+      if (e->neighbours[j] != from) continue;
+      if (e->by_message[j]) return;
+      if (!e->delay_s[j]) e->delay_s[j] = std::max(0.0, now_s - e->start_s);
+      e->by_message[j] = true;
     }
   }
 }

@@ -56,6 +56,7 @@ class ArrivalWindow {
     double start_s = 0;
     std::optional<double> gradient_s;            // own compute time tau(k)
     std::vector<PeerId> neighbours;              // receive_from of round k
+    std::vector<bool> by_message;                // the delay came from message() (its walk)
     std::vector<std::optional<double>> delay_s;  // A_j, aligned with neighbours
   };
   int capacity_;

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <numeric>
 
+#include "consensus/params.h"
+
 namespace fastk::consensus {
 
 std::string_view to_string(DropCause cause) {
@@ -44,6 +46,15 @@ bool all_finite(std::span<const float> values) {
     carries |= (bits & kExponent) + kExponentOne;
   }
   return (carries & 0x80000000u) == 0;
+}
+
+bool ParamBuffer::all_finite() const {
+  std::int8_t known = finite_.load(std::memory_order_relaxed);
+  if (known == kUnknown) {
+    known = consensus::all_finite(values()) ? 1 : 0;
+    finite_.store(known, std::memory_order_relaxed);
+  }
+  return known == 1;
 }
 
 }  // namespace fastk::consensus

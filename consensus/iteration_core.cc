@@ -116,7 +116,7 @@ std::optional<DropCause> IterationCore::unusable(PeerId from, std::int64_t tag,
   if (slot_of(from) < 0) return DropCause::kNotNeighbour;
   if (tag < 0 || tag >= config_.iterations) return DropCause::kTagOutOfRange;
   if (!params || params->values().size() != size) return DropCause::kWrongSize;
-  if (!all_finite(params->values())) return DropCause::kNonFinite;
+  if (!params->all_finite()) return DropCause::kNonFinite;
   return std::nullopt;
 }
 

@@ -8,6 +8,8 @@
 // neighbours read.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <span>
@@ -18,8 +20,23 @@ namespace fastk::consensus {
 
 class ParamBuffer {
  public:
+  ParamBuffer() = default;
+  ParamBuffer(const ParamBuffer&) = delete;
+  ParamBuffer& operator=(const ParamBuffer&) = delete;
   virtual ~ParamBuffer() = default;
   virtual std::span<const float> values() const = 0;
+  // Whether every value is finite (what a receiver checks before using a model), scanned once
+  // per content and remembered: in the simulator every neighbour shares the sender's buffer,
+  // and scanning it once per receiver was 9% of a 20,000-peer simulation.
+  bool all_finite() const;
+
+ protected:
+  // The values are being rewritten (MutableParamBuffer::mutable_values): forget the verdict.
+  void forget_finite() const { finite_.store(kUnknown, std::memory_order_relaxed); }
+
+ private:
+  static constexpr std::int8_t kUnknown = -1;
+  mutable std::atomic<std::int8_t> finite_{kUnknown};
 };
 
 using Params = std::shared_ptr<const ParamBuffer>;
@@ -28,7 +45,13 @@ using Params = std::shared_ptr<const ParamBuffer>;
 class MutableParamBuffer : public ParamBuffer {
  public:
   // Only for the owner, while nobody else holds the buffer.
-  virtual std::span<float> mutable_values() = 0;
+  std::span<float> mutable_values() {
+    forget_finite();
+    return writable_values();
+  }
+
+ protected:
+  virtual std::span<float> writable_values() = 0;
 };
 
 // Gives the protocol a buffer of the model's size that nobody else holds, or nullptr to
@@ -40,9 +63,9 @@ class VectorParams final : public MutableParamBuffer {
  public:
   explicit VectorParams(std::vector<float> values) : values_(std::move(values)) {}
   std::span<const float> values() const override { return values_; }
-  std::span<float> mutable_values() override { return values_; }
 
  private:
+  std::span<float> writable_values() override { return values_; }
   std::vector<float> values_;
 };
 

@@ -126,6 +126,8 @@ void VirtualNetwork::execute(PeerId peer, Actions& actions) {
 }
 
 void VirtualNetwork::start_gradient(PeerId peer, const StartGradient& request) {
+  // The last update's gradient is no longer read: a real peer computes the next one into it.
+  gradients_.recycle(peers_[static_cast<std::size_t>(peer)]->release_gradient());
   gradients_.begin(peer, request);
   // Coded peers without split batches do `work` gradients' worth of compute. On a measured
   // machine the gradient is CPU work (more when it also yields statistics) and what a

@@ -65,6 +65,9 @@ class GradientSource {
   virtual void begin(PeerId peer, const StartGradient& request) = 0;
   // Called at the virtual time the gradient is done; returns the gradient begun for k.
   virtual GradientResult collect(PeerId peer, std::int64_t k) = 0;
+  // A gradient vector the protocol no longer needs (PeerProtocol::release_gradient), for a
+  // later gradient to be computed into; a source may keep it or drop it.
+  virtual void recycle(std::vector<float> /*gradient*/) {}
   // The losses a StartValidation asks for (consensus/actions.h), computed when it starts
   // (the simulator charges their time through MachineCosts::loss_cpu_s_per_sample).
   virtual std::vector<double> losses(PeerId peer, const StartValidation& request) = 0;

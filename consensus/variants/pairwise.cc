@@ -134,7 +134,7 @@ std::optional<DropCause> Pairwise::unusable(const AveragingArrived& m) const {
   if ((request && !m.params) || (m.params && m.params->values().size() != parameters)) {
     return DropCause::kWrongSize;
   }
-  if (m.params && !all_finite(m.params->values())) return DropCause::kNonFinite;
+  if (m.params && !m.params->all_finite()) return DropCause::kNonFinite;
   return std::nullopt;
 }
 

@@ -31,11 +31,17 @@ GradientWorkers::~GradientWorkers() {
 void GradientWorkers::compute(learning::Model& model, Task& task) {
   training::GradientStep step =
       task.partition_batches.empty()
-          ? training::compute_gradient(model, train_, task.batch, task.params->values(), task.stats)
+          ? training::compute_gradient(model, train_, task.batch, task.params->values(), task.stats,
+                                       std::move(task.buffer))
           : training::compute_partition_gradients(model, train_, task.partition_batches,
                                                   task.params->values());
   task.loss = step.loss;
   task.result = std::move(step.result);
+}
+
+void GradientWorkers::recycle(std::vector<float> gradient) {
+  if (gradient.empty() || spare_gradients_.size() >= samples_.size()) return;
+  spare_gradients_.push_back(std::move(gradient));
 }
 
 void GradientWorkers::begin(int peer, const consensus::StartGradient& request) {
@@ -45,6 +51,10 @@ void GradientWorkers::begin(int peer, const consensus::StartGradient& request) {
   task->k = k;
   task->params = request.params;
   task->stats = request.gradient_stats;
+  if (request.partitions.empty() && !spare_gradients_.empty()) {
+    task->buffer = std::move(spare_gradients_.back());
+    spare_gradients_.pop_back();
+  }
   training::PeerSamples& samples = samples_.at(static_cast<std::size_t>(peer));
   if (request.partitions.empty()) {
     task->batch = samples.to_rows(samples.own.next());

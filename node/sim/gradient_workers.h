@@ -40,6 +40,9 @@ class GradientWorkers final : public simulation::GradientSource {
   void begin(int peer, const consensus::StartGradient& request) override;
   consensus::GradientResult collect(int peer, std::int64_t k) override;
   std::vector<double> losses(int peer, const consensus::StartValidation& request) override;
+  // Kept for a later plain gradient to be computed into (at most one per peer in all: a
+  // gradient per peer is what 100,000 simulated peers can afford, two is not).
+  void recycle(std::vector<float> gradient) override;
   // Mini-batch loss of the gradient last collected for `peer`.
   double last_loss(int peer) const { return last_loss_[static_cast<std::size_t>(peer)]; }
 
@@ -51,6 +54,7 @@ class GradientWorkers final : public simulation::GradientSource {
     std::vector<std::int64_t> batch;
     std::vector<std::vector<std::int64_t>> partition_batches;  // coded: one per partition
     bool stats = false;                                        // GradientStats too
+    std::vector<float> buffer;                                 // recycled, to compute into
     bool done = false;
     double loss = 0;
     consensus::GradientResult result;
@@ -62,6 +66,7 @@ class GradientWorkers final : public simulation::GradientSource {
   std::vector<training::PeerSamples> samples_;
   std::vector<std::unique_ptr<learning::Model>> models_;  // one per thread (index 0: caller)
   std::vector<double> last_loss_;
+  std::vector<std::vector<float>> spare_gradients_;  // recycled; taken in begin()
   std::map<std::pair<int, std::int64_t>, std::unique_ptr<Task>> tasks_;
 
   std::mutex mutex_;

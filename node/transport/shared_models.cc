@@ -117,7 +117,7 @@ class OwnModelSlots::Slot final : public consensus::MutableParamBuffer {
   Slot(std::shared_ptr<SharedRegion> region, std::size_t index, std::size_t floats)
       : region_(std::move(region)), index_(index), values_(region_->values(index), floats) {}
   std::span<const float> values() const override { return values_; }
-  std::span<float> mutable_values() override { return values_; }
+  std::span<float> writable_values() override { return values_; }
 
   std::shared_ptr<SharedRegion> region_;
   std::size_t index_;

@@ -25,7 +25,7 @@ class PoolBuffer final : public MutableParamBuffer {
  public:
   PoolBuffer(int pool, std::size_t floats) : pool_(pool), values_(floats, kGarbage) {}
   std::span<const float> values() const override { return values_; }
-  std::span<float> mutable_values() override { return values_; }
+  std::span<float> writable_values() override { return values_; }
   int pool() const { return pool_; }
 
  private:
