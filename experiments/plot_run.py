@@ -9,8 +9,10 @@ per peer and iteration) and writes into RUN_DIR:
   accuracy_loss.png   test accuracy and loss of the mean model against time and iterations
   backups.png         heat maps, peers against iterations: backups (neighbours the policy
                       decided not to wait for) and used (neighbour models actually mixed),
-                      each cell the mean over a block of iterations
-  waiting.png         share of time each peer spent waiting for neighbours
+                      each cell the mean over a block of iterations (above 256 peers, 256 of
+                      them evenly spaced, as the title says)
+  waiting.png         share of time each peer spent waiting for neighbours (above 256 peers,
+                      a histogram over every peer)
   neighbours.png      who waited for whom (from neighbours.csv, up to 64 peers): how often
                       each neighbour's model was the last one a peer waited for after its own
                       gradient, and how often it was mixed at all
@@ -21,6 +23,7 @@ disk) ends the script with exit code 1 and a line naming the file.
 import csv
 import os
 import sys
+from array import array
 from collections import defaultdict
 
 import matplotlib
@@ -29,9 +32,58 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+# Peers drawn one per row (heat maps) or bar (waiting); above, a sample or a histogram.
+MAX_PEERS_DRAWN = 256
+
+
 def read_csv(path):
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
+
+
+class PeerIterations:
+    """What the plots need of one peer's rows of iterations.csv, compactly: a simulation of
+    100,000 peers writes ten million rows, which as dictionaries would take tens of GB."""
+
+    def __init__(self):
+        self.backups = array("i")
+        self.used = array("i")
+        self.first_start_s = None
+        self.last_update_s = 0.0
+        self.waited_s = 0.0
+
+    def __len__(self):
+        return len(self.backups)
+
+
+def read_iterations(path):
+    """Streams iterations.csv into a PeerIterations per peer."""
+    by_peer = defaultdict(PeerIterations)
+    with open(path, newline="") as f:
+        rows = csv.reader(f)
+        header = next(rows, None)
+        if header is None:
+            return by_peer
+        at = {name: i for i, name in enumerate(header)}
+        peer, backups, used = at["peer"], at["backups"], at["used"]
+        start, update, wait = at["start_s"], at["update_s"], at["wait_s"]
+        for row in rows:
+            p = by_peer[int(row[peer])]
+            p.backups.append(int(row[backups]))
+            p.used.append(int(row[used]))
+            if p.first_start_s is None:
+                p.first_start_s = float(row[start])
+            p.last_update_s = float(row[update])
+            p.waited_s += float(row[wait])
+    return by_peer
+
+
+def drawn_peers(by_peer):
+    """Every peer up to MAX_PEERS_DRAWN, else that many evenly spaced."""
+    peers = sorted(by_peer)
+    if len(peers) <= MAX_PEERS_DRAWN:
+        return peers
+    return [peers[i * len(peers) // MAX_PEERS_DRAWN] for i in range(MAX_PEERS_DRAWN)]
 
 
 def save(fig, run_dir, name):
@@ -65,21 +117,22 @@ def plot_accuracy(run_dir, evaluation):
     save(fig, run_dir, "accuracy_loss.png")
 
 
-def iteration_blocks(by_peer, columns=100):
-    """Per peer, the mean of "backups" and of "used" over blocks of iterations: one line per
-    peer and at most `columns` blocks, the same blocks for every peer (a peer that did fewer
-    iterations has empty cells at the end)."""
-    longest = max(len(rows) for rows in by_peer.values())
+def iteration_blocks(by_peer, peers, columns=100):
+    """Per peer drawn, the mean of "backups" and of "used" over blocks of iterations: one line
+    per peer and at most `columns` blocks, the same blocks for every peer (a peer that did
+    fewer iterations has empty cells at the end)."""
+    longest = max(len(by_peer[p]) for p in peers)
     block = max(1, -(-longest // columns))  # ceiling: at most `columns` blocks
     width = -(-longest // block)
     nan = float("nan")
     maps = {"backups": [], "used": []}
-    for _, rows in sorted(by_peer.items()):
+    for peer in peers:
         for column, cells in maps.items():
+            values = getattr(by_peer[peer], column)
             line = [nan] * width
-            for b in range(0, len(rows), block):
-                values = [int(r[column]) for r in rows[b:b + block]]
-                line[b // block] = sum(values) / len(values)
+            for b in range(0, len(values), block):
+                chunk = values[b:b + block]
+                line[b // block] = sum(chunk) / len(chunk)
             cells.append(line)
     return maps, block, width
 
@@ -88,8 +141,8 @@ def plot_backups(run_dir, by_peer):
     """Peers (rows) against iterations (columns), colour the neighbours each iteration left
     as backups and the ones it mixed: one row per peer stays readable at 64 peers, where
     one line per peer did not at 8."""
-    maps, block, width = iteration_blocks(by_peer)
-    peers = sorted(by_peer)
+    peers = drawn_peers(by_peer)
+    maps, block, width = iteration_blocks(by_peer, peers)
     top = max(1, max(max(v for v in line if v == v) for line in maps["used"] + maps["backups"]))
     fig, axes = plt.subplots(2, 1, figsize=(11, min(12, 3 + 0.35 * len(peers))), sharex=True)
     extent = (0, width * block, len(peers) - 0.5, -0.5)
@@ -98,7 +151,8 @@ def plot_backups(run_dir, by_peer):
     for ax, column in zip(axes, ("backups", "used")):
         image = ax.imshow(maps[column], aspect="auto", interpolation="nearest", cmap="viridis",
                           vmin=0, vmax=top, extent=extent)
-        ax.set_title(f"{titles[column]} (mean per iteration over blocks of {block})",
+        sample = "" if len(peers) == len(by_peer) else f"; {len(peers)} of {len(by_peer)} peers"
+        ax.set_title(f"{titles[column]} (mean per iteration over blocks of {block}{sample})",
                      fontsize=10)
         ax.set_ylabel("peer")
         step = max(1, len(peers) // 16)
@@ -115,13 +169,17 @@ def plot_waiting(run_dir, by_peer):
     peers = sorted(by_peer)
     share = []
     for peer in peers:
-        rows = by_peer[peer]
-        elapsed = float(rows[-1]["update_s"]) - float(rows[0]["start_s"])
-        waited = sum(float(r["wait_s"]) for r in rows)
-        share.append(100 * waited / elapsed if elapsed > 0 else 0)
-    ax.bar([str(p) for p in peers], share)
-    ax.set_xlabel("peer")
-    ax.set_ylabel("time waiting for neighbours (%)")
+        p = by_peer[peer]
+        elapsed = p.last_update_s - p.first_start_s
+        share.append(100 * p.waited_s / elapsed if elapsed > 0 else 0)
+    if len(peers) <= MAX_PEERS_DRAWN:
+        ax.bar([str(p) for p in peers], share)
+        ax.set_xlabel("peer")
+        ax.set_ylabel("time waiting for neighbours (%)")
+    else:
+        ax.hist(share, bins=50)
+        ax.set_xlabel("time waiting for neighbours (%)")
+        ax.set_ylabel(f"peers (of {len(peers)})")
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     save(fig, run_dir, "waiting.png")
@@ -172,12 +230,9 @@ def plot_neighbours(run_dir, rows):
 
 
 def main(run_dir):
-    iterations = read_csv(os.path.join(run_dir, "iterations.csv"))
-    if not iterations:
+    by_peer = read_iterations(os.path.join(run_dir, "iterations.csv"))
+    if not by_peer:
         sys.exit(f"plot_run: {run_dir}/iterations.csv has no rows")
-    by_peer = defaultdict(list)
-    for row in iterations:
-        by_peer[int(row["peer"])].append(row)
     written = []
     eval_path = os.path.join(run_dir, "evaluation.csv")
     evaluation = read_csv(eval_path) if os.path.exists(eval_path) else []

@@ -51,6 +51,13 @@ void print_summary(const sim::SimulationResult& r, const std::filesystem::path& 
   std::printf("ended by: %s\n", r.end.c_str());
   if (!r.finished) std::printf("warning: the peers got stuck before any stop rule applied\n");
   std::printf("outputs: %s\n", folder.string().c_str());
+  const std::size_t with_files = r.summary["per_peer"].size();
+  if (with_files < static_cast<std::size_t>(r.peers)) {
+    std::printf(
+        "peer files (peers/, per_peer, peer_accuracy.csv): %zu of %d peers, evenly "
+        "spaced (sim.peer_files)\n",
+        with_files, r.peers);
+  }
 }
 
 void run_sim(const SimOptions& o) {

@@ -20,6 +20,7 @@
 #include "node/sim/gradient_workers.h"
 #include "node/stragglers/delay_model.h"
 #include "node/training/peer_trainer.h"
+#include "simulation/model_pool.h"
 #include "simulation/virtual_network.h"
 
 namespace fastk::node::sim {
@@ -141,6 +142,14 @@ metrics::PeerReport peer_report(const simulation::VirtualNetwork& net, const Sim
   return r;
 }
 
+// The peers that get files: every one, or sim.peer_files of them evenly spaced.
+std::vector<int> peers_with_files(int n, int limit) {
+  std::vector<int> chosen;
+  const std::int64_t count = std::min(n, limit);
+  for (std::int64_t i = 0; i < count; ++i) chosen.push_back(static_cast<int>(i * n / count));
+  return chosen;
+}
+
 // Where real peers put theirs, each peer's files: peers/peer-<i>/model-final.f32 (raw
 // float32, so that a simulation and a real run of one config can be compared byte for byte)
 // and summary.json with the own final model's test figures (one evaluation per peer, as a
@@ -152,7 +161,7 @@ nlohmann::ordered_json write_peer_files(const simulation::VirtualNetwork& net,
                                         const learning::Dataset& test,
                                         const std::filesystem::path& folder) {
   auto summaries = nlohmann::ordered_json::array();
-  for (int i = 0; i < net.size(); ++i) {
+  for (const int i : peers_with_files(net.size(), in.sim.peer_files)) {
     const auto dir = metrics::peer_folder(folder, i);
     std::filesystem::create_directories(dir);
     const consensus::Params final_model = net.peer(i).debiased_model();
@@ -239,14 +248,21 @@ void write_resolved_config(const std::filesystem::path& path, const SimulationIn
   metrics::write_json_file(path, j);
 }
 
-// One protocol state machine per peer, all starting from `initial`.
+// One protocol state machine per peer, all starting from `initial`, writing their models into
+// buffers of one pool (simulation/model_pool.h).
 std::vector<std::unique_ptr<consensus::PeerProtocol>> make_peers(
     const topology::Topology& topo, const consensus::ProtocolConfig& protocol,
     const std::vector<float>& initial) {
   std::vector<std::unique_ptr<consensus::PeerProtocol>> peers;
   const consensus::Params start = consensus::make_params(initial);
+  std::shared_ptr<simulation::ModelPool> models;
   for (int i = 0; i < topo.graph.size(); ++i) {
     peers.push_back(std::make_unique<consensus::PeerProtocol>(i, topo.schedule, protocol, start));
+    // The protocol's state may be longer than the model (push-sum adds its weight).
+    if (!models) {
+      models = std::make_shared<simulation::ModelPool>(peers.back()->model()->values().size());
+    }
+    peers.back()->set_buffer_source(models->source());
   }
   return peers;
 }
@@ -281,6 +297,23 @@ std::int64_t add_outcome(const simulation::VirtualNetwork& net, const metrics::R
   return dropped;
 }
 
+// A label_flip attacker's rows: only it samples them (unless peers share samples: refused).
+void flip_attackers_labels(const consensus::ProtocolConfig& protocol,
+                           const learning::Partition& partition, learning::Dataset& train) {
+  const int n = partition.peers();
+  for (int p = 0; p < n; ++p) {
+    if (training::flips_labels(protocol, p)) {
+      if (training::peers_share_samples(n, train.size())) {
+        throw std::invalid_argument(
+            "[attack] kind = \"label_flip\": " + std::to_string(n) + " peers share the " +
+            std::to_string(train.size()) +
+            " training samples, so a flipping peer would flip its honest group-mates' too");
+      }
+      training::flip_labels(train, partition.peer_indices[static_cast<std::size_t>(p)]);
+    }
+  }
+}
+
 }  // namespace
 
 SimulationResult simulate(const SimulationInputs& in, const std::filesystem::path& folder,
@@ -289,17 +322,13 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
   const double interval_s = evaluation_interval_s(in, /*tell=*/true);
   const topology::Topology topo = topology::build_topology(in.topology);
   const int n = topo.graph.size();
-
   learning::TrainTest data = learning::load_data(in.data);
-  const learning::Partition partition = training::partition_training_set(
-      data.train.labels, data.train.classes, data.train.size(), in.data, n);
+  const learning::Partition partition =
+      training::partition_training_set(data.train.labels, data.train.classes, data.train.size(),
+                                       in.data, n, in.optimizer.batch_size);
   const consensus::ProtocolConfig protocol =
       protocol_config(in.consensus, in.run, in.optimizer, in.cluster, PeerRuntime::kSimulated);
-  for (int p = 0; p < n; ++p) {  // a label_flip attacker's rows: only it samples them
-    if (training::flips_labels(protocol, p)) {
-      training::flip_labels(data.train, partition.peer_indices[static_cast<std::size_t>(p)]);
-    }
-  }
+  flip_attackers_labels(protocol, partition, data.train);
   std::unique_ptr<learning::Model> model =
       training::make_training_model(in.model, in.data, data.train);
   std::vector<float> initial(model->num_parameters());

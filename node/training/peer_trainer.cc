@@ -35,13 +35,34 @@ std::uint64_t peer_seed(std::uint64_t seed, int peer) {
 
 learning::Partition partition_training_set(std::span<const std::int32_t> labels, int classes,
                                            std::int64_t samples, const learning::DataSpec& spec,
-                                           int peers) {
+                                           int peers, int batch_size) {
+  // More peers than samples (100,000 simulated peers on Fashion-MNIST's 60,000): the
+  // partition is made for as many groups as can each fill a batch, and peer i trains on group
+  // i mod groups; group-mates draw from the same rows of the one data set in memory.
+  const bool shared = peers_share_samples(peers, samples);
+  const int groups =
+      shared ? static_cast<int>(std::max<std::int64_t>(1, samples / std::max(1, batch_size)))
+             : peers;
   learning::Partition partition =
-      learning::make_partition(labels, classes, samples, peers, spec.partition, spec.seed);
-  for (int i = 0; i < peers; ++i) {
-    if (partition.peer_indices[static_cast<std::size_t>(i)].empty()) {
+      learning::make_partition(labels, classes, samples, groups, spec.partition, spec.seed);
+  for (int i = 0; i < groups; ++i) {
+    if (!partition.peer_indices[static_cast<std::size_t>(i)].empty()) continue;
+    if (!shared) {
       throw std::invalid_argument("peer " + std::to_string(i) +
                                   " got no training samples from the partition (data.partition)");
+    }
+    throw std::invalid_argument(
+        "group " + std::to_string(i) + " of " + std::to_string(groups) +
+        " got no training samples from the partition (data.partition): " + std::to_string(peers) +
+        " peers share " + std::to_string(samples) +
+        " samples in groups of a batch each; an iid partition or a larger batch fills every "
+        "group");
+  }
+  if (shared) {
+    partition.peer_indices.resize(static_cast<std::size_t>(peers));
+    for (int i = groups; i < peers; ++i) {
+      partition.peer_indices[static_cast<std::size_t>(i)] =
+          partition.peer_indices[static_cast<std::size_t>(i % groups)];
     }
   }
   return partition;
@@ -85,7 +106,8 @@ PeerTrainer::PeerTrainer(const learning::DataSpec& data, const learning::ModelSp
   std::optional<PeerSamples> samples;
   learning::PeerData mine = learning::load_peer_data(
       data, [&](std::span<const std::int32_t> labels, int classes, std::int64_t count) {
-        const learning::Partition all = partition_training_set(labels, classes, count, data, peers);
+        const learning::Partition all =
+            partition_training_set(labels, classes, count, data, peers, optimizer.batch_size);
         samples = peer_samples(all, peer, stored, optimizer.batch_size, optimizer.seed);
         return samples->rows;
       });

@@ -40,10 +40,14 @@ std::unique_ptr<learning::Model> make_training_model(const learning::ModelSpec& 
 std::uint64_t peer_seed(std::uint64_t seed, int peer);
 
 // The partition of a training set (its labels, classes and size) over `peers`; throws
-// std::invalid_argument naming the peer if one gets no samples.
+// std::invalid_argument naming the peer if one gets no samples. With more peers than
+// samples, peer i gets the indices of group i mod (samples / batch_size), a partition over
+// that many groups (docs/simulation.md §7).
 learning::Partition partition_training_set(std::span<const std::int32_t> labels, int classes,
                                            std::int64_t samples, const learning::DataSpec& spec,
-                                           int peers);
+                                           int peers, int batch_size);
+// Whether peers share their samples (more peers than samples).
+inline bool peers_share_samples(int peers, std::int64_t samples) { return peers > samples; }
 
 // What an [attack] kind = "label_flip" attacker trains on (consensus/attack.h): the label y
 // of each of `rows` of `data` becomes classes - 1 - y. Throws std::invalid_argument for

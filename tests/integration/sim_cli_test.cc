@@ -404,3 +404,36 @@ TEST_F(SimCli, ReproductionShapeErrorResetRescuesTopKOnNonIidData) {
 }
 
 }  // namespace
+
+namespace {
+
+// 1,000 peers on 600 samples: peers share groups of samples, sim.peer_files picks evenly
+// spaced peers for the per-peer files, and the plots draw a sample of peers.
+TEST_F(SimCli, ALargeRunSharesSamplesAndWritesFilesForASampleOfPeers) {
+  const std::string path = config("large", "[sim]\npeer_files = 10\n");
+  const auto r = run_fastk("sim " + path + " --set topology.peers=1000 --set run.iterations=3");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output,
+              HasSubstr("peer files (peers/, per_peer, peer_accuracy.csv): 10 of 1000 peers"));
+  const fs::path run = dir_ / "large-sim";
+  int folders = 0;
+  for (const auto& entry : fs::directory_iterator(run / "peers")) {
+    (void)entry;
+    ++folders;
+  }
+  EXPECT_EQ(folders, 10);
+  EXPECT_TRUE(fs::exists(run / "peers" / "peer-0" / "model-final.f32"));
+  EXPECT_TRUE(fs::exists(run / "peers" / "peer-900" / "model-final.f32"));
+  EXPECT_FALSE(fs::exists(run / "peers" / "peer-1"));
+  EXPECT_THAT(read(run / "summary.json"), HasSubstr("\"peers_reported\": 1000"));
+  EXPECT_TRUE(fs::exists(run / "backups.png")) << r.output;
+  EXPECT_TRUE(fs::exists(run / "waiting.png")) << r.output;
+  // A label-flipping peer would flip its group-mates' labels too: refused, saying why.
+  const auto flip = run_fastk("sim --no-plots " +
+                              config("flip", "[attack]\npeers = [1]\nkind = \"label_flip\"\n") +
+                              " --set topology.peers=1000 --set run.iterations=3");
+  EXPECT_NE(flip.exit_code, 0);
+  EXPECT_THAT(flip.output, HasSubstr("share the 600 training samples"));
+}
+
+}  // namespace
