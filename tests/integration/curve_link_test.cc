@@ -106,13 +106,17 @@ TEST(CurveLinks, ASenderWithoutTheRunsKeysReachesNothingAndIsCounted) {
     return counts.count(cause) ? counts.at(cause) : 0;
   };
   {
+    // Each forged message is queued at once, while its connection is still in its handshake.
+    // libzmq ends a connection for good when its handshake fails, and a send after that
+    // finds nowhere to queue: so try_send, whose failure (the handshake already refused)
+    // is as good an outcome as a success.
     testing::RawSender plain(run.peers[0]->endpoint(), 500ms);
+    (void)plain.try_send(forged_nan);
     testing::RawSender keyed(
         run.peers[0]->endpoint(), 500ms,
         testing::CurveClient{server, stranger.public_key, stranger.secret_key});
-    plain.send(forged_nan);
-    keyed.send(forged_huge);
-    // Until both handshakes were refused (each sender keeps trying), at most 10 s.
+    (void)keyed.try_send(forged_huge);
+    // Until both handshakes were refused, at most 10 s.
     Inbox in;
     const auto give_up = std::chrono::steady_clock::now() + 10s;
     while ((refused("unknown key") == 0 || refused("bad handshake") == 0) &&

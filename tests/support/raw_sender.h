@@ -34,6 +34,9 @@ class RawSender {
     // Retry the connection every 10 ms (ZeroMQ's default is 100 ms), so a peer that starts
     // listening is reached soon after, well within a short run.
     socket_.set(zmq::sockopt::reconnect_ivl, 10);
+    // A PUSH socket whose only connection ended blocks a send for ever: libzmq (4.3) drops
+    // a connection for good after a failed handshake. send() gives up after this long.
+    socket_.set(zmq::sockopt::sndtimeo, static_cast<int>(kSendTimeout.count()));
     if (curve) {
       socket_.set(zmq::sockopt::curve_serverkey, curve->server_public);
       socket_.set(zmq::sockopt::curve_publickey, curve->own_public);
@@ -65,10 +68,13 @@ class RawSender {
     }
     return events_;
   }
+  // Queues the message, waiting at most kSendTimeout for a connection to take it.
   void send(const Frames& frames) {
     for (std::size_t i = 0; i < frames.size(); ++i) {
       auto flags = i + 1 < frames.size() ? zmq::send_flags::sndmore : zmq::send_flags::none;
-      ASSERT_TRUE(socket_.send(zmq::buffer(frames[i].data(), frames[i].size()), flags));
+      ASSERT_TRUE(socket_.send(zmq::buffer(frames[i].data(), frames[i].size()), flags))
+          << "the raw sender could not queue frame " << i << " within " << kSendTimeout.count()
+          << " ms: no connection takes it";
     }
   }
   // Never blocks: false when the message could not be queued (no connection yet, or the
@@ -83,6 +89,7 @@ class RawSender {
   }
 
  private:
+  static constexpr std::chrono::milliseconds kSendTimeout{5000};
   zmq::context_t context_{1};
   zmq::socket_t socket_;
   std::optional<zmq::socket_t> monitor_;
