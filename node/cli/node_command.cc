@@ -143,12 +143,41 @@ void run_node(const NodeOptions& o) {
   metrics::IterationCsv iterations((dir / "iterations.csv").string(), o.resume,
                                    config.run.neighbours_csv);
   SnapshotWriter snapshots(dir, o.resume);
+  // arrivals.csv: when the protocol took each neighbour's message, for `fastk sim --replay`
+  // (docs/simulation.md §8); kept with neighbours.csv, off with it.
+  // timers.csv: when each timer the protocol armed fired.
+  std::optional<metrics::ResumableCsv> arrivals, timers;
+  if (config.run.neighbours_csv) {
+    arrivals.emplace((dir / "arrivals.csv").string(),
+                     std::vector<std::string>{"peer", "tag", "from", "at_s", "bye"}, o.resume);
+    timers.emplace((dir / "timers.csv").string(),
+                   std::vector<std::string>{"peer", "iteration", "at_s"}, o.resume);
+  } else {
+    std::error_code ignored;  // an earlier run's would pass for this one's
+    std::filesystem::remove(dir / "arrivals.csv", ignored);
+    std::filesystem::remove(dir / "timers.csv", ignored);
+  }
 
   peer::PeerHooks hooks;
   hooks.on_iteration = [&](const consensus::IterationRecord& r, double loss) {
     iterations.write(r, loss);
   };
-  hooks.on_checkpoint = [&] { iterations.flush(); };
+  hooks.on_arrival = [&](int from, std::int64_t tag, double at_s, bool bye) {
+    if (!arrivals) return;
+    metrics::CsvWriter& row = arrivals->rows_of(tag);
+    row << options.peer << tag << from << at_s << static_cast<int>(bye);
+    row.end_row();
+  };
+  hooks.on_timer = [&](std::int64_t k, double at_s) {
+    if (!timers) return;
+    metrics::CsvWriter& row = timers->rows_of(k);
+    row << options.peer << k << at_s;
+    row.end_row();
+  };
+  hooks.on_checkpoint = [&] {
+    iterations.flush();
+    if (arrivals) arrivals->flush(), timers->flush();
+  };
   hooks.on_began = [&](const peer::IterationStart& start) {
     metrics::write_json_file(dir / kBeganFile,
                              {{"unix_s", start.unix_s}, {"monotonic_s", start.monotonic_s}});
@@ -163,6 +192,7 @@ void run_node(const NodeOptions& o) {
   peer::PeerReport r = peer::run_peer(config, options, hooks, requests);
   r.peak_rss_mib = peak_rss_mib();
   iterations.flush();
+  if (arrivals) arrivals->flush(), timers->flush();
   metrics::write_model(dir / "model-final.f32", r.final_model);
   metrics::write_json_file(dir / "summary.json", metrics::to_json(r));
   remove_restart_files(dir);  // the peer has ended for good: its summary says how

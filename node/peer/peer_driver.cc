@@ -126,6 +126,12 @@ void PeerDriver::iterate() {
   const double began_unix_s = unix_now_s();
   const IterationStart start = report_.began(began_s_, began_unix_s, settings_.began_before);
   if (!settings_.began_before && parts_.hooks.on_began) parts_.hooks.on_began(start);
+  if (parts_.hooks.on_arrival) {
+    for (const auto& a : early_arrivals_) {
+      parts_.hooks.on_arrival(a.from, a.tag, a.at_s - report_.began_s(), a.bye);
+    }
+  }
+  early_arrivals_.clear();
   budget_from_s_ = start.monotonic_s -
                    std::chrono::duration<double>(settings_.origin.time_since_epoch()).count();
   rendezvous_.started(began_s_);
@@ -205,7 +211,13 @@ void PeerDriver::step(int wait_ms) {
     timers_.pop();
     due = true;
   }
-  if (due) parts_.protocol.handle(now_s(), consensus::TimerFired{}, actions);
+  if (due) {
+    const double now = now_s();
+    if (parts_.hooks.on_timer && phase_ == Phase::kIterating) {
+      parts_.hooks.on_timer(parts_.protocol.iteration(), now - report_.began_s());
+    }
+    parts_.protocol.handle(now, consensus::TimerFired{}, actions);
+  }
   execute(actions);
 }
 
@@ -248,9 +260,25 @@ void PeerDriver::dispatch(transport::ReceivedMessage message) {
 
 void PeerDriver::hand_to_protocol(consensus::Message message) {
   if (phase_ == Phase::kGoodbye) return;
+  // One reading of the clock: the time recorded is the time the protocol was given.
+  const double now = now_s();
+  note_arrival(message, now);
   consensus::Actions actions;
-  parts_.protocol.handle(now_s(), consensus::as_input(std::move(message)), actions);
+  parts_.protocol.handle(now, consensus::as_input(std::move(message)), actions);
   execute(actions);
+}
+
+// When the protocol took each neighbour's message: with its sender's iteration starts, the
+// time each link took, as `fastk sim --replay` re-enacts it.
+void PeerDriver::note_arrival(const consensus::Message& message, double now) {
+  if (!parts_.hooks.on_arrival) return;
+  const int from = static_cast<int>(consensus::sender(message));
+  const bool bye = std::holds_alternative<consensus::NeighbourLeft>(message);
+  if (phase_ == Phase::kStartingUp) {
+    early_arrivals_.push_back({from, consensus::tag_of(message), now, bye});
+  } else {
+    parts_.hooks.on_arrival(from, consensus::tag_of(message), now - report_.began_s(), bye);
+  }
 }
 
 void PeerDriver::execute(const consensus::Actions& actions) {

@@ -32,6 +32,7 @@
 #include <ostream>
 #include <queue>
 #include <string>
+#include <vector>
 
 #include "consensus/peer_protocol.h"
 #include "node/metrics/run_metrics.h"
@@ -107,6 +108,7 @@ class PeerDriver {
   void receive(std::chrono::milliseconds timeout);
   void dispatch(transport::ReceivedMessage message);
   void hand_to_protocol(consensus::Message message);
+  void note_arrival(const consensus::Message& message, double now);
   void execute(const consensus::Actions& actions);
   void send_model(const consensus::SendParams& s);
   void send_coded(const consensus::SendCoded& s);
@@ -132,6 +134,14 @@ class PeerDriver {
   std::unique_ptr<SharedModelReader> no_shared_models_;  // when parts_ has none
   SharedModelReader* shared_models_ = nullptr;
   std::priority_queue<double, std::vector<double>, std::greater<>> timers_;
+  // Arrivals during the start-up (protocol clock), told once the files' clock is known.
+  struct EarlyArrival {
+    int from;
+    std::int64_t tag;
+    double at_s;
+    bool bye;
+  };
+  std::vector<EarlyArrival> early_arrivals_;
   RunReport report_;
   double began_s_ = 0;
   double budget_from_s_ = 0;  // duration_s counts from here (an earlier process's start)

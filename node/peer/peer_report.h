@@ -35,6 +35,13 @@ struct PeerHooks {
       on_snapshot;
   // The first iteration begins (not called for a peer that continues an earlier start).
   std::function<void(const IterationStart&)> on_began;
+  // A neighbour's message (a goodbye too) went into the protocol at `at_s` (the records'
+  // clock; negative: during the start-up): what `fastk sim --replay` re-enacts its link by
+  // (docs/simulation.md §8).
+  // `bye`: the message was the neighbour's goodbye.
+  std::function<void(int from, std::int64_t tag, double at_s, bool bye)> on_arrival;
+  // A timer the protocol armed fired (the loop wakes up in whole milliseconds), at `at_s`.
+  std::function<void(std::int64_t iteration, double at_s)> on_timer;
   // A checkpoint is about to be saved: what the files hold must reach the disk first, so a
   // peer resumed from it finds every row before its iteration.
   std::function<void()> on_checkpoint;

@@ -50,6 +50,8 @@ class RunReport {
                   const SharedModelReader& shared);
   PeerProgress progress() const;
   std::int64_t iterations() const { return report_.iterations; }
+  // The protocol-clock time the files' times count from (valid after began()).
+  double began_s() const { return began_s_; }
   bool finished() const { return report_.finished; }
   PeerReport take() { return std::move(report_); }
 

@@ -142,6 +142,8 @@ nlohmann::ordered_json write_run_results(RunResultsInput in) {
   }
   merge_peer_csv(run_dir, "iterations.csv", n, in.keep_peer_csv);
   merge_peer_csv(run_dir, "neighbours.csv", n, in.keep_peer_csv);
+  merge_peer_csv(run_dir, "arrivals.csv", n, in.keep_peer_csv);
+  merge_peer_csv(run_dir, "timers.csv", n, in.keep_peer_csv);
   const double wall_s =
       in.launch_started
           ? std::chrono::duration<double>(std::chrono::steady_clock::now() - *in.launch_started)
