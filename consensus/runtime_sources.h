@@ -24,6 +24,13 @@ class DelaySource {
   // Travel time of the tag-k message from `from` to `to` (a message still arrives after the
   // one sent before it on the same link: links keep their order).
   virtual double link_delay_s(PeerId from, PeerId to, std::int64_t k) = 0;
+  // How late peer's timer armed for `at_s` fires: none in the simulator, but a real peer's
+  // loop waits in whole milliseconds, and a replay of one (node/sim/trace_delays.h) fires
+  // each timer when the record's did.
+  virtual double timer_latency_s(PeerId /*peer*/, double /*at_s*/) { return 0; }
+  // Travel time of `from`'s goodbye to `to`, sent when it finished: none in the simulator (no
+  // injected delay holds a BYE back); a replay gives the record's.
+  virtual double goodbye_delay_s(PeerId /*from*/, PeerId /*to*/) { return 0; }
 };
 
 struct GradientResult {

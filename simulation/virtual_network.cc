@@ -89,6 +89,16 @@ void VirtualNetwork::start(double now_s) {
   }
 }
 
+void VirtualNetwork::start_at(const std::vector<double>& start_s) {
+  if (start_s.size() != peers_.size()) {
+    throw std::invalid_argument("start_at: " + std::to_string(start_s.size()) +
+                                " start times for " + std::to_string(peers_.size()) + " peers");
+  }
+  for (std::size_t i = 0; i < peers_.size(); ++i) {
+    schedule({start_s[i], 0, static_cast<PeerId>(i), Begin{}});
+  }
+}
+
 void VirtualNetwork::execute(PeerId peer, Actions& actions) {
   // Executing may not re-enter a protocol, so `actions` stays valid throughout.
   const ActionHandlers handle{
@@ -111,7 +121,8 @@ void VirtualNetwork::execute(PeerId peer, Actions& actions) {
       [&](StartGradient& grad) { start_gradient(peer, grad); },
       [&](StartValidation& validation) { start_validation(peer, validation); },
       [&](ArmTimer& timer) {
-        schedule({std::max(now_s_, timer.at_s), 0, peer, TimerDue{}});
+        const double at_s = timer.at_s + delays_.timer_latency_s(peer, timer.at_s);
+        schedule({std::max(now_s_, at_s), 0, peer, TimerDue{}});
       },
       [&](IterationCompleted& done) {
         if (on_record) on_record(done.record);
@@ -175,7 +186,8 @@ void VirtualNetwork::send(PeerId from, PeerId to, consensus::Message message) {
   double& last_s = link_last_arrival_s_[{from, to}];
   // A real peer holds no injected delay before a BYE (only behind the sender's earlier messages).
   const bool bye = std::holds_alternative<consensus::NeighbourLeft>(message);
-  const double delay_s = bye ? 0.0 : delays_.link_delay_s(from, to, consensus::tag_of(message));
+  const double delay_s = bye ? delays_.goodbye_delay_s(from, to)
+                             : delays_.link_delay_s(from, to, consensus::tag_of(message));
   const double at_s = std::max(
       links_.arrival_s(from, to, now_s_, message_bytes(message), costs_.latency_s + delay_s),
       last_s);
@@ -259,6 +271,10 @@ void VirtualNetwork::dispatch(const Event& event) {
     job_done(done->job);
   } else if (std::holds_alternative<PoolCheck>(event.what)) {
     check_pool(event.sequence);
+  } else if (std::holds_alternative<Begin>(event.what)) {
+    Actions actions;
+    peers_[static_cast<std::size_t>(event.peer)]->start(now_s_, actions);
+    execute(event.peer, actions);
   } else {
     accept_input(event);
   }

@@ -84,6 +84,10 @@ class VirtualNetwork {
   std::function<void(const IterationRecord&)> on_record;
 
   void start(double now_s = 0);
+  // Each peer begins at its own time (start_s[i]; a replay of real peers, which a start signal
+  // reaches a little apart); messages that reach a peer before then wait in its protocol, as
+  // in a real peer's start-up.
+  void start_at(const std::vector<double>& start_s);
   // Runs events with time <= until_s. Returns false when no events remain.
   bool run_until(double until_s);
   // Runs until every peer finished or nothing can happen any more.
@@ -122,8 +126,9 @@ class VirtualNetwork {
     std::uint64_t job = 0;
   };
   struct PoolCheck {};
+  struct Begin {};  // start_at(): the peer's first iteration begins
   using What = std::variant<consensus::Message, GradientReady, ValidationReady, TimerDue, JobDone,
-                            PoolCheck>;
+                            PoolCheck, Begin>;
   struct Event {
     double at_s = 0;
     std::uint64_t sequence = 0;

@@ -11,6 +11,7 @@
 #include "node/config/experiment_config.h"
 #include "node/report/plots.h"
 #include "node/report/progress_line.h"
+#include "node/sim/replay.h"
 #include "node/sim/simulation.h"
 
 namespace fastk::node {
@@ -22,6 +23,9 @@ struct SimOptions {
   bool quiet = false;
   bool no_plots = false;
   std::string calibration;  // overrides [sim] calibration
+  std::string replay;       // a `fastk run` folder to re-enact (node/sim/replay.h)
+  double eval_interval_s = 0;
+  bool no_static = false;
 };
 
 void print_summary(const sim::SimulationResult& r, const std::filesystem::path& folder,
@@ -64,7 +68,7 @@ void run_sim(const SimOptions& o) {
   const ExperimentConfig c = load_config(o.config);
   sim::SimulationInputs in{c.run,       c.topology,   c.data,       c.model,
                            c.optimizer, c.consensus,  c.stragglers, c.sim,
-                           c.cluster,   std::nullopt, c.overrides};
+                           c.cluster,   std::nullopt, c.overrides,  std::nullopt};
   if (o.threads > 0) in.sim.threads = o.threads;
   if (!o.calibration.empty()) in.sim.calibration = o.calibration;
   if (!in.sim.calibration.empty()) {
@@ -98,6 +102,101 @@ void run_sim(const SimOptions& o) {
   if (!o.no_plots && !make_plots(folder)) throw plots_failed(folder);
 }
 
+std::string seconds(const std::optional<double>& t) {
+  char text[32];
+  if (!t) return "not reached";
+  std::snprintf(text, sizeof text, "%.3f s", *t);
+  return text;
+}
+
+void print_divergence(const sim::ReplayReport& r) {
+  const sim::Divergence& d = r.divergence;
+  std::printf(
+      "replay of the record: the same decisions in %lld of %lld iterations (%.1f%%)",
+      static_cast<long long>(d.matching), static_cast<long long>(d.compared),
+      d.compared ? 100.0 * static_cast<double>(d.matching) / static_cast<double>(d.compared) : 0.0);
+  std::printf("; update times within %.1f us of the record's (median %.1f us)%s\n",
+              1e6 * d.max_time_error_s, 1e6 * d.median_time_error_s,
+              d.first ? " until it parts" : "");
+  if (const auto& f = d.first) {
+    const auto set = [](const std::vector<std::pair<int, std::int64_t>>& v) {
+      std::string s = "{";
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        s +=
+            (i ? ", " : "") + std::to_string(v[i].first) + " of tag " + std::to_string(v[i].second);
+      }
+      return s + "}";
+    };
+    std::printf(
+        "first divergence at %.6f s: peer %d, iteration %lld: the record awaited %d and mixed "
+        "%s, the replay awaited %d and mixed %s\n",
+        f->recorded_s, f->peer, static_cast<long long>(f->iteration), f->recorded_awaited,
+        set(f->recorded_used).c_str(), f->replayed_awaited, set(f->replayed_used).c_str());
+  }
+  std::printf("final models identical to the record's: %d of %d peers\n", r.identical_final_models,
+              r.peers);
+  if (r.substituted_messages > 0) {
+    std::printf(
+        "%lld messages the record has no arrival for (superseded in the sender's queue, "
+        "or after their receiver ended)\n",
+        static_cast<long long>(r.substituted_messages));
+  }
+}
+
+void print_regret(const sim::ReplayReport& r, const sim::RecordedRun& run) {
+  std::printf("time to %.1f%% accuracy on the record's times:\n", 100 * r.target_accuracy);
+  std::printf("  %-28s %s\n", "the record (real peers)", seconds(run.time_to_target_s).c_str());
+  for (std::size_t i = 0; i < r.policies.size(); ++i) {
+    const auto& p = r.policies[i];
+    std::printf("  %-28s %s%s\n", p.label.c_str(), seconds(p.time_to_target_s).c_str(),
+                r.best_static == i ? "   <- best static in hindsight" : "");
+  }
+  const auto& mine = r.policies.front().time_to_target_s;
+  if (!r.best_static || !mine) {
+    std::printf("regret: none to report (%s did not reach the target)\n",
+                !mine ? "the recorded policy" : "no static policy");
+    return;
+  }
+  const auto& best = r.policies[*r.best_static];
+  std::printf("regret of %s: %+.3f s (%+.1f%%) against %s\n",
+              consensus::to_string(r.policies.front().policy.kind).c_str(),
+              *mine - *best.time_to_target_s, 100 * (*mine / *best.time_to_target_s - 1),
+              best.label.c_str());
+}
+
+void run_replay(const SimOptions& o) {
+  const sim::RecordedRun run = sim::read_recorded_run(o.replay);
+  if (!o.config.config.empty()) sim::check_same_config(run, load_config(o.config));
+  // A trailing slash would make the folder's name empty.
+  std::filesystem::path record = std::filesystem::path(o.replay).lexically_normal();
+  if (record.filename().empty()) record = record.parent_path();
+  ClaimedRunFolder claim(
+      o.config.output, record.parent_path() / (record.filename().string() + "-replay"), std::cout);
+  const std::filesystem::path& folder = claim.path();
+  std::printf("fastk sim --replay %s: %zu peers, %lld iterations, policy %s; %lld messages\n",
+              record.string().c_str(), run.peers.size(),
+              static_cast<long long>(run.config.run.iterations),
+              consensus::to_string(run.config.consensus.protocol.policy.kind).c_str(),
+              static_cast<long long>(run.messages));
+  sim::ReplayOptions options;
+  options.threads = o.threads;
+  options.eval_interval_s = o.eval_interval_s;
+  options.static_policies = !o.no_static;
+  if (!o.quiet) {
+    options.on_policy_done = [](const sim::ReplayedPolicy& p) {
+      std::printf("  replayed %-28s time to target %s, final accuracy %.4f\n", p.label.c_str(),
+                  seconds(p.time_to_target_s).c_str(), p.final_accuracy);
+      std::fflush(stdout);
+    };
+  }
+  const sim::ReplayReport r = sim::replay(run, folder, options);
+  claim.keep();
+  print_divergence(r);
+  if (r.target_accuracy > 0) print_regret(r, run);
+  std::printf("outputs: %s (replay.json; a simulation's files per policy)\n",
+              folder.string().c_str());
+}
+
 }  // namespace
 
 void add_sim_command(CLI::App& app) {
@@ -112,9 +211,29 @@ void add_sim_command(CLI::App& app) {
   cmd->add_option("--threads", options->threads,
                   "gradient threads (overrides sim.threads; outputs do not depend on it)")
       ->check(CLI::Range(1, 256));
+  cmd->add_option("--replay", options->replay,
+                  "A `fastk run` folder: re-enact that run on its recorded times, say where the "
+                  "replay parts from the record, and replay every static number of backups on "
+                  "the same times (the regret of the recorded policy); CONFIG is then optional "
+                  "(given, it must be the run's)")
+      ->check(CLI::ExistingDirectory);
+  cmd->add_option(
+         "--eval-interval-s", options->eval_interval_s,
+         "with --replay: evaluate the mean model this often (default: a tenth of the run's "
+         "run.eval_interval_s)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--no-static", options->no_static,
+                "with --replay: replay the recorded policy only");
   cmd->add_flag("--quiet", options->quiet, "no progress lines");
   cmd->add_flag("--no-plots", options->no_plots, "skip the PNG plots");
-  cmd->callback([options] { run_sim(*options); });
+  cmd->get_option("config")->required(false);
+  cmd->callback([options] {
+    if (!options->replay.empty()) return run_replay(*options);
+    if (options->config.config.empty()) {
+      throw CLI::RequiredError("CONFIG (or --replay RUN_DIR)");
+    }
+    run_sim(*options);
+  });
 }
 
 }  // namespace fastk::node

@@ -87,7 +87,11 @@ std::pair<std::string, double> run_to_stop_rule(simulation::VirtualNetwork& net,
                                                 const SimulationInputs& in, double interval_s,
                                                 const std::function<void(double)>& report,
                                                 const metrics::RunMetrics& out) {
-  net.start(0.0);
+  if (in.replay) {
+    net.start_at(in.replay->start_s);
+  } else {
+    net.start(0.0);
+  }
   report(0.0);
   const double duration_s = in.run.duration_s > 0 ? in.run.duration_s : -1;
   double t = 0;
@@ -221,9 +225,10 @@ metrics::RunSummary summary_of(const SimulationResult& result, const SimulationI
 // simulation evaluates at the automatic interval instead and says so.
 double evaluation_interval_s(const SimulationInputs& in, bool tell) {
   const double gradient_s = in.stragglers.compute_s > 0 ? in.stragglers.compute_s : 1.0;
-  const double automatic_s = in.calibration ? 1.0 : 10.0 * gradient_s;
+  const bool real_seconds = in.calibration || in.replay;
+  const double automatic_s = real_seconds ? kWallClockEvaluationInterval_s : 10.0 * gradient_s;
   const double interval_s = in.run.evaluation_interval_s(automatic_s);
-  if (in.calibration || in.run.eval_interval_s <= 0 ||
+  if (real_seconds || in.run.eval_interval_s <= 0 ||
       in.run.eval_interval_s >= in.stragglers.compute_s) {
     return interval_s;
   }
@@ -317,8 +322,12 @@ void flip_attackers_labels(const consensus::ProtocolConfig& protocol,
 }  // namespace
 
 SimulationResult simulate(const SimulationInputs& in, const std::filesystem::path& folder,
-                          const EvaluationObserver& on_evaluation) {
+                          const EvaluationObserver& on_evaluation,
+                          const RecordObserver& on_record) {
   training::check_optimizer(in.optimizer);
+  if (in.replay && in.calibration) {
+    throw std::invalid_argument("a replay charges the record's times: no calibration with it");
+  }
   const double interval_s = evaluation_interval_s(in, /*tell=*/true);
   const topology::Topology topo = topology::build_topology(in.topology);
   const int n = topo.graph.size();
@@ -342,7 +351,8 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
   simulation::MachineCosts costs = machine(in, delay_spec);
   stragglers::DelayModel delays(delay_spec, n);
   GradientWorkers gradients(*model, data.train, std::move(samples), in.sim.threads);
-  simulation::VirtualNetwork net(make_peers(topo, protocol, initial), delays, gradients,
+  consensus::DelaySource& times = in.replay ? *in.replay->delays : delays;
+  simulation::VirtualNetwork net(make_peers(topo, protocol, initial), times, gradients,
                                  std::move(costs));
 
   metrics::RunMetrics out(folder, in.sim.per_peer_eval, in.run.neighbours_csv);
@@ -354,6 +364,7 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
     out.record(r, gradients.last_loss(r.peer));
     peers.record(r);
     result.end_time_s = std::max(result.end_time_s, r.update_s);
+    if (on_record) on_record(r);
   };
   const auto report = [&](double t) {
     const metrics::Evaluation e =

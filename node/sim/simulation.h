@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 
+#include "consensus/runtime_sources.h"
 #include "learning/specs.h"
 #include "node/calibration/calibration.h"
 #include "node/config/experiment_config.h"
@@ -19,6 +20,13 @@
 #include "node/stragglers/delay_spec.h"
 
 namespace fastk::node::sim {
+
+// A replay of a recorded run (replay.h): its times instead of the seeded delay models, each
+// peer beginning when it began in the record. Virtual seconds are then the record's seconds.
+struct ReplayTimes {
+  consensus::DelaySource* delays = nullptr;  // outlives the simulation
+  std::vector<double> start_s;               // per peer
+};
 
 struct SimulationInputs {
   RunConfig run;
@@ -32,6 +40,7 @@ struct SimulationInputs {
   ClusterConfig cluster;                                // where peers run (calibrated)
   std::optional<calibration::Calibration> calibration;  // none: abstract virtual time
   std::vector<std::string> overrides;                   // the --set settings, for the summary
+  std::optional<ReplayTimes> replay;                    // none: the seeded delay models
 };
 
 struct SimulationResult {
@@ -53,10 +62,13 @@ struct SimulationResult {
 // Called after each evaluation (for progress display).
 using EvaluationObserver =
     std::function<void(const metrics::Evaluation&, const metrics::IterationTotals&)>;
+// Called for every finished iteration, in event order (a replay compares them with the record).
+using RecordObserver = std::function<void(const consensus::IterationRecord&)>;
 
 // Runs the simulation, writing the metrics files into `folder`. Throws
 // std::invalid_argument / std::runtime_error with a message naming the bad input.
 SimulationResult simulate(const SimulationInputs& inputs, const std::filesystem::path& folder,
-                          const EvaluationObserver& on_evaluation = {});
+                          const EvaluationObserver& on_evaluation = {},
+                          const RecordObserver& on_record = {});
 
 }  // namespace fastk::node::sim
