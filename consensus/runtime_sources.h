@@ -31,6 +31,9 @@ class DelaySource {
   // Travel time of `from`'s goodbye to `to`, sent when it finished: none in the simulator (no
   // injected delay holds a BYE back); a replay gives the record's.
   virtual double goodbye_delay_s(PeerId /*from*/, PeerId /*to*/) { return 0; }
+  // Whether the tag-k message from `from` reaches `to` at all: always in the simulator; a
+  // replay drops one that a newer message superseded in the real sender's queue.
+  virtual bool delivered(PeerId /*from*/, PeerId /*to*/, std::int64_t /*k*/) { return true; }
 };
 
 struct GradientResult {

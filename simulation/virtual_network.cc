@@ -61,7 +61,10 @@ VirtualNetwork::VirtualNetwork(std::vector<std::unique_ptr<PeerProtocol>> peers,
       costs_(std::move(costs)),
       pool_(pool_groups(costs_)),
       threads_(peers_.size()),
-      links_(static_cast<int>(peers_.size()), costs_.link_bytes_per_s) {
+      links_(static_cast<int>(peers_.size()), costs_.link_bytes_per_s),
+      generation_(peers_.size(), 0),
+      gradient_token_(peers_.size(), 0),
+      gradient_iteration_(peers_.size(), 0) {
   for (std::size_t i = 0; i < peers_.size(); ++i) {
     if (!peers_[i] || peers_[i]->id() != static_cast<PeerId>(i)) {
       throw std::invalid_argument("VirtualNetwork: peer " + std::to_string(i) +
@@ -130,7 +133,7 @@ void VirtualNetwork::execute(PeerId peer, Actions& actions) {
       [](NeighbourGone&) {},  // remove_peer told the neighbours; nothing to schedule
       [&](Finished&) {
         ++finished_;
-        say_goodbye(peer);
+        say_goodbye(peer, false);
       },
   };
   for (auto& action : actions) std::visit(handle, action);
@@ -160,6 +163,9 @@ void VirtualNetwork::start_gradient(PeerId peer, const StartGradient& request) {
   job.peer = peer;
   job.kind = JobKind::kGradient;
   job.iteration = request.iteration;
+  job.token = ++next_token_;
+  gradient_token_[static_cast<std::size_t>(peer)] = job.token;
+  gradient_iteration_[static_cast<std::size_t>(peer)] = request.iteration;
   job.sleep_s = measured ? std::max(0.0, total_s - request.work * costs_.gradient_cpu_s) : 0.0;
   run_job(std::move(job), measured ? cpu_s : total_s);
 }
@@ -186,6 +192,7 @@ void VirtualNetwork::send(PeerId from, PeerId to, consensus::Message message) {
   double& last_s = link_last_arrival_s_[{from, to}];
   // A real peer holds no injected delay before a BYE (only behind the sender's earlier messages).
   const bool bye = std::holds_alternative<consensus::NeighbourLeft>(message);
+  if (!bye && !delays_.delivered(from, to, consensus::tag_of(message))) return;
   const double delay_s = bye ? delays_.goodbye_delay_s(from, to)
                              : delays_.link_delay_s(from, to, consensus::tag_of(message));
   const double at_s = std::max(
@@ -200,9 +207,9 @@ void VirtualNetwork::send(PeerId from, PeerId to, consensus::Message message) {
 // average (it would only decline). The other policies mix a finished neighbour's last model
 // whether or not it said BYE (that model is fresh for every iteration left), so only
 // pairwise-averaging runs are sent one, behind the peer's last messages on each link.
-void VirtualNetwork::say_goodbye(PeerId peer) {
+void VirtualNetwork::say_goodbye(PeerId peer, bool always) {
   const PeerProtocol& protocol = *peers_[static_cast<std::size_t>(peer)];
-  if (!protocol.neighbours_need_goodbye()) return;
+  if (!always && !goodbyes_always && !protocol.neighbours_need_goodbye()) return;
   for (PeerId j : protocol.contacts()) {
     send(peer, j, consensus::NeighbourLeft{peer, protocol.iteration()});
   }
@@ -210,6 +217,7 @@ void VirtualNetwork::say_goodbye(PeerId peer) {
 
 void VirtualNetwork::run_job(Job job, double work_s) {
   const std::uint64_t id = next_job_++;
+  job.generation = generation_[static_cast<std::size_t>(job.peer)];
   const int group = group_of(job.peer);
   const PeerId job_peer = job.peer;
   jobs_.emplace(id, std::move(job));
@@ -244,10 +252,11 @@ void VirtualNetwork::job_done(std::uint64_t id) {
   const auto it = jobs_.find(id);
   Job job = std::move(it->second);
   jobs_.erase(it);
-  if (removed_[static_cast<std::size_t>(job.peer)]) return;
+  const auto peer = static_cast<std::size_t>(job.peer);
+  if (removed_[peer] || job.generation != generation_[peer]) return;
   switch (job.kind) {
     case JobKind::kGradient: {
-      Event e{now_s_ + job.sleep_s, 0, job.peer, GradientReady{job.iteration}};
+      Event e{now_s_ + job.sleep_s, 0, job.peer, GradientReady{job.iteration, job.token}};
       if (job.sleep_s > 0) {
         schedule(std::move(e));
       } else {
@@ -275,6 +284,10 @@ void VirtualNetwork::dispatch(const Event& event) {
     Actions actions;
     peers_[static_cast<std::size_t>(event.peer)]->start(now_s_, actions);
     execute(event.peer, actions);
+  } else if (std::holds_alternative<Leave>(event.what)) {
+    leave(event.peer);
+  } else if (std::holds_alternative<Rejoin>(event.what)) {
+    rejoin(event.peer);
   } else {
     accept_input(event);
   }
@@ -341,6 +354,9 @@ void VirtualNetwork::handle_input(PeerProtocol& peer, const Event& input, Action
   if (const auto* message = std::get_if<consensus::Message>(&input.what)) {
     peer.handle(now_s_, consensus::as_input(*message), actions);
   } else if (const auto* gradient = std::get_if<GradientReady>(&input.what)) {
+    auto& token = gradient_token_[static_cast<std::size_t>(input.peer)];
+    if (gradient->token != token) return;  // begun before the peer left and came back
+    token = 0;
     GradientResult result = gradients_.collect(input.peer, gradient->iteration);
     peer.handle(now_s_, consensus::GradientDone{std::move(result.gradient), result.stats}, actions);
   } else if (const auto* validation = std::get_if<ValidationReady>(&input.what)) {
@@ -454,6 +470,7 @@ void VirtualNetwork::stop() {
 void VirtualNetwork::remove_peer(PeerId peer, double now_s) {
   if (removed_[static_cast<std::size_t>(peer)]) return;
   removed_[static_cast<std::size_t>(peer)] = true;
+  ++away_;
   threads_[static_cast<std::size_t>(peer)].inputs.clear();
   now_s_ = std::max(now_s_, now_s);
   for (PeerId j : peers_[static_cast<std::size_t>(peer)]->contacts()) {
@@ -463,6 +480,52 @@ void VirtualNetwork::remove_peer(PeerId peer, double now_s) {
     Actions actions;
     peers_[static_cast<std::size_t>(j)]->handle(now_s_, consensus::NeighbourLeft{peer, 0}, actions);
     execute(j, actions);
+  }
+}
+
+void VirtualNetwork::leave_at(PeerId peer, double at_s) { schedule({at_s, 0, peer, Leave{}}); }
+
+void VirtualNetwork::rejoin_at(PeerId peer, double at_s) {
+  if (!make_peer) throw std::logic_error("VirtualNetwork::rejoin_at without make_peer");
+  schedule({at_s, 0, peer, Rejoin{}});
+}
+
+void VirtualNetwork::leave(PeerId peer) {
+  const auto p = static_cast<std::size_t>(peer);
+  if (removed_[p] || peers_[p]->finished()) return;
+  say_goodbye(peer, /*always=*/true);  // as a real peer asked to leave does
+  // The gradient it was computing goes with its process.
+  if (gradient_token_[p] != 0) {
+    gradients_.recycle(gradients_.collect(peer, gradient_iteration_[p]).gradient);
+    gradient_token_[p] = 0;
+  }
+  removed_[p] = true;
+  ++away_;
+  ++generation_[p];
+  threads_[p] = PeerThreads{};
+}
+
+void VirtualNetwork::rejoin(PeerId peer) {
+  const auto p = static_cast<std::size_t>(peer);
+  if (!removed_[p]) return;
+  const auto running = [&](PeerId j) {
+    return !removed_[static_cast<std::size_t>(j)] &&
+           !peers_[static_cast<std::size_t>(j)]->finished();
+  };
+  const std::vector<PeerId> contacts = peers_[p]->contacts();
+  if (std::none_of(contacts.begin(), contacts.end(), running)) return;  // no run to join
+  peers_[p] = make_peer(peer);
+  removed_[p] = false;
+  --away_;
+  ++rejoins_;
+  Actions actions;
+  peers_[p]->join(now_s_, actions);
+  execute(peer, actions);
+  for (PeerId j : contacts) {
+    if (!running(j)) continue;
+    Actions back;
+    peers_[static_cast<std::size_t>(j)]->handle(now_s_, consensus::NeighbourBack{peer}, back);
+    execute(j, back);
   }
 }
 

@@ -82,6 +82,12 @@ class VirtualNetwork {
 
   // Called for every finished iteration, in event order.
   std::function<void(const IterationRecord&)> on_record;
+  // A real peer says goodbye to its neighbours when it finishes (node/peer/); by default a
+  // simulated one does only where the protocol needs it (ad_psgd): a finished peer's last
+  // tag stays fresh for its neighbours (docs/protocol.md §6.2). A replay of real peers sets it.
+  bool goodbyes_always = false;
+  // Churn: a fresh protocol for a peer that comes back (rejoin_at), as a new process of it.
+  std::function<std::unique_ptr<PeerProtocol>(PeerId)> make_peer;
 
   void start(double now_s = 0);
   // Each peer begins at its own time (start_s[i]; a replay of real peers, which a start signal
@@ -94,6 +100,15 @@ class VirtualNetwork {
   void run();
   // Marks `peer` as gone: its pending work is discarded and its neighbours are told.
   void remove_peer(PeerId peer, double now_s);
+  // Churn (docs/simulation.md §9). At at_s the peer leaves as a real peer asked to leave does:
+  // it says goodbye, and what it was computing or about to handle is dropped (a finished peer
+  // has left already). At rejoin_at's time it comes back as a new process (make_peer) that
+  // joins from its neighbours' models (PeerProtocol::join); its running neighbours take it
+  // back (NeighbourBack) and send it their last model. A peer whose neighbours have all
+  // finished or left by then stays away.
+  void leave_at(PeerId peer, double at_s);
+  void rejoin_at(PeerId peer, double at_s);
+  int rejoins() const { return rejoins_; }
   // Ends the run where it is (a stop rule before every peer finished): the peers that have not
   // finished stop (PeerProtocol::stop), and the ad_psgd replies still in flight or waiting for
   // an I/O thread reach them, as they reach a real peer in its goodbye. Updates whose I/O work
@@ -101,7 +116,8 @@ class VirtualNetwork {
   void stop();
 
   double now_s() const { return now_s_; }
-  bool all_finished() const { return finished_ == static_cast<int>(peers_.size()); }
+  // Every peer finished, or left (or was removed) and is away.
+  bool all_finished() const { return finished_ + away_ == static_cast<int>(peers_.size()); }
   std::int64_t events() const { return events_; }
   std::int64_t messages() const { return messages_; }
   const PeerProtocol& peer(PeerId id) const { return *peers_[static_cast<std::size_t>(id)]; }
@@ -116,6 +132,7 @@ class VirtualNetwork {
   // is no longer pool_check_).
   struct GradientReady {
     std::int64_t iteration = 0;
+    std::uint64_t token = 0;  // the gradient's (start_gradient); a peer that left drops it
   };
   struct ValidationReady {
     std::int64_t iteration = 0;
@@ -126,9 +143,11 @@ class VirtualNetwork {
     std::uint64_t job = 0;
   };
   struct PoolCheck {};
-  struct Begin {};  // start_at(): the peer's first iteration begins
+  struct Begin {};   // start_at(): the peer's first iteration begins
+  struct Leave {};   // leave_at()
+  struct Rejoin {};  // rejoin_at()
   using What = std::variant<consensus::Message, GradientReady, ValidationReady, TimerDue, JobDone,
-                            PoolCheck, Begin>;
+                            PoolCheck, Begin, Leave, Rejoin>;
   struct Event {
     double at_s = 0;
     std::uint64_t sequence = 0;
@@ -149,6 +168,8 @@ class VirtualNetwork {
     JobKind kind = JobKind::kIo;
     std::int64_t iteration = 0;
     double sleep_s = 0;
+    std::uint32_t generation = 0;  // of its peer (a peer that left and came back is a new one)
+    std::uint64_t token = 0;       // a gradient's
     Actions actions;
     std::vector<double> losses;
   };
@@ -158,7 +179,7 @@ class VirtualNetwork {
   };
   void schedule(Event event);
   void send(PeerId from, PeerId to, consensus::Message message);
-  void say_goodbye(PeerId peer);
+  void say_goodbye(PeerId peer, bool always);
   void execute(PeerId peer, Actions& actions);
   void start_gradient(PeerId peer, const StartGradient& request);
   void start_validation(PeerId peer, const StartValidation& request);
@@ -169,6 +190,8 @@ class VirtualNetwork {
   void handle_input(PeerProtocol& peer, const Event& input, Actions& actions);
   double io_cost_s(const Event& input, const Actions& actions) const;
   void run_job(Job job, double work_s);
+  void leave(PeerId peer);
+  void rejoin(PeerId peer);
   void job_done(std::uint64_t id);
   void check_pool(std::uint64_t sequence);
   void schedule_pool_check();
@@ -191,6 +214,12 @@ class VirtualNetwork {
   std::uint64_t sequence_ = 0;
   double now_s_ = 0;
   int finished_ = 0;
+  int away_ = 0;                               // removed or left, and not back
+  int rejoins_ = 0;                            // peers that came back
+  std::vector<std::uint32_t> generation_;      // per peer: how often it came back
+  std::vector<std::uint64_t> gradient_token_;  // per peer: its gradient in progress (0: none)
+  std::vector<std::int64_t> gradient_iteration_;
+  std::uint64_t next_token_ = 0;
   std::int64_t events_ = 0;
   std::int64_t messages_ = 0;
 };

@@ -16,6 +16,7 @@
 #include "node/launch/snapshots.h"
 #include "node/metrics/iteration_csv.h"
 #include "node/metrics/output_files.h"
+#include "node/metrics/replay_record.h"
 #include "node/peer/checkpoint.h"
 #include "node/peer/peer_id.h"
 #include "node/peer/peer_runtime.h"
@@ -73,6 +74,61 @@ void remove_restart_files(const std::filesystem::path& dir) {
   std::error_code ignored;
   std::filesystem::remove(peer::checkpoint_path(dir), ignored);
   std::filesystem::remove(dir / kBeganFile, ignored);
+}
+
+// What a peer writes while it runs, beside its summary: iterations.csv (and neighbours.csv),
+// its snapshots, what a replay needs (arrivals.csv, timers.csv) and when it began.
+class PeerFiles {
+ public:
+  PeerFiles(const std::filesystem::path& dir, int peer, bool neighbours_csv, bool resume)
+      : dir_(dir),
+        iterations_((dir / "iterations.csv").string(), resume, neighbours_csv),
+        snapshots_(dir, resume),
+        record_(dir, peer, neighbours_csv, resume) {}
+  peer::PeerHooks hooks() {
+    peer::PeerHooks hooks;
+    hooks.on_iteration = [this](const consensus::IterationRecord& r, double loss) {
+      iterations_.write(r, loss);
+    };
+    hooks.on_arrival = [this](std::int64_t k, int from, std::int64_t tag, double at_s, bool bye) {
+      record_.arrival(k, tag, from, at_s, bye);
+    };
+    hooks.on_timer = [this](std::int64_t k, double at_s) { record_.timer(k, at_s); };
+    hooks.on_checkpoint = [this] { flush(); };
+    hooks.on_began = [this](const peer::IterationStart& start) {
+      metrics::write_json_file(dir_ / kBeganFile,
+                               {{"unix_s", start.unix_s}, {"monotonic_s", start.monotonic_s}});
+    };
+    hooks.on_snapshot = [this](std::int64_t instant, std::int64_t k, std::span<const float> model) {
+      snapshots_.write(instant, k, model);
+    };
+    return hooks;
+  }
+  void flush() {
+    iterations_.flush();
+    record_.flush();
+  }
+
+ private:
+  std::filesystem::path dir_;
+  metrics::IterationCsv iterations_;
+  SnapshotWriter snapshots_;
+  metrics::ReplayRecord record_;
+};
+
+void print_ending(const peer::PeerReport& r) {
+  std::cout << "fastk node: peer " << r.peer << (r.finished ? " finished " : " stopped after ")
+            << r.iterations << " iterations (" << r.end << ") in " << r.elapsed_s << " s, waiting "
+            << r.waiting_s << " s, test accuracy "
+            << (r.final_eval        ? std::to_string(r.final_eval->accuracy)
+                : r.iterations == 0 ? std::string("none (no iteration)")
+                                    : std::string("left to the launcher"))
+            << ", peak RSS " << peak_rss_mib() << " MiB";
+  for (const auto& d : r.departures) {
+    std::cout << "; neighbour " << d.peer << " left (" << d.how << ") at iteration "
+              << d.at_iteration;
+  }
+  std::cout << std::endl;
 }
 
 void run_node(const NodeOptions& o) {
@@ -140,75 +196,22 @@ void run_node(const NodeOptions& o) {
   } else {  // a fresh start: what an earlier run left for its restarts is not this run's
     remove_restart_files(dir);
   }
-  metrics::IterationCsv iterations((dir / "iterations.csv").string(), o.resume,
-                                   config.run.neighbours_csv);
-  SnapshotWriter snapshots(dir, o.resume);
-  // arrivals.csv: when the protocol took each neighbour's message, for `fastk sim --replay`
-  // (docs/simulation.md §8); kept with neighbours.csv, off with it.
-  // timers.csv: when each timer the protocol armed fired.
-  std::optional<metrics::ResumableCsv> arrivals, timers;
-  if (config.run.neighbours_csv) {
-    arrivals.emplace((dir / "arrivals.csv").string(),
-                     std::vector<std::string>{"peer", "tag", "from", "at_s", "bye"}, o.resume);
-    timers.emplace((dir / "timers.csv").string(),
-                   std::vector<std::string>{"peer", "iteration", "at_s"}, o.resume);
-  } else {
-    std::error_code ignored;  // an earlier run's would pass for this one's
-    std::filesystem::remove(dir / "arrivals.csv", ignored);
-    std::filesystem::remove(dir / "timers.csv", ignored);
-  }
-
-  peer::PeerHooks hooks;
-  hooks.on_iteration = [&](const consensus::IterationRecord& r, double loss) {
-    iterations.write(r, loss);
-  };
-  hooks.on_arrival = [&](int from, std::int64_t tag, double at_s, bool bye) {
-    if (!arrivals) return;
-    metrics::CsvWriter& row = arrivals->rows_of(tag);
-    row << options.peer << tag << from << at_s << static_cast<int>(bye);
-    row.end_row();
-  };
-  hooks.on_timer = [&](std::int64_t k, double at_s) {
-    if (!timers) return;
-    metrics::CsvWriter& row = timers->rows_of(k);
-    row << options.peer << k << at_s;
-    row.end_row();
-  };
-  hooks.on_checkpoint = [&] {
-    iterations.flush();
-    if (arrivals) arrivals->flush(), timers->flush();
-  };
-  hooks.on_began = [&](const peer::IterationStart& start) {
-    metrics::write_json_file(dir / kBeganFile,
-                             {{"unix_s", start.unix_s}, {"monotonic_s", start.monotonic_s}});
-  };
-  hooks.on_snapshot = [&](std::int64_t instant, std::int64_t k, std::span<const float> model) {
-    snapshots.write(instant, k, model);
-  };
+  PeerFiles files(dir, options.peer, config.run.neighbours_csv, o.resume);
 
   std::cout << "fastk node: peer " << options.peer << " of " << peers << ", writing to "
             << dir.string() << std::endl;
   peer::RunRequests requests;  // from signals and stdin (peer/stop_watcher.h)
-  peer::PeerReport r = peer::run_peer(config, options, hooks, requests);
+  peer::PeerReport r = peer::run_peer(config, options, files.hooks(), requests);
   r.peak_rss_mib = peak_rss_mib();
-  iterations.flush();
-  if (arrivals) arrivals->flush(), timers->flush();
+  files.flush();
+  r.resumed = o.resume;
   metrics::write_model(dir / "model-final.f32", r.final_model);
   metrics::write_json_file(dir / "summary.json", metrics::to_json(r));
-  remove_restart_files(dir);  // the peer has ended for good: its summary says how
+  // The peer has ended for good (its summary says how), unless it left to come back ([churn]):
+  // then its checkpoint and first start are what the comeback goes on from.
+  if (!requests.leave) remove_restart_files(dir);
 
-  std::cout << "fastk node: peer " << r.peer << (r.finished ? " finished " : " stopped after ")
-            << r.iterations << " iterations (" << r.end << ") in " << r.elapsed_s << " s, waiting "
-            << r.waiting_s << " s, test accuracy "
-            << (r.final_eval        ? std::to_string(r.final_eval->accuracy)
-                : r.iterations == 0 ? std::string("none (no iteration)")
-                                    : std::string("left to the launcher"))
-            << ", peak RSS " << peak_rss_mib() << " MiB";
-  for (const auto& d : r.departures) {
-    std::cout << "; neighbour " << d.peer << " left (" << d.how << ") at iteration "
-              << d.at_iteration;
-  }
-  std::cout << std::endl;
+  print_ending(r);
 }
 
 }  // namespace

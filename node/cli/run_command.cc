@@ -110,8 +110,9 @@ std::vector<PeerLaunch> peer_launches(const RunOptions& o, const ExperimentConfi
     // A local peer's final model the launcher evaluates (mean_model_evaluator.h), in idle
     // time; remote peers evaluate theirs on their own hosts, in parallel.
     if (p.host.empty()) p.argv.push_back("--no-final-evaluation");
-    // Back after a failure: mid-run, so without waiting for a go (docs/protocol.md §6.4).
-    if (o.restart_failed > 0) {
+    // Back after a failure or a [churn] leave: mid-run, so without waiting for a go
+    // (docs/protocol.md §6.4).
+    if (o.restart_failed > 0 || !config.churn.schedule.empty()) {
       for (const auto& a : p.argv)
         if (a != "--wait-for-start") p.restart_argv.push_back(a);
       p.restart_argv.push_back("--resume");
@@ -292,6 +293,7 @@ LaunchOptions launch_options(const ExperimentConfig& config, const std::filesyst
   options.should_stop = [] { return g_interrupted.load(); };
   options.start_together = true;
   options.restart_failed = restart_failed;
+  options.churn = config.churn.schedule;
   options.should_finish = [&config, &live] {
     live.add(live.idle.take(), config.run);
     if (config.run.stop_at_target) live.add(live.evaluator.evaluate_new(), config.run);

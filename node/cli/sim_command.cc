@@ -66,9 +66,9 @@ void print_summary(const sim::SimulationResult& r, const std::filesystem::path& 
 
 void run_sim(const SimOptions& o) {
   const ExperimentConfig c = load_config(o.config);
-  sim::SimulationInputs in{c.run,       c.topology,   c.data,       c.model,
-                           c.optimizer, c.consensus,  c.stragglers, c.sim,
-                           c.cluster,   std::nullopt, c.overrides,  std::nullopt};
+  sim::SimulationInputs in{c.run,       c.topology,   c.data, c.model,   c.optimizer,
+                           c.consensus, c.stragglers, c.sim,  c.cluster, std::nullopt,
+                           c.overrides, std::nullopt, c.churn};
   if (o.threads > 0) in.sim.threads = o.threads;
   if (!o.calibration.empty()) in.sim.calibration = o.calibration;
   if (!in.sim.calibration.empty()) {
@@ -135,26 +135,30 @@ void print_divergence(const sim::ReplayReport& r) {
   }
   std::printf("final models identical to the record's: %d of %d peers\n", r.identical_final_models,
               r.peers);
-  if (r.substituted_messages > 0) {
+  if (r.messages_superseded + r.messages_without_arrival > 0) {
     std::printf(
-        "%lld messages the record has no arrival for (superseded in the sender's queue, "
-        "or after their receiver ended)\n",
-        static_cast<long long>(r.substituted_messages));
+        "messages the record never delivered: %lld superseded in their sender's queue (dropped), "
+        "%lld after their receiver's last update\n",
+        static_cast<long long>(r.messages_superseded),
+        static_cast<long long>(r.messages_without_arrival));
   }
 }
 
 void print_regret(const sim::ReplayReport& r, const sim::RecordedRun& run) {
   std::printf("time to %.1f%% accuracy on the record's times:\n", 100 * r.target_accuracy);
-  std::printf("  %-28s %s\n", "the record (real peers)", seconds(run.time_to_target_s).c_str());
+  std::printf("  %-28s %s (from when the last peer began)\n", "the record (real peers)",
+              seconds(run.time_to_target_s).c_str());
   for (std::size_t i = 0; i < r.policies.size(); ++i) {
     const auto& p = r.policies[i];
     std::printf("  %-28s %s%s\n", p.label.c_str(), seconds(p.time_to_target_s).c_str(),
                 r.best_static == i ? "   <- best static in hindsight" : "");
   }
   const auto& mine = r.policies.front().time_to_target_s;
-  if (!r.best_static || !mine) {
-    std::printf("regret: none to report (%s did not reach the target)\n",
-                !mine ? "the recorded policy" : "no static policy");
+  if (!r.best_static || !mine || !(*r.policies[*r.best_static].time_to_target_s > 0)) {
+    std::printf("regret: none to report (%s)\n",
+                !mine                   ? "the recorded policy did not reach the target"
+                : r.policies.size() < 2 ? "no static policy replayed"
+                                        : "no static policy reached the target");
     return;
   }
   const auto& best = r.policies[*r.best_static];
@@ -165,11 +169,16 @@ void print_regret(const sim::ReplayReport& r, const sim::RecordedRun& run) {
 }
 
 void run_replay(const SimOptions& o) {
+  if (!o.calibration.empty()) {
+    throw CLI::ValidationError("--calibration", "a replay charges the record's times");
+  }
+  if (o.config.config.empty() && !o.config.overrides.empty()) {
+    throw CLI::ValidationError("--set", "with --replay, the run's own config is replayed");
+  }
   const sim::RecordedRun run = sim::read_recorded_run(o.replay);
   if (!o.config.config.empty()) sim::check_same_config(run, load_config(o.config));
-  // A trailing slash would make the folder's name empty.
-  std::filesystem::path record = std::filesystem::path(o.replay).lexically_normal();
-  if (record.filename().empty()) record = record.parent_path();
+  // "runs/x/", "." and ".." have no name of their own.
+  const std::filesystem::path record = std::filesystem::weakly_canonical(o.replay);
   ClaimedRunFolder claim(
       o.config.output, record.parent_path() / (record.filename().string() + "-replay"), std::cout);
   const std::filesystem::path& folder = claim.path();
@@ -184,8 +193,10 @@ void run_replay(const SimOptions& o) {
   options.static_policies = !o.no_static;
   if (!o.quiet) {
     options.on_policy_done = [](const sim::ReplayedPolicy& p) {
-      std::printf("  replayed %-28s time to target %s, final accuracy %.4f\n", p.label.c_str(),
-                  seconds(p.time_to_target_s).c_str(), p.final_accuracy);
+      std::printf(
+          "  replayed %-28s time to target %s, final accuracy %.4f%s\n", p.label.c_str(),
+          seconds(p.time_to_target_s).c_str(), p.final_accuracy,
+          p.end == "iterations" ? "" : " (stalled: stopped at ten times the record's time)");
       std::fflush(stdout);
     };
   }
@@ -229,6 +240,9 @@ void add_sim_command(CLI::App& app) {
   cmd->get_option("config")->required(false);
   cmd->callback([options] {
     if (!options->replay.empty()) return run_replay(*options);
+    if (options->eval_interval_s > 0 || options->no_static) {
+      throw CLI::ValidationError("--eval-interval-s, --no-static", "are for --replay");
+    }
     if (options->config.config.empty()) {
       throw CLI::RequiredError("CONFIG (or --replay RUN_DIR)");
     }

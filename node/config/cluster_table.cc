@@ -5,9 +5,7 @@
 #include "node/config/tables.h"
 
 namespace fastk::node {
-namespace {
 
-// Reads an array of strings; records an error naming the element that is not a string.
 void read_string_list(TableReader& t, std::string_view key, std::vector<std::string>& out) {
   const toml::node* n = t.node(key);
   if (!n) return;
@@ -26,6 +24,8 @@ void read_string_list(TableReader& t, std::string_view key, std::vector<std::str
     }
   }
 }
+
+namespace {
 
 // Records an error for every entry equal to an earlier one.
 void check_unique(TableReader& t, std::string_view key, const std::vector<std::string>& values,

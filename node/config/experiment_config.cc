@@ -159,6 +159,8 @@ void read_tables(TableReader& top, ExperimentConfig& config, const std::filesyst
   read_stragglers_table(stragglers, config.stragglers, config.run.seed);
   TableReader sim = top.table("sim");
   read_sim_table(sim, config.sim, base_dir);
+  TableReader churn = top.table("churn");
+  read_churn_table(churn, config, base_dir);
   const consensus::ProtocolConfig& protocol = config.consensus.protocol;
   const bool plain_gossip = !protocol.push_sum && !protocol.compression &&
                             protocol.coding.scheme == coding::Scheme::kNone &&

@@ -54,6 +54,20 @@ struct ConsensusConfig {
   consensus::ProtocolConfig protocol;
 };
 
+// [churn]: peers that leave during a run and come back (docs/simulation.md §9). Times count
+// from the run's start: the go for real peers, 0 of virtual time in `fastk sim`.
+struct ChurnEvent {
+  enum class Kind { kLeave, kJoin };
+  double at_s = 0;
+  int peer = 0;
+  Kind kind = Kind::kLeave;
+};
+struct ChurnConfig {
+  std::vector<std::string> events;   // "TIME_S,PEER,EVENT" rows as the config gives them
+  std::string file;                  // a CSV of such rows under the header time_s,peer,event
+  std::vector<ChurnEvent> schedule;  // both, in time order (a peer's own events alternate)
+};
+
 struct ExperimentConfig {
   std::string source;                  // file the config came from ("<string>" for text)
   std::vector<std::string> overrides;  // the --set table.key=value applied, in order
@@ -67,6 +81,7 @@ struct ExperimentConfig {
   ClusterConfig cluster;              // [cluster]
   SecurityConfig security;            // [security]
   SimSettings sim;                    // [sim]
+  ChurnConfig churn;                  // [churn]
 };
 
 // Throws ConfigError listing every problem with its TOML path (syntax errors with line and

@@ -20,6 +20,7 @@ nlohmann::ordered_json resolved_config(const ExperimentConfig& c,
   j["security"] = security_table_json(c.security);
   if (c.consensus.protocol.attack) j["attack"] = attack_table_json(c.consensus);
   j["sim"] = sim_table_json(c.sim);
+  if (!c.churn.schedule.empty()) j["churn"] = churn_table_json(c.churn);
   return j;
 }
 

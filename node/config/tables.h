@@ -68,6 +68,15 @@ void read_attack_table(TableReader& table, ConsensusConfig& config,
                        const topology::TopologySpec& topology);
 nlohmann::ordered_json attack_table_json(const ConsensusConfig& config);
 
+// [churn]: after [consensus] (a run that cannot take a peer back refuses it) and with the
+// topology's size. `base_dir` resolves a relative file.
+void read_churn_table(TableReader& table, ExperimentConfig& config,
+                      const std::filesystem::path& base_dir);
+nlohmann::ordered_json churn_table_json(const ChurnConfig& churn);
+
+// Reads an array of strings; records an error naming the element that is not a string.
+void read_string_list(TableReader& t, std::string_view key, std::vector<std::string>& out);
+
 // Reads an array of numbers at `key`; records an error naming the element otherwise.
 template <typename T>
 std::vector<T> read_numbers(TableReader& t, std::string_view key) {

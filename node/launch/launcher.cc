@@ -43,6 +43,7 @@ struct RunningPeer {
   std::vector<std::string> restarted_after;
   std::string died;     // its "@died" line, without the prefix
   std::string refused;  // its start-up check's refusal line
+  bool away = false;    // left on [churn]'s schedule, not back yet
 };
 
 // Signals do not cross ssh: a local peer gets `signal`, a remote one `byte` on its stdin
@@ -94,7 +95,7 @@ class Launch {
       read_output();
       // One look decides the end: a peer gone by then and not restarted stays gone.
       const std::size_t gone_now = gone();
-      const bool restarted = restart_failed();
+      const bool restarted = restart_failed() | churn();
       control();
       show_progress(gone_now);
       if (gone_now == running_.size() && !restarted) break;
@@ -162,7 +163,7 @@ class Launch {
                          !result_.finished && !options_.should_stop();
     for (auto& r : running_) {
       const auto status = r.process->poll_exit();
-      if (!running || !status || status->ok() || r.process->output_fd() >= 0 ||
+      if (!running || r.away || !status || status->ok() || r.process->output_fd() >= 0 ||
           r.launch.restart_argv.empty() ||
           static_cast<int>(r.restarted_after.size()) >= options_.restart_failed) {
         continue;
@@ -184,6 +185,56 @@ class Launch {
       restarted = true;
     }
     return restarted;
+  }
+
+  // The churn events due since the go: leaves are asked at once, a join waits for its peer's
+  // process to have exited (it may still be saying goodbye). Returns whether a peer started.
+  bool churn() {
+    const bool running = (started_ || !options_.start_together) && !stop_requested_ &&
+                         !result_.finished && !options_.should_stop();
+    if (!running) return false;
+    const double since_go = seconds_since(go_at_);
+    while (next_churn_ < options_.churn.size() && options_.churn[next_churn_].at_s <= since_go) {
+      churn_due_.push_back(options_.churn[next_churn_++]);
+    }
+    bool started = false;
+    for (auto e = churn_due_.begin(); e != churn_due_.end();) {
+      RunningPeer* r = peer_of(e->peer);
+      const bool leave = e->kind == ChurnEvent::Kind::kLeave;
+      const bool exited = r && r->process->poll_exit() && r->process->output_fd() < 0;
+      if (r && !leave && r->away && !exited) {
+        ++e;  // still saying goodbye
+        continue;
+      }
+      std::string what;  // nothing: the peer has ended (a join without a leave is skipped)
+      if (r && leave && !r->process->poll_exit()) {
+        r->process->write_stdin("l");
+        r->away = true;
+        what = " leaves";
+      } else if (r && !leave && r->away) {
+        r->process = std::make_unique<ChildProcess>(command(r->launch, r->launch.restart_argv),
+                                                    /*stdin_pipe=*/true);
+        r->exited_at.reset();
+        r->away = false;
+        started = true;
+        what = " comes back";
+      }
+      if (!what.empty()) {
+        const std::string note = "fastk run: peer " + std::to_string(e->peer) + what +
+                                 " ([churn], " + std::to_string(since_go) + " s after the go)";
+        r->log << note << '\n';
+        if (options_.terminal) status_ << "\r\033[K";
+        status_ << note << std::endl;
+      }
+      e = churn_due_.erase(e);
+    }
+    return started;
+  }
+
+  RunningPeer* peer_of(int peer) {
+    for (auto& r : running_)
+      if (r.launch.peer == peer) return &r;
+    return nullptr;
   }
 
   std::vector<std::string> command(const PeerLaunch& launch,
@@ -224,6 +275,7 @@ class Launch {
         std::all_of(running_.begin(), running_.end(),
                     [](const RunningPeer& r) { return r.ready; })) {
       started_ = true;
+      go_at_ = Clock::now();
       for (auto& r : running_) tell(r, SIGUSR2, "g");
     }
     if (!result_.finished && !stop_requested_ && options_.should_finish()) {
@@ -287,7 +339,10 @@ class Launch {
   LaunchResult result_;
   std::optional<Clock::time_point> stop_requested_;
   bool killed_ = false;
-  bool started_ = false;  // start_together: the go was given
+  bool started_ = false;                    // start_together: the go was given
+  Clock::time_point go_at_ = Clock::now();  // the go (start_together), else the launch
+  std::size_t next_churn_ = 0;              // options_.churn: the first not yet due
+  std::vector<ChurnEvent> churn_due_;       // due, not yet carried out
   Clock::time_point last_summary_ = Clock::now();
 };
 

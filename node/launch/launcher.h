@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "node/config/experiment_config.h"
 #include "node/launch/child_process.h"
 #include "node/launch/progress.h"
 
@@ -45,6 +46,10 @@ struct LaunchOptions {
   // A peer that fails once all have started (killed, crashed) is started again with its
   // restart_argv, at most this many times per peer; 0: never.
   int restart_failed = 0;
+  // [churn] (docs/simulation.md §9), in time order, times from the go: a leave asks its peer
+  // to leave ('l' on its stdin: it says goodbye and exits, keeping its checkpoint), a join
+  // starts it again with its restart_argv once it has exited.
+  std::vector<ChurnEvent> churn;
   // Appended to the progress line (the mean model's accuracy).
   std::function<std::string()> status_extra = [] { return std::string(); };
 };

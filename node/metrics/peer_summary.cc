@@ -42,6 +42,7 @@ nlohmann::ordered_json to_json(const PeerReport& r) {
   s["finished"] = r.finished;
   s["stopped"] = r.stopped;
   s["end"] = r.end;
+  s["resumed"] = real(r, r.resumed);
   s["startup_s"] = real(r, r.startup_s);
   s["elapsed_s"] = r.elapsed_s;
   s["first_iteration_unix_s"] = real(r, r.first_iteration_unix_s);

@@ -28,8 +28,11 @@ struct PeerReport {
   std::int64_t iterations = 0;  // completed
   bool finished = false;        // ended by a stop rule (iterations, duration, target)
   bool stopped = false;         // stopped by a signal or stdin end of file
-  std::string end;              // "iterations", "duration", "target" or "signal"
-  double elapsed_s = 0;         // from the first iteration to the last update
+  std::string end;              // "iterations", "duration", "target", "signal" or "left"
+  // (real) This process brought the peer back (`fastk node --resume`: after a failure, or a
+  // [churn] leave); its counters are this process's.
+  bool resumed = false;
+  double elapsed_s = 0;  // from the first iteration to the last update
   // (real) The same two moments on the wall clock (Unix time), comparable across hosts as far as
   // their clocks agree: the run's mean-model times count from the latest first iteration.
   double first_iteration_unix_s = 0;

@@ -128,7 +128,8 @@ void PeerDriver::iterate() {
   if (!settings_.began_before && parts_.hooks.on_began) parts_.hooks.on_began(start);
   if (parts_.hooks.on_arrival) {
     for (const auto& a : early_arrivals_) {
-      parts_.hooks.on_arrival(a.from, a.tag, a.at_s - report_.began_s(), a.bye);
+      parts_.hooks.on_arrival(parts_.protocol.iteration(), a.from, a.tag,
+                              a.at_s - report_.began_s(), a.bye);
     }
   }
   early_arrivals_.clear();
@@ -181,6 +182,7 @@ void PeerDriver::end_of_iterating() {
   report_.ended(!parts_.requests.stop || done, done                     ? "iterations"
                                                : out_of_time()          ? "duration"
                                                : parts_.requests.finish ? "target"
+                                               : parts_.requests.leave  ? "left"
                                                                         : "signal");
 }
 
@@ -277,7 +279,8 @@ void PeerDriver::note_arrival(const consensus::Message& message, double now) {
   if (phase_ == Phase::kStartingUp) {
     early_arrivals_.push_back({from, consensus::tag_of(message), now, bye});
   } else {
-    parts_.hooks.on_arrival(from, consensus::tag_of(message), now - report_.began_s(), bye);
+    parts_.hooks.on_arrival(parts_.protocol.iteration(), from, consensus::tag_of(message),
+                            now - report_.began_s(), bye);
   }
 }
 
@@ -448,7 +451,12 @@ void PeerDriver::say_goodbye() {
       wire::encode_bye(static_cast<wire::PeerId>(settings_.self), parts_.protocol.iteration());
   for (int j : rendezvous_.neighbours()) outbound_.send(j, Outbound::kControl, bye);
   rendezvous_.goodbye(now_s());
-  const double until_s = now_s() + settings_.peer_timeout_s;
+  // A peer that leaves to come back ([churn]) does not stay for the others' last models: its
+  // neighbours go on without it. It stays long enough for its goodbye to leave the sockets,
+  // which drop what is queued when they close.
+  constexpr double kLeaveLinger_s = 0.2;
+  const double until_s =
+      now_s() + (parts_.requests.leave ? kLeaveLinger_s : settings_.peer_timeout_s);
   while (now_s() < until_s && !(report_.finished() && parts_.requests.stop)) {
     if (rendezvous_.all_gone(now_s(), settings_.peer_timeout_s) && !outbound_.pending()) break;
     outbound_.flush();

@@ -39,7 +39,8 @@ struct PeerHooks {
   // clock; negative: during the start-up): what `fastk sim --replay` re-enacts its link by
   // (docs/simulation.md §8).
   // `bye`: the message was the neighbour's goodbye.
-  std::function<void(int from, std::int64_t tag, double at_s, bool bye)> on_arrival;
+  std::function<void(std::int64_t iteration, int from, std::int64_t tag, double at_s, bool bye)>
+      on_arrival;
   // A timer the protocol armed fired (the loop wakes up in whole milliseconds), at `at_s`.
   std::function<void(std::int64_t iteration, double at_s)> on_timer;
   // A checkpoint is about to be saved: what the files hold must reach the disk first, so a

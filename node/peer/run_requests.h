@@ -11,6 +11,8 @@ struct RunRequests {
   std::atomic<bool> stop{false};    // SIGINT/SIGTERM, end of a watched stdin: stop now
   std::atomic<bool> finish{false};  // SIGUSR1, 'f': the run reached its target, end cleanly
   std::atomic<bool> start{false};   // SIGUSR2, 'g': every peer is ready, start iterating
+  // 'l' ([churn]): leave for a while; stop (so also `stop`), but keep what a comeback needs.
+  std::atomic<bool> leave{false};
 };
 
 }  // namespace fastk::node::peer

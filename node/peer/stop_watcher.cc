@@ -54,7 +54,8 @@ void StopWatcher::loop() {
         watch_stdin_ = false;  // stdin stays at end of file
         request(SIGTERM);
       } else {
-        request(byte == 'f' ? SIGUSR1 : byte == 'g' ? SIGUSR2 : 0);
+        if (byte == 'l') requests_.leave = true;  // before the stop it comes with
+        request(byte == 'f' ? SIGUSR1 : byte == 'g' ? SIGUSR2 : byte == 'l' ? SIGTERM : 0);
       }
     }
   }

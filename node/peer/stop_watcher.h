@@ -1,6 +1,7 @@
 // Turns the launcher's requests into RunRequests for a `fastk node` process: SIGINT/SIGTERM
 // (and, if asked, end of file on stdin) into stop, SIGUSR1 (or an 'f' on a watched stdin)
-// into finish, SIGUSR2 (or a 'g') into start, each followed by `wake` so the I/O loop sees it
+// into finish, SIGUSR2 (or a 'g') into start, an 'l' into leave and stop ([churn]: the peer
+// will be started again), each followed by `wake` so the I/O loop sees it
 // at once. The signals are blocked in every thread (block_request_signals) and read here from
 // a signalfd polled beside stdin: a signal handler may not touch ZeroMQ.
 #pragma once

@@ -52,6 +52,25 @@ class CsvRows {
       if (it == names.end()) throw bad(folder, name + " has no column '" + w + "'");
       index_.push_back(static_cast<std::size_t>(it - names.begin()));
     }
+    wanted_ = wanted;
+  }
+  // Wanted column i of the row next() read, as a whole number in [lo, hi].
+  std::int64_t whole(const std::vector<double>& v, std::size_t i, double lo, double hi) const {
+    if (!(v[i] >= lo && v[i] <= hi && v[i] == std::floor(v[i]))) {
+      throw bad(folder_, where() + ": " + wanted_[i] + " is not a whole number from " +
+                             std::to_string(static_cast<std::int64_t>(lo)) + " to " +
+                             std::to_string(static_cast<std::int64_t>(hi)));
+    }
+    return static_cast<std::int64_t>(v[i]);
+  }
+  // Wanted column i as a time: finite, and within a day of the run's start (a run is
+  // replayed second by second of its evaluation interval: a wrong time must not stretch it).
+  double time(const std::vector<double>& v, std::size_t i) const {
+    constexpr double kLongestRun_s = 86400;
+    if (!(std::abs(v[i]) <= kLongestRun_s)) {
+      throw bad(folder_, where() + ": " + wanted_[i] + " is not a time of the run");
+    }
+    return v[i];
   }
   // The wanted columns of the next row, as numbers; false at the end.
   bool next(std::vector<double>& values) {
@@ -85,6 +104,7 @@ class CsvRows {
   std::filesystem::path folder_, path_;
   std::ifstream in_;
   std::vector<std::size_t> index_;
+  std::vector<std::string> wanted_;
   std::int64_t line_ = 0;
 };
 
@@ -103,7 +123,10 @@ ExperimentConfig recorded_config(const std::filesystem::path& folder, const Json
   }
   std::vector<std::string> overrides;
   if (summary.contains("overrides") && summary["overrides"].is_array()) {
-    for (const auto& o : summary["overrides"]) overrides.push_back(o.get<std::string>());
+    for (const auto& o : summary["overrides"]) {
+      if (!o.is_string()) throw bad(folder, "summary.json's overrides are not strings");
+      overrides.push_back(o.get<std::string>());
+    }
   }
   return parse_config(text.str(), (folder / "config.toml").string(), base, overrides);
 }
@@ -121,6 +144,11 @@ void check_replayable(const std::filesystem::path& folder, const ExperimentConfi
               "coded runs ([coding]) are not replayed (a link carries a model and coded "
               "gradients of one tag)");
   }
+  if (!c.churn.schedule.empty()) {
+    throw bad(folder,
+              "runs with [churn] are not replayed (the record does not say when each "
+              "process of a peer that came back began)");
+  }
   if (p.validate && p.validation_score == consensus::ValidationScore::kLoss) {
     throw bad(folder, "validation by losses is not replayed (the record does not time it)");
   }
@@ -131,17 +159,25 @@ void read_iterations(const std::filesystem::path& folder, RecordedRun& run) {
                {"peer", "iteration", "awaited", "start_s", "gradient_done_s", "update_s"});
   const int n = static_cast<int>(run.peers.size());
   for (std::vector<double> v; rows.next(v);) {
-    const int peer = static_cast<int>(v[0]);
-    if (!(v[0] >= 0 && v[0] < n))
-      throw bad(folder, rows.where() + ": no peer " + std::to_string(peer));
-    RecordedPeer& p = run.peers[static_cast<std::size_t>(peer)];
-    if (v[1] != static_cast<double>(p.iterations.size())) {
+    const auto peer = static_cast<std::size_t>(rows.whole(v, 0, 0, n - 1));
+    RecordedPeer& p = run.peers[peer];
+    const std::int64_t k = rows.whole(v, 1, 0, 1e15);
+    if (k != static_cast<std::int64_t>(p.iterations.size())) {
       throw bad(folder, rows.where() + ": peer " + std::to_string(peer) + "'s iteration " +
-                            std::to_string(static_cast<std::int64_t>(v[1])) + " comes after " +
+                            std::to_string(k) + " comes after " +
                             std::to_string(p.iterations.size()) + " rows of it");
     }
-    p.iterations.push_back(
-        {v[3] + p.began_s, v[4] + p.began_s, v[5] + p.began_s, static_cast<int>(v[2]), {}});
+    const double start = rows.time(v, 3), done = rows.time(v, 4), update = rows.time(v, 5);
+    if (!(start <= done && done <= update)) {
+      throw bad(folder, rows.where() +
+                            ": the iteration does not begin, take its gradient and "
+                            "update in that order");
+    }
+    p.iterations.push_back({start + p.began_s,
+                            done + p.began_s,
+                            update + p.began_s,
+                            static_cast<int>(rows.whole(v, 2, 0, n)),
+                            {}});
   }
   for (int i = 0; i < n; ++i) {
     const auto have =
@@ -158,16 +194,14 @@ void read_iterations(const std::filesystem::path& folder, RecordedRun& run) {
 
 void read_used(const std::filesystem::path& folder, RecordedRun& run) {
   CsvRows rows(folder, "neighbours.csv", {"peer", "iteration", "neighbour", "used", "tag_lag"});
+  const int n = static_cast<int>(run.peers.size());
   for (std::vector<double> v; rows.next(v);) {
-    const auto peer = static_cast<std::size_t>(v[0]);
-    const auto k = static_cast<std::size_t>(v[1]);
-    if (peer >= run.peers.size() || k >= run.peers[peer].iterations.size()) {
-      throw bad(folder, rows.where() + ": no such peer and iteration in iterations.csv");
-    }
-    if (v[3] != 0) {
-      run.peers[peer].iterations[k].used.emplace_back(static_cast<int>(v[2]),
-                                                      static_cast<std::int64_t>(v[1] - v[4]));
-    }
+    const auto peer = static_cast<std::size_t>(rows.whole(v, 0, 0, n - 1));
+    const auto k = rows.whole(v, 1, 0, static_cast<double>(run.peers[peer].iterations.size()) - 1);
+    if (v[3] == 0) continue;
+    const auto neighbour = static_cast<int>(rows.whole(v, 2, 0, n - 1));
+    const std::int64_t tag = k - rows.whole(v, 4, -1e15, 1e15);
+    run.peers[peer].iterations[static_cast<std::size_t>(k)].used.emplace_back(neighbour, tag);
   }
   for (auto& p : run.peers) {
     for (auto& it : p.iterations) std::sort(it.used.begin(), it.used.end());
@@ -179,19 +213,20 @@ void read_arrivals(const std::filesystem::path& folder, const topology::Graph& g
   CsvRows rows(folder, "arrivals.csv", {"peer", "tag", "from", "at_s", "bye"});
   const int n = static_cast<int>(run.peers.size());
   for (std::vector<double> v; rows.next(v);) {
-    const int to = static_cast<int>(v[0]), from = static_cast<int>(v[2]);
-    const bool ids = v[0] >= 0 && v[0] < n && v[2] >= 0 && v[2] < n;
-    if (!ids || from == to || !graph.has_edge(to, from) || !std::isfinite(v[3])) {
+    const auto to = static_cast<int>(rows.whole(v, 0, 0, n - 1));
+    const auto from = static_cast<int>(rows.whole(v, 2, 0, n - 1));
+    const std::int64_t tag = rows.whole(v, 1, 0, 1e15);
+    if (from == to || !graph.has_edge(to, from)) {
       throw bad(folder,
                 rows.where() + ": peer " + std::to_string(to) + " took a message from " +
                     std::to_string(from) +
                     ", not its neighbour in the config's graph (a trace of another config?)");
     }
-    const double at_s = v[3] + run.peers[static_cast<std::size_t>(to)].began_s;
+    const double at_s = rows.time(v, 3) + run.peers[static_cast<std::size_t>(to)].began_s;
     if (v[4] != 0) {
       run.goodbyes.emplace(std::pair{to, from}, at_s);
     } else {
-      run.arrivals[{to, from}].emplace(static_cast<std::int64_t>(v[1]), at_s);
+      run.arrivals[{to, from}].emplace(tag, at_s);
     }
     ++run.messages;
   }
@@ -199,7 +234,8 @@ void read_arrivals(const std::filesystem::path& folder, const topology::Graph& g
 
 // When each peer began, on one clock: the machine's monotonic clock when every peer ran on it
 // (each summary's monotonic and Unix times then differ by one offset, within the moment
-// between reading the two clocks), else the Unix clock.
+// between reading the two clocks), else the Unix clock. A peer that came back (a failure, and
+// `--restart-failed`) ran as two processes, whose seam the record does not hold: refused.
 std::vector<double> began_times(const std::filesystem::path& folder, int n, bool& shared) {
   std::vector<double> unix_s, monotonic_s;
   for (int i = 0; i < n; ++i) {
@@ -210,17 +246,30 @@ std::vector<double> began_times(const std::filesystem::path& folder, int n, bool
                               " (the peer did not begin, or a fastk before replays wrote it)");
       }
     }
+    if (s.value("resumed", false)) {
+      throw bad(folder, "peer " + std::to_string(i) +
+                            " came back after a failure (--restart-failed): a replay re-enacts "
+                            "one process per peer");
+    }
     unix_s.push_back(s["first_iteration_unix_s"].get<double>());
     monotonic_s.push_back(s["first_iteration_monotonic_s"].get<double>());
   }
   constexpr double kSameMachine_s = 0.01;
   shared = true;
-  for (int i = 0; i < n; ++i) {
-    const auto u = static_cast<std::size_t>(i);
+  for (std::size_t i = 0; i < unix_s.size(); ++i) {
     shared = shared &&
-             std::abs((unix_s[u] - monotonic_s[u]) - (unix_s[0] - monotonic_s[0])) < kSameMachine_s;
+             std::abs((unix_s[i] - monotonic_s[i]) - (unix_s[0] - monotonic_s[0])) < kSameMachine_s;
   }
-  return shared ? monotonic_s : unix_s;
+  const std::vector<double>& began = shared ? monotonic_s : unix_s;
+  // Peers start within a moment of the go; minutes apart, the hosts' clocks disagree.
+  constexpr double kLongestStartSpread_s = 60;
+  const auto [first, last] = std::minmax_element(began.begin(), began.end());
+  if (*last - *first > kLongestStartSpread_s) {
+    throw bad(folder, "the peers' first iterations lie " + std::to_string(*last - *first) +
+                          " s apart on their hosts' clocks: the clocks disagree (synchronise "
+                          "them, e.g. with NTP, and record the run again)");
+  }
+  return began;
 }
 
 // An absent timers.csv: no peer's timer fired (merge_peer_csv writes none without rows).
@@ -228,12 +277,10 @@ void read_timers(const std::filesystem::path& folder, RecordedRun& run) {
   run.timers_fired_s.resize(run.peers.size());
   if (!std::filesystem::exists(folder / "timers.csv")) return;
   CsvRows rows(folder, "timers.csv", {"peer", "at_s"});
+  const double last_peer = static_cast<double>(run.peers.size()) - 1;
   for (std::vector<double> v; rows.next(v);) {
-    if (!(v[0] >= 0 && v[0] < static_cast<double>(run.peers.size()))) {
-      throw bad(folder, rows.where() + ": no such peer");
-    }
-    const auto peer = static_cast<std::size_t>(v[0]);
-    run.timers_fired_s[peer].push_back(v[1] + run.peers[peer].began_s);
+    const auto peer = static_cast<std::size_t>(rows.whole(v, 0, 0, last_peer));
+    run.timers_fired_s[peer].push_back(rows.time(v, 1) + run.peers[peer].began_s);
   }
   for (auto& t : run.timers_fired_s) std::sort(t.begin(), t.end());
 }
@@ -269,23 +316,28 @@ RecordedRun read_recorded_run(const std::filesystem::path& folder) {
 }
 
 void check_same_config(const RecordedRun& run, const ExperimentConfig& other) {
+  // Every key of either, flattened to "/table/key", so that one only CONFIG has counts too.
   const auto as_json = [](const ExperimentConfig& c) {
     Json j = resolved_config(c, topology::build_topology(c.topology), 0);
-    j["run"].erase("name"), j["run"].erase("output"), j["run"].erase("eval_interval_s");
+    for (const char* key : {"name", "output", "eval_interval_s"}) j["run"].erase(key);
     j.erase("sim");
-    return j;
+    return j.flatten();
   };
   const Json recorded = as_json(run.config), given = as_json(other);
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : recorded.items()) keys.push_back(key);
+  for (const auto& [key, value] : given.items()) {
+    if (!recorded.contains(key)) keys.push_back(key);
+  }
   std::string differences;
   int count = 0;
-  for (const auto& [table, keys] : recorded.items()) {
-    if (!keys.is_object()) continue;
-    for (const auto& [key, value] : keys.items()) {
-      const Json mine = given.contains(table) ? given[table].value(key, Json()) : Json();
-      if (mine == value || ++count > 4) continue;
-      differences += "; " + table + "." + key + " is " + value.dump() + " in the record, " +
-                     mine.dump() + " in CONFIG";
-    }
+  for (const std::string& key : keys) {
+    const Json mine = recorded.value(key, Json()), theirs = given.value(key, Json());
+    if (mine == theirs || ++count > 4) continue;
+    std::string name = key.substr(1);
+    std::replace(name.begin(), name.end(), '/', '.');
+    differences +=
+        "; " + name + " is " + mine.dump() + " in the record, " + theirs.dump() + " in CONFIG";
   }
   if (count > 0) {
     throw bad(run.folder, "the trace is of another config" + differences +

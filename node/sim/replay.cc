@@ -27,12 +27,18 @@ struct Replayed {
 SimulationInputs inputs_for(const RecordedRun& run, const consensus::PolicySpec& policy,
                             const ReplayOptions& options, ReplayTimes times) {
   const ExperimentConfig& c = run.config;
-  SimulationInputs in{c.run,       c.topology,   c.data,       c.model,
-                      c.optimizer, c.consensus,  c.stragglers, c.sim,
-                      c.cluster,   std::nullopt, c.overrides,  std::move(times)};
+  SimulationInputs in{c.run,       c.topology,       c.data, c.model,   c.optimizer,
+                      c.consensus, c.stragglers,     c.sim,  c.cluster, std::nullopt,
+                      c.overrides, std::move(times), c.churn};
   in.consensus.protocol.policy = policy;
   in.run.stop_at_target = false;  // the record's iterations: every gradient time is known
-  in.run.duration_s = 0;
+  // A replay that takes ten times the record's time has stalled (a policy waiting for what no
+  // trace can give it): it ends there, by duration, and says so, rather than evaluating on.
+  constexpr double kStalled = 10;
+  double record_end_s = 0;
+  for (const auto& p : run.peers)
+    record_end_s = std::max(record_end_s, p.iterations.back().update_s);
+  in.run.duration_s = kStalled * record_end_s + 1.0;
   // The record evaluated at wall-clock instants; finer here, so that times to target differ
   // by more than the grid they are read on.
   in.run.eval_interval_s =
@@ -41,6 +47,8 @@ SimulationInputs inputs_for(const RecordedRun& run, const consensus::PolicySpec&
           : c.run.evaluation_interval_s(kWallClockEvaluationInterval_s) / kFinerEvaluation;
   if (options.threads > 0) in.sim.threads = options.threads;
   in.sim.calibration.clear();
+  in.sim.link_rate_mbit = 0;  // the record's arrivals hold what the links took
+  in.sim.peer_files = std::max(in.sim.peer_files, static_cast<int>(run.peers.size()));
   return in;
 }
 
@@ -110,14 +118,14 @@ int identical_final_models(const RecordedRun& run, const std::filesystem::path& 
 ReplayedPolicy run_policy(const RecordedRun& run, const consensus::PolicySpec& policy,
                           bool as_recorded, const ReplayOptions& options,
                           const std::filesystem::path& folder, const RecordObserver& on_record,
-                          std::int64_t& substituted) {
-  TraceDelays trace(run);
+                          std::pair<std::int64_t, std::int64_t>& unrecorded) {
+  TraceDelays trace(run, as_recorded);
   std::vector<double> start_s;
   for (const auto& p : run.peers) start_s.push_back(p.began_s);
   const SimulationInputs in = inputs_for(run, policy, options, ReplayTimes{&trace, start_s});
   std::filesystem::create_directories(folder);
   const SimulationResult r = simulate(in, folder, {}, on_record);
-  if (as_recorded) substituted = trace.substituted();
+  if (as_recorded) unrecorded = {trace.without_arrival(), trace.superseded()};
   ReplayedPolicy out;
   out.label = label_of(policy, as_recorded);
   out.policy = policy;
@@ -126,6 +134,7 @@ ReplayedPolicy run_policy(const RecordedRun& run, const consensus::PolicySpec& p
   out.end_s = r.end_time_s;
   out.final_accuracy = r.last.test_accuracy;
   out.mean_backups = r.totals.mean_backups();
+  out.end = r.end;
   out.folder = folder;
   return out;
 }
@@ -148,7 +157,8 @@ Json to_json(const ReplayReport& report, const RecordedRun& run) {
                              {"replayed_used", f->replayed_used}};
   }
   j["identical_final_models"] = report.identical_final_models;
-  j["messages_at_link_median"] = report.substituted_messages;
+  j["messages_without_arrival"] = report.messages_without_arrival;
+  j["messages_superseded"] = report.messages_superseded;
   j["target_accuracy"] = report.target_accuracy;
   j["record_time_to_target_s"] = run.time_to_target_s ? Json(*run.time_to_target_s) : Json();
   for (const auto& p : report.policies) {
@@ -161,9 +171,15 @@ Json to_json(const ReplayReport& report, const RecordedRun& run) {
          {"end_s", p.end_s},
          {"final_accuracy", p.final_accuracy},
          {"mean_backups", p.mean_backups},
+         {"end", p.end},
          {"folder", p.folder.filename().string()}});
   }
-  if (report.best_static) j["best_static"] = report.policies[*report.best_static].label;
+  if (report.best_static) {
+    const auto& best = report.policies[*report.best_static];
+    j["best_static"] = best.label;
+    const auto& mine = report.policies.front().time_to_target_s;
+    if (mine) j["regret_s"] = *mine - *best.time_to_target_s;
+  }
   return j;
 }
 
@@ -185,8 +201,11 @@ ReplayReport replay(const RecordedRun& run, const std::filesystem::path& folder,
     }
   };
   const consensus::PolicySpec recorded = run.config.consensus.protocol.policy;
-  report.policies.push_back(run_policy(run, recorded, true, options, folder / "as-recorded", keep,
-                                       report.substituted_messages));
+  std::pair<std::int64_t, std::int64_t> unrecorded;
+  report.policies.push_back(
+      run_policy(run, recorded, true, options, folder / "as-recorded", keep, unrecorded));
+  report.messages_without_arrival = unrecorded.first;
+  report.messages_superseded = unrecorded.second;
   if (options.on_policy_done) options.on_policy_done(report.policies.back());
   report.divergence = compare(run, replayed);
   report.identical_final_models = identical_final_models(run, folder / "as-recorded");
@@ -195,7 +214,7 @@ ReplayReport replay(const RecordedRun& run, const std::filesystem::path& folder,
     consensus::PolicySpec s;
     s.kind = consensus::PolicyKind::kStatic;
     s.backups = b;
-    std::int64_t unused = 0;
+    std::pair<std::int64_t, std::int64_t> unused;
     report.policies.push_back(
         run_policy(run, s, false, options, folder / ("static-b" + std::to_string(b)), {}, unused));
     if (options.on_policy_done) options.on_policy_done(report.policies.back());

@@ -42,16 +42,18 @@ struct ReplayedPolicy {
   double end_s = 0;
   double final_accuracy = 0;
   double mean_backups = 0;
+  std::string end;  // "iterations", or "duration": stalled (replay.cc)
   std::filesystem::path folder;
 };
 
 struct ReplayReport {
   Divergence divergence;
   int peers = 0;
-  int identical_final_models = 0;  // of the as-recorded replay against the record's
-  std::int64_t substituted_messages = 0;
-  std::vector<ReplayedPolicy> policies;    // as recorded first, then static b = 0, 1, ...
-  std::optional<std::size_t> best_static;  // index into policies: shortest time to target
+  int identical_final_models = 0;             // of the as-recorded replay against the record's
+  std::int64_t messages_without_arrival = 0;  // after their receiver's last update
+  std::int64_t messages_superseded = 0;       // a newer one took their place: not delivered
+  std::vector<ReplayedPolicy> policies;       // as recorded first, then static b = 0, 1, ...
+  std::optional<std::size_t> best_static;     // index into policies: shortest time to target
   double target_accuracy = 0;
 };
 

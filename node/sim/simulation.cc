@@ -193,6 +193,7 @@ ExperimentConfig as_config(const SimulationInputs& in) {
   config.stragglers = in.stragglers;
   config.cluster = in.cluster;
   config.sim = in.sim;
+  config.churn = in.churn;
   return config;
 }
 
@@ -272,6 +273,37 @@ std::vector<std::unique_ptr<consensus::PeerProtocol>> make_peers(
   return peers;
 }
 
+// [churn] (docs/simulation.md §9): the leaves and comebacks on the schedule. A peer that comes
+// back is a new process of it, as a real one is: its protocol starts afresh and joins from its
+// neighbours' models, and it gives up waiting for silent ones after [cluster] peer_timeout_ms,
+// as a joining real peer does.
+void schedule_churn(simulation::VirtualNetwork& net, const SimulationInputs& in,
+                    const topology::Topology& topo, const std::vector<float>& initial) {
+  if (in.churn.schedule.empty()) return;
+  consensus::ProtocolConfig joining =
+      protocol_config(in.consensus, in.run, in.optimizer, in.cluster, PeerRuntime::kReal);
+  const auto models = std::make_shared<simulation::ModelPool>(net.peer(0).model()->values().size());
+  net.make_peer = [joining, models, &topo, start = consensus::make_params(initial)](int peer) {
+    auto fresh = std::make_unique<consensus::PeerProtocol>(peer, topo.schedule, joining, start);
+    fresh->set_buffer_source(models->source());
+    return fresh;
+  };
+  for (const ChurnEvent& e : in.churn.schedule) {
+    if (e.peer >= net.size()) {
+      throw std::invalid_argument("[churn]: peer " + std::to_string(e.peer) + " is not a peer of " +
+                                  "the run (0 to " + std::to_string(net.size() - 1) + ")");
+    }
+    switch (e.kind) {
+      case ChurnEvent::Kind::kLeave:
+        net.leave_at(e.peer, e.at_s);
+        break;
+      case ChurnEvent::Kind::kJoin:
+        net.rejoin_at(e.peer, e.at_s);
+        break;
+    }
+  }
+}
+
 // Each peer's samples as a real peer draws them (training/peer_samples.h).
 std::vector<training::PeerSamples> every_peers_samples(const topology::Topology& topo,
                                                        const consensus::ProtocolConfig& protocol,
@@ -319,15 +351,29 @@ void flip_attackers_labels(const consensus::ProtocolConfig& protocol,
   }
 }
 
+// The run's totals into `result`, and its files: each peer's, peer_accuracy.csv and the
+// summary.
+void write_outcome(const simulation::VirtualNetwork& net, const metrics::RunMetrics& out,
+                   const SimulatedPeers& peers, const SimulationInputs& in, learning::Model& model,
+                   const learning::Dataset& test, const std::filesystem::path& folder,
+                   SimulationResult& result) {
+  const std::int64_t dropped = add_outcome(net, out, in.run, result);
+  auto per_peer = write_peer_files(net, peers, result, in, model, test, folder);
+  if (!in.sim.per_peer_eval) {
+    metrics::write_final_peer_accuracy(folder, result.last.time_s, per_peer);
+  }
+  metrics::RunSummary summary = summary_of(result, in, dropped, std::move(per_peer));
+  result.summary = metrics::to_json(summary);
+  metrics::write_json_file(folder / "summary.json", result.summary);
+}
+
 }  // namespace
 
 SimulationResult simulate(const SimulationInputs& in, const std::filesystem::path& folder,
                           const EvaluationObserver& on_evaluation,
                           const RecordObserver& on_record) {
   training::check_optimizer(in.optimizer);
-  if (in.replay && in.calibration) {
-    throw std::invalid_argument("a replay charges the record's times: no calibration with it");
-  }
+  if (in.replay && in.calibration) throw std::invalid_argument("a replay takes no calibration");
   const double interval_s = evaluation_interval_s(in, /*tell=*/true);
   const topology::Topology topo = topology::build_topology(in.topology);
   const int n = topo.graph.size();
@@ -335,8 +381,10 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
   const learning::Partition partition =
       training::partition_training_set(data.train.labels, data.train.classes, data.train.size(),
                                        in.data, n, in.optimizer.batch_size);
+  // A replay re-enacts real peers: their silence timeout too.
   const consensus::ProtocolConfig protocol =
-      protocol_config(in.consensus, in.run, in.optimizer, in.cluster, PeerRuntime::kSimulated);
+      protocol_config(in.consensus, in.run, in.optimizer, in.cluster,
+                      in.replay ? PeerRuntime::kReal : PeerRuntime::kSimulated);
   flip_attackers_labels(protocol, partition, data.train);
   std::unique_ptr<learning::Model> model =
       training::make_training_model(in.model, in.data, data.train);
@@ -345,7 +393,6 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
   if (in.calibration) {
     calibration::check_fits(*in.calibration, in.model, in.optimizer, model->num_parameters());
   }
-
   auto samples = every_peers_samples(topo, protocol, partition, in.optimizer);
   stragglers::DelaySpec delay_spec = in.stragglers;
   simulation::MachineCosts costs = machine(in, delay_spec);
@@ -354,7 +401,8 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
   consensus::DelaySource& times = in.replay ? *in.replay->delays : delays;
   simulation::VirtualNetwork net(make_peers(topo, protocol, initial), times, gradients,
                                  std::move(costs));
-
+  net.goodbyes_always = in.replay.has_value();
+  schedule_churn(net, in, topo, initial);
   metrics::RunMetrics out(folder, in.sim.per_peer_eval, in.run.neighbours_csv);
   write_resolved_config(folder / "resolved_config.json", in, topo);
   SimulationResult result;
@@ -378,14 +426,7 @@ SimulationResult simulate(const SimulationInputs& in, const std::filesystem::pat
   result.finished = end != "stuck";
   if (end != "iterations") result.end_time_s = last_evaluation_s;
 
-  const std::int64_t dropped = add_outcome(net, out, in.run, result);
-  auto per_peer = write_peer_files(net, peers, result, in, *model, data.test, folder);
-  if (!in.sim.per_peer_eval) {
-    metrics::write_final_peer_accuracy(folder, result.last.time_s, per_peer);
-  }
-  metrics::RunSummary summary = summary_of(result, in, dropped, std::move(per_peer));
-  result.summary = metrics::to_json(summary);
-  metrics::write_json_file(folder / "summary.json", result.summary);
+  write_outcome(net, out, peers, in, *model, data.test, folder, result);
   return result;
 }
 

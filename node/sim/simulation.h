@@ -41,6 +41,7 @@ struct SimulationInputs {
   std::optional<calibration::Calibration> calibration;  // none: abstract virtual time
   std::vector<std::string> overrides;                   // the --set settings, for the summary
   std::optional<ReplayTimes> replay;                    // none: the seeded delay models
+  ChurnConfig churn = {};                               // [churn]: peers that leave and rejoin
 };
 
 struct SimulationResult {

@@ -18,8 +18,10 @@ using ::testing::HasSubstr;
 using testing::run_fastk;
 
 // A real run of 4 adaptive peers on a ring with stragglers, its folder.
-std::filesystem::path recorded_run(const std::filesystem::path& dir) {
+std::filesystem::path recorded_run(const std::filesystem::path& dir,
+                                   const std::string& consensus_extra = "") {
   TinyExperiment e = tiny_experiment(4, 120, "adaptive");
+  e.consensus_extra = consensus_extra;
   e.extra = "[stragglers]\ntransient_probability = 0.2\ntransient_factor = 10\n";
   e.peer_timeout_ms = 30000;
   const auto config = write_config(dir, e);
@@ -56,6 +58,18 @@ TEST(Replay, ReEnactsARealRunBitForBitAndReplaysEveryStaticPolicy) {
   EXPECT_NE(mismatch.exit_code, 0);
   EXPECT_THAT(mismatch.output, HasSubstr("the trace is of another config")) << mismatch.output;
   EXPECT_THAT(mismatch.output, HasSubstr("consensus.policy")) << mismatch.output;
+}
+
+// Adapt then combine sends each model after its gradient, not before: the replay sends it then
+// too, and re-enacts the run as exactly.
+TEST(Replay, ReEnactsAnAdaptThenCombineRun) {
+  const auto dir = testutil::fresh_test_dir("fastk_replay");
+  const auto real = recorded_run(dir, "order = \"adapt_then_combine\"\n");
+  const auto r = run_fastk("sim --replay " + real.string() + " --no-plots --no-static");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("(100.0%)")) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("final models identical to the record's: 4 of 4 peers"))
+      << r.output;
 }
 
 // Rewrites `file` in `run`, keeping the lines `keep` says yes to.
@@ -95,10 +109,10 @@ TEST(Replay, RefusesATraceItCannotReEnactAndSaysWhy) {
   EXPECT_THAT(refused(old), HasSubstr("no arrivals.csv"));
   // A row that is not numbers, and a message from a peer that is no neighbour.
   const auto garbled = copy("garbled");
-  std::ofstream(garbled / "arrivals.csv", std::ios::app) << "1,5,zero,0.5,0\n";
+  std::ofstream(garbled / "arrivals.csv", std::ios::app) << "1,5,5,zero,0.5,0\n";
   EXPECT_THAT(refused(garbled), HasSubstr("arrivals.csv line"));
   const auto foreign = copy("foreign");
-  std::ofstream(foreign / "arrivals.csv", std::ios::app) << "0,5,2,0.5,0\n";
+  std::ofstream(foreign / "arrivals.csv", std::ios::app) << "0,5,5,2,0.5,0\n";
   EXPECT_THAT(refused(foreign), HasSubstr("took a message from 2, not its neighbour"));
   // A simulation's folder has no real times to replay.
   const auto config = dir / "exp.toml";
