@@ -63,6 +63,7 @@ VirtualNetwork::VirtualNetwork(std::vector<std::unique_ptr<PeerProtocol>> peers,
       threads_(peers_.size()),
       links_(static_cast<int>(peers_.size()), costs_.link_bytes_per_s),
       generation_(peers_.size(), 0),
+      left_(peers_.size(), false),
       gradient_token_(peers_.size(), 0),
       gradient_iteration_(peers_.size(), 0) {
   for (std::size_t i = 0; i < peers_.size(); ++i) {
@@ -192,7 +193,11 @@ void VirtualNetwork::send(PeerId from, PeerId to, consensus::Message message) {
   double& last_s = link_last_arrival_s_[{from, to}];
   // A real peer holds no injected delay before a BYE (only behind the sender's earlier messages).
   const bool bye = std::holds_alternative<consensus::NeighbourLeft>(message);
-  if (!bye && !delays_.delivered(from, to, consensus::tag_of(message))) return;
+  // Only models are superseded in a real sender's queue (node/peer/outbound_queue.h).
+  if (std::holds_alternative<consensus::ModelArrived>(message) &&
+      !delays_.delivered(from, to, consensus::tag_of(message))) {
+    return;
+  }
   const double delay_s = bye ? delays_.goodbye_delay_s(from, to)
                              : delays_.link_delay_s(from, to, consensus::tag_of(message));
   const double at_s = std::max(
@@ -288,6 +293,12 @@ void VirtualNetwork::dispatch(const Event& event) {
     leave(event.peer);
   } else if (std::holds_alternative<Rejoin>(event.what)) {
     rejoin(event.peer);
+  } else if (const auto* back = std::get_if<TakeBack>(&event.what)) {
+    const auto j = static_cast<std::size_t>(event.peer);
+    if (removed_[j] || peers_[j]->finished()) return;
+    Actions actions;
+    peers_[j]->handle(now_s_, consensus::NeighbourBack{back->peer}, actions);
+    execute(event.peer, actions);
   } else {
     accept_input(event);
   }
@@ -448,6 +459,8 @@ void VirtualNetwork::stop() {
   // The I/O work still going on: its updates happened in the protocol (their records are
   // reported), and its replies were averaged by their passive peers already (delivered).
   for (const auto& [id, job] : jobs_) {
+    const auto owner = static_cast<std::size_t>(job.peer);
+    if (removed_[owner] || job.generation != generation_[owner]) continue;  // gone with it
     for (const Action& action : job.actions) {
       if (const auto* done = std::get_if<IterationCompleted>(&action); done && on_record) {
         on_record(done->record);
@@ -494,28 +507,35 @@ void VirtualNetwork::leave(PeerId peer) {
   const auto p = static_cast<std::size_t>(peer);
   if (removed_[p] || peers_[p]->finished()) return;
   say_goodbye(peer, /*always=*/true);  // as a real peer asked to leave does
+  peers_[p]->stop();                   // and settles, as it does
   // The gradient it was computing goes with its process.
   if (gradient_token_[p] != 0) {
     gradients_.recycle(gradients_.collect(peer, gradient_iteration_[p]).gradient);
     gradient_token_[p] = 0;
   }
   removed_[p] = true;
+  left_[p] = true;
   ++away_;
   ++generation_[p];
   threads_[p] = PeerThreads{};
 }
 
+// The neighbours hear of the comeback through the link, behind what the peer sent them before
+// (its goodbye), as they hear a restarted real peer's HELLO.
 void VirtualNetwork::rejoin(PeerId peer) {
   const auto p = static_cast<std::size_t>(peer);
-  if (!removed_[p]) return;
+  if (!left_[p]) return;
   const auto running = [&](PeerId j) {
     return !removed_[static_cast<std::size_t>(j)] &&
            !peers_[static_cast<std::size_t>(j)]->finished();
   };
+  // Those that send to it: from them it joins.
+  const std::vector<PeerId> senders = peers_[p]->known_neighbours();
+  if (std::none_of(senders.begin(), senders.end(), running)) return;  // no run to join
   const std::vector<PeerId> contacts = peers_[p]->contacts();
-  if (std::none_of(contacts.begin(), contacts.end(), running)) return;  // no run to join
   peers_[p] = make_peer(peer);
   removed_[p] = false;
+  left_[p] = false;
   --away_;
   ++rejoins_;
   Actions actions;
@@ -523,9 +543,8 @@ void VirtualNetwork::rejoin(PeerId peer) {
   execute(peer, actions);
   for (PeerId j : contacts) {
     if (!running(j)) continue;
-    Actions back;
-    peers_[static_cast<std::size_t>(j)]->handle(now_s_, consensus::NeighbourBack{peer}, back);
-    execute(j, back);
+    const double after_s = std::max(now_s_, link_last_arrival_s_[{peer, j}]);
+    schedule({after_s, 0, j, TakeBack{peer}});
   }
 }
 

@@ -117,6 +117,7 @@ class VirtualNetwork {
 
   double now_s() const { return now_s_; }
   // Every peer finished, or left (or was removed) and is away.
+  bool away(PeerId peer) const { return removed_[static_cast<std::size_t>(peer)]; }
   bool all_finished() const { return finished_ + away_ == static_cast<int>(peers_.size()); }
   std::int64_t events() const { return events_; }
   std::int64_t messages() const { return messages_; }
@@ -146,8 +147,11 @@ class VirtualNetwork {
   struct Begin {};   // start_at(): the peer's first iteration begins
   struct Leave {};   // leave_at()
   struct Rejoin {};  // rejoin_at()
+  struct TakeBack {  // rejoin(): the neighbour hears that `peer` is back (its HELLO)
+    PeerId peer = 0;
+  };
   using What = std::variant<consensus::Message, GradientReady, ValidationReady, TimerDue, JobDone,
-                            PoolCheck, Begin, Leave, Rejoin>;
+                            PoolCheck, Begin, Leave, Rejoin, TakeBack>;
   struct Event {
     double at_s = 0;
     std::uint64_t sequence = 0;
@@ -217,6 +221,7 @@ class VirtualNetwork {
   int away_ = 0;                               // removed or left, and not back
   int rejoins_ = 0;                            // peers that came back
   std::vector<std::uint32_t> generation_;      // per peer: how often it came back
+  std::vector<bool> left_;                     // per peer: away after leave_at (not remove_peer)
   std::vector<std::uint64_t> gradient_token_;  // per peer: its gradient in progress (0: none)
   std::vector<std::int64_t> gradient_iteration_;
   std::uint64_t next_token_ = 0;

@@ -13,6 +13,7 @@
 #include "node/cli/commands.h"
 #include "node/cli/config_options.h"
 #include "node/config/experiment_config.h"
+#include "node/launch/progress.h"
 #include "node/launch/snapshots.h"
 #include "node/metrics/iteration_csv.h"
 #include "node/metrics/output_files.h"
@@ -209,7 +210,11 @@ void run_node(const NodeOptions& o) {
   metrics::write_json_file(dir / "summary.json", metrics::to_json(r));
   // The peer has ended for good (its summary says how), unless it left to come back ([churn]):
   // then its checkpoint and first start are what the comeback goes on from.
-  if (!requests.leave) remove_restart_files(dir);
+  if (r.end == "left") {
+    std::cout << kLeftLine << std::endl;  // for the launcher: bring it back at its join
+  } else {
+    remove_restart_files(dir);
+  }
 
   print_ending(r);
 }

@@ -350,6 +350,12 @@ int run(const RunOptions& o) {
   }
   const topology::Topology topology = topology::build_topology(config.topology);
   const int n = topology.graph.size();
+  for (const ChurnEvent& e : config.churn.schedule) {  // an edge list's size is known only now
+    if (e.peer >= n) {
+      throw std::invalid_argument("[churn]: peer " + std::to_string(e.peer) +
+                                  " is not a peer of the run (0 to " + std::to_string(n - 1) + ")");
+    }
+  }
   if (config.consensus.protocol.policy.kind == consensus::PolicyKind::kAdPsgd) {
     consensus::PairwiseAveraging::sides_of(*topology.schedule);  // not bipartite: before any peer
   }

@@ -55,12 +55,17 @@ void read_file(TableReader& t, const std::filesystem::path& path, std::vector<Ch
     return;
   }
   std::string line;
-  if (!std::getline(in, line) || line != "time_s,peer,event") {
+  const auto next_line = [&] {
+    if (!std::getline(in, line)) return false;
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // a file written on Windows
+    return true;
+  };
+  if (!next_line() || line != "time_s,peer,event") {
     t.errors().add(t.path_of("file"),
                    "'" + path.string() + "' does not begin with the header time_s,peer,event");
     return;
   }
-  for (std::int64_t n = 2; std::getline(in, line); ++n) {
+  for (std::int64_t n = 2; next_line(); ++n) {
     if (n > kMaxChurnRows) {
       t.errors().add(t.path_of("file"), path.string() + ": more than 1000000 rows");
       return;

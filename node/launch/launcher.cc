@@ -43,7 +43,8 @@ struct RunningPeer {
   std::vector<std::string> restarted_after;
   std::string died;     // its "@died" line, without the prefix
   std::string refused;  // its start-up check's refusal line
-  bool away = false;    // left on [churn]'s schedule, not back yet
+  bool away = false;    // asked to leave on [churn]'s schedule, not back yet
+  bool left = false;    // and it did (its @left line): it may come back
 };
 
 // Signals do not cross ssh: a local peer gets `signal`, a remote one `byte` on its stdin
@@ -211,13 +212,16 @@ class Launch {
         r->process->write_stdin("l");
         r->away = true;
         what = " leaves";
-      } else if (r && !leave && r->away) {
+      } else if (r && !leave && r->away && r->left) {
         r->process = std::make_unique<ChildProcess>(command(r->launch, r->launch.restart_argv),
                                                     /*stdin_pipe=*/true);
         r->exited_at.reset();
-        r->away = false;
+        r->away = r->left = false;
         started = true;
         what = " comes back";
+      } else if (r && !leave && r->away) {
+        r->away = false;  // it had finished when asked to leave: nothing to come back to
+        what = " does not come back: it had finished when asked to leave";
       }
       if (!what.empty()) {
         const std::string note = "fastk run: peer " + std::to_string(e->peer) + what +
@@ -247,6 +251,8 @@ class Launch {
     r.log << line << '\n';
     if (auto p = parse_progress(line)) {
       r.progress = p;
+    } else if (line == kLeftLine) {
+      r.left = true;
     } else if (line == kReadyLine) {
       r.ready = true;
     } else if (line.starts_with(os::kDiedLine)) {

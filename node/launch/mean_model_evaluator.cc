@@ -41,6 +41,9 @@ struct MeanModelEvaluator::PeerState {
   double end_unix_s = 0;
   std::int64_t iterations = 0;
   bool final_left_to_us = false;  // it trained, and did not evaluate its final model itself
+  // It left to come back ([churn]): model-final.f32 is its model while it is away, and its
+  // snapshots after its comeback take over; its final model is still to come.
+  bool left = false;
 };
 
 std::vector<MeanModelEvaluator::PeerState> MeanModelEvaluator::read_states() const {
@@ -53,8 +56,9 @@ std::vector<MeanModelEvaluator::PeerState> MeanModelEvaluator::read_states() con
     state.ended = true;
     state.end_unix_s = s.value("last_update_unix_s", 0.0);
     state.iterations = s.value("iterations", std::int64_t{0});
-    state.final_left_to_us =
-        state.iterations > 0 && s.contains("test_accuracy") && s["test_accuracy"].is_null();
+    state.left = s.value("end", std::string()) == "left";
+    state.final_left_to_us = !state.left && state.iterations > 0 && s.contains("test_accuracy") &&
+                             s["test_accuracy"].is_null();
   }
   return states;
 }
@@ -63,16 +67,20 @@ std::optional<MeanModelEvaluator::ModelFile> MeanModelEvaluator::model_at(const 
                                                                           int peer,
                                                                           std::int64_t instant,
                                                                           bool exited) const {
-  if (state.ended && instant_unix_s(instant) >= state.end_unix_s) {
+  const auto after = state.snapshots.upper_bound(instant);
+  // A peer that left and came back ([churn]): its snapshots since its comeback are its models;
+  // while it was away, its model was the one it left with.
+  const bool back = state.left && after != state.snapshots.begin() &&
+                    instant_unix_s(std::prev(after)->first) > state.end_unix_s;
+  if (state.ended && !back && instant_unix_s(instant) >= state.end_unix_s) {
     return ModelFile{peer_dir(peer) / "model-final.f32", state.iterations};
   }
-  const auto after = state.snapshots.upper_bound(instant);
   if (after == state.snapshots.begin()) return std::nullopt;  // not started by then
   const auto at = std::prev(after);
   // A running peer's later snapshot may still come: the model is known once it has one at
   // or after the instant.
-  const bool known =
-      exited || state.ended || at->first == instant || after != state.snapshots.end();
+  const bool known = exited || (state.ended && !state.left) || at->first == instant ||
+                     after != state.snapshots.end();
   if (!known) return std::nullopt;
   return ModelFile{snapshot_path(peer_dir(peer), at->first), at->second};
 }

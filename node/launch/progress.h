@@ -20,6 +20,9 @@ namespace fastk::node {
 inline constexpr std::string_view kProgressPrefix = "@progress ";
 // What a peer that waits for the launcher's go prints once it is ready (peer_runtime.h).
 inline constexpr std::string_view kReadyLine = "@ready";
+// What a peer that left on the launcher's 'l' ([churn]) prints as it exits, so that the
+// launcher brings back only a peer that did leave (one that had finished just ends).
+inline constexpr std::string_view kLeftLine = "@left";
 
 struct PeerProgress {
   std::int64_t iteration = 0;   // iterations completed

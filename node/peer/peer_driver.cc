@@ -184,6 +184,8 @@ void PeerDriver::end_of_iterating() {
                                                : parts_.requests.finish ? "target"
                                                : parts_.requests.leave  ? "left"
                                                                         : "signal");
+  // Only a peer still iterating leaves: one that finished ends as it would have.
+  if (done) parts_.requests.leave = false;
 }
 
 void PeerDriver::step(int wait_ms) {
@@ -452,12 +454,16 @@ void PeerDriver::say_goodbye() {
   for (int j : rendezvous_.neighbours()) outbound_.send(j, Outbound::kControl, bye);
   rendezvous_.goodbye(now_s());
   // A peer that leaves to come back ([churn]) does not stay for the others' last models: its
-  // neighbours go on without it. It stays long enough for its goodbye to leave the sockets,
-  // which drop what is queued when they close.
+  // neighbours go on without it. It stays until its goodbye has left its queue and a moment
+  // more, for the sockets, which drop what they hold when they close.
   constexpr double kLeaveLinger_s = 0.2;
-  const double until_s =
-      now_s() + (parts_.requests.leave ? kLeaveLinger_s : settings_.peer_timeout_s);
+  const double leaving_from_s = now_s();
+  const double until_s = now_s() + settings_.peer_timeout_s;
   while (now_s() < until_s && !(report_.finished() && parts_.requests.stop)) {
+    if (parts_.requests.leave && !outbound_.pending() &&
+        now_s() - leaving_from_s >= kLeaveLinger_s) {
+      break;
+    }
     if (rendezvous_.all_gone(now_s(), settings_.peer_timeout_s) && !outbound_.pending()) break;
     outbound_.flush();
     receive(std::chrono::milliseconds(outbound_.pending() ? 1 : 100));

@@ -132,8 +132,8 @@ metrics::PeerReport peer_report(const simulation::VirtualNetwork& net, const Sim
   r.simulated = true;
   r.peer = i;
   r.iterations = peers.totals[u].iterations;
-  r.finished = net.peer(i).finished() || result.finished;
-  r.end = net.peer(i).finished() ? "iterations" : result.end;
+  r.finished = !net.away(i) && (net.peer(i).finished() || result.finished);
+  r.end = net.away(i) ? "left" : net.peer(i).finished() ? "iterations" : result.end;
   r.elapsed_s = peers.last_update_s[u];
   r.waiting_s = peers.totals[u].wait_sum_s;
   r.compute_s = peers.compute_s[u];
