@@ -51,7 +51,8 @@ double reference_iteration_s(const CalibrateOptions& o, const std::string& strag
   std::vector<std::string> argv = {self, "run", o.config.config};
   for (const auto& setting : o.config.overrides) argv.insert(argv.end(), {"--set", setting});
   for (const std::string& setting : std::vector<std::string>{
-           "consensus.policy=full", "stragglers=" + stragglers, "coding={}",
+           // Every peer from start to end: the fit is for a run's steady costs.
+           "consensus.policy=full", "stragglers=" + stragglers, "coding={}", "churn={}",
            // Uncompressed: message_s is fitted to messages; compression has its own costs.
            "compression={}", "run.duration_s=0", "run.stop_at_target=false",
            "run.target_accuracy=0", "run.target_loss=0", "run.eval_interval_s=1000000",

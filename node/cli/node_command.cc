@@ -165,6 +165,12 @@ void run_node(const NodeOptions& o) {
     if (const auto warning = plain_tcp_warning(config.security, config.cluster, peers)) {
       std::cerr << *warning << std::endl;
     }
+    if (!config.churn.schedule.empty()) {
+      std::cerr << "fastk node: warning: [churn] is carried out by `fastk run`, which asks peers "
+                   "to leave and starts them again; peers started by hand, mpirun or srun run "
+                   "without it"
+                << std::endl;
+    }
   }
   options.stop_on_stdin_eof = o.stop_on_stdin_eof;
   options.progress_interval_s = o.progress_interval_s;
@@ -266,8 +272,9 @@ void add_node_command(CLI::App& app) {
                 "is null): set by `fastk run`, which evaluates every peer's model-final.f32 "
                 "itself while the others still run");
   cmd->add_flag("--stop-on-stdin-eof", options->stop_on_stdin_eof,
-                "Stop cleanly when stdin closes, finish on an 'f', start on a 'g' (set by "
-                "`fastk run`: a peer whose launcher died stops and writes its outputs)");
+                "Stop cleanly when stdin closes, finish on an 'f', start on a 'g', leave on an "
+                "'l' ([churn]) (set by `fastk run`: a peer whose launcher died stops and writes "
+                "its outputs)");
   cmd->callback([options] { run_node(*options); });
 }
 
