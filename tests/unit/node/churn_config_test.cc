@@ -32,9 +32,9 @@ TEST(ChurnConfig, EventsAndAFileMakeOneScheduleInTimeOrder) {
   EXPECT_EQ(c.churn.file, (dir / "churn.csv").string());
   EXPECT_TRUE(parse(kRing).churn.schedule.empty());
   // `fastk calibrate`'s reference runs set it aside so (calibrate_command.cc).
-  EXPECT_TRUE(parse_config(kRing + "[churn]\nevents = [\"3,1,leave\"]\n", "exp.toml", dir,
-                           {"churn={}"})
-                  .churn.schedule.empty());
+  EXPECT_TRUE(
+      parse_config(kRing + "[churn]\nevents = [\"3,1,leave\"]\n", "exp.toml", dir, {"churn={}"})
+          .churn.schedule.empty());
 }
 
 TEST(ChurnConfig, AScheduleNoRunCanFollowIsRefusedWithTheRowAndWhy) {
