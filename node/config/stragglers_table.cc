@@ -35,17 +35,10 @@ void for_each_table(TableReader& t, std::string_view key, Fn read_one) {
 // gradient is 30 years per iteration, and the simulator spun on such a run for good).
 constexpr double kMaxSlowdown = 1e6;
 
-void read_stragglers_table(TableReader& t, stragglers::DelaySpec& spec,
-                           std::uint64_t seed_default) {
-  spec.seed = seed_default;
-  t.read("compute_s", spec.compute_s, 0.0);
-  t.read_choice<ComputeDistribution>("distribution", spec.distribution,
-                                     stragglers::parse_compute_distribution);
-  t.read("shift", spec.shift, 0.0);
-  t.read("exp_mean", spec.exp_mean, 0.0);
-  t.read("pareto_alpha", spec.pareto_alpha, 1e-9);
-  t.read("transient_probability", spec.transient_probability, 0.0, 1.0);
-  t.read("transient_factor", spec.transient_factor, 1e-9, kMaxSlowdown);
+namespace {
+
+// slow_peers and slow_factors: one factor for all, or one per peer.
+void read_slow_peers(TableReader& t, stragglers::DelaySpec& spec) {
   const auto ids = read_numbers<int>(t, "slow_peers");
   const auto factors = read_numbers<double>(t, "slow_factors");
   if (!factors.empty() && factors.size() != 1 && factors.size() != ids.size()) {
@@ -66,9 +59,38 @@ void read_stragglers_table(TableReader& t, stragglers::DelaySpec& spec,
     if (factors.size() == ids.size()) factor = factors[i];
     spec.slow_peers.push_back({ids[i], factor});
   }
+}
+
+stragglers::MarkovClass read_markov_class(TableReader& c, const std::string& where) {
+  stragglers::MarkovClass markov;
+  markov.peers = read_numbers<int>(c, "peers");
+  if (markov.peers.empty()) c.errors().add(where, "needs peers = [PEER, ...]");
+  c.read("good_to_bad", markov.good_to_bad, 0.0, 1.0);
+  c.read("bad_to_good", markov.bad_to_good, 0.0, 1.0);
+  c.read("factor", markov.factor, 1e-9, kMaxSlowdown);
+  return markov;
+}
+
+}  // namespace
+
+void read_stragglers_table(TableReader& t, stragglers::DelaySpec& spec,
+                           std::uint64_t seed_default) {
+  spec.seed = seed_default;
+  t.read("compute_s", spec.compute_s, 0.0);
+  t.read_choice<ComputeDistribution>("distribution", spec.distribution,
+                                     stragglers::parse_compute_distribution);
+  t.read("shift", spec.shift, 0.0);
+  t.read("exp_mean", spec.exp_mean, 0.0);
+  t.read("pareto_alpha", spec.pareto_alpha, 1e-9);
+  t.read("transient_probability", spec.transient_probability, 0.0, 1.0);
+  t.read("transient_factor", spec.transient_factor, 1e-9, kMaxSlowdown);
+  read_slow_peers(t, spec);
   t.read("markov_good_to_bad", spec.markov_good_to_bad, 0.0, 1.0);
   t.read("markov_bad_to_good", spec.markov_bad_to_good, 0.0, 1.0);
   t.read("markov_factor", spec.markov_factor, 1e-9, kMaxSlowdown);
+  for_each_table(t, "markov_classes", [&](TableReader& c, const std::string& where) {
+    spec.markov_classes.push_back(read_markov_class(c, where));
+  });
   for_each_table(t, "windows", [&](TableReader& w, const std::string&) {
     stragglers::SlowWindow window;
     window.peers = read_numbers<int>(w, "peers");
@@ -110,6 +132,17 @@ nlohmann::ordered_json windows_json(const std::vector<stragglers::SlowWindow>& w
   return out;
 }
 
+nlohmann::ordered_json markov_classes_json(const std::vector<stragglers::MarkovClass>& classes) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& c : classes) {
+    out.push_back({{"peers", c.peers},
+                   {"good_to_bad", c.good_to_bad},
+                   {"bad_to_good", c.bad_to_good},
+                   {"factor", c.factor}});
+  }
+  return out;
+}
+
 nlohmann::ordered_json links_json(const std::vector<stragglers::LinkOverride>& links) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const auto& l : links) {
@@ -139,6 +172,7 @@ nlohmann::ordered_json stragglers_table_json(const stragglers::DelaySpec& s) {
           {"markov_good_to_bad", s.markov_good_to_bad},
           {"markov_bad_to_good", s.markov_bad_to_good},
           {"markov_factor", s.markov_factor},
+          {"markov_classes", markov_classes_json(s.markov_classes)},
           {"windows", windows_json(s.windows)},
           {"link_s", s.link_s},
           {"link_jitter_s", s.link_jitter_s},

@@ -68,6 +68,7 @@ DelayModel::DelayModel(DelaySpec spec, int peers)
     check(s.factor > 0, "slow_factors must be > 0");
     persistent_factor_[static_cast<std::size_t>(s.peer)] *= s.factor;
   }
+  apply_markov_classes(peers);
   for (const auto& w : spec_.windows) {
     for (int p : w.peers) check_peer(p, "windows.peers");
     check(w.from_iteration <= w.to_iteration, "windows: from_iteration > to_iteration");
@@ -79,6 +80,28 @@ DelayModel::DelayModel(DelaySpec spec, int peers)
     check_peer(l.to, "links.to");
     check(l.factor > 0, "links.factor must be > 0");
     links_[{l.from, l.to}] = l;
+  }
+}
+
+void DelayModel::apply_markov_classes(int peers) {
+  chain_parameters_.assign(
+      static_cast<std::size_t>(peers),
+      {spec_.markov_good_to_bad, spec_.markov_bad_to_good, spec_.markov_factor});
+  std::vector<bool> listed(static_cast<std::size_t>(peers), false);
+  for (const auto& c : spec_.markov_classes) {
+    check(!c.peers.empty(), "markov_classes: a class needs peers");
+    check_probability(c.good_to_bad, "markov_classes.good_to_bad");
+    check_probability(c.bad_to_good, "markov_classes.bad_to_good");
+    check(c.factor > 0, "markov_classes.factor must be > 0");
+    for (int p : c.peers) {
+      check(p >= 0 && p < peers, "markov_classes.peers: peer " + std::to_string(p) +
+                                     " is not in [0, " + std::to_string(peers) + ")");
+      const auto i = static_cast<std::size_t>(p);
+      check(!listed[i], "markov_classes.peers: peer " + std::to_string(p) +
+                            " is in more than one class (or twice in one)");
+      listed[i] = true;
+      chain_parameters_[i] = {c.good_to_bad, c.bad_to_good, c.factor};
+    }
   }
 }
 
@@ -99,7 +122,8 @@ bool DelayModel::markov_bad(int peer, std::int64_t k) {
     if (chain.k == 0) continue;  // starts in the good state
     const double u =
         uniform(kMarkov, static_cast<std::uint64_t>(peer), static_cast<std::uint64_t>(chain.k), 0);
-    chain.bad = chain.bad ? !(u < spec_.markov_bad_to_good) : u < spec_.markov_good_to_bad;
+    const ChainParameters& c = chain_parameters_[static_cast<std::size_t>(peer)];
+    chain.bad = chain.bad ? !(u < c.bad_to_good) : u < c.good_to_bad;
   }
   return chain.bad;
 }
@@ -124,7 +148,8 @@ double DelayModel::slowdown(int peer, std::int64_t k) {
     x *= spec_.transient_factor;
   }
   x *= persistent_factor_[static_cast<std::size_t>(peer)];
-  if (spec_.markov_good_to_bad > 0 && markov_bad(peer, k)) x *= spec_.markov_factor;
+  const ChainParameters& chain = chain_parameters_[static_cast<std::size_t>(peer)];
+  if (chain.good_to_bad > 0 && markov_bad(peer, k)) x *= chain.factor;
   for (std::size_t w = 0; w < spec_.windows.size(); ++w) {
     const SlowWindow& window = spec_.windows[w];
     if (k < window.from_iteration || k >= window.to_iteration) continue;

@@ -42,7 +42,15 @@ class DelayModel final : public consensus::DelaySource {
     std::int64_t k = -1;
     bool bad = false;
   };
+  struct ChainParameters {  // the table's markov_* keys, or the peer's markov_classes entry
+    double good_to_bad = 0;
+    double bad_to_good = 0.5;
+    double factor = 10;
+  };
+  void apply_markov_classes(int peers);
+
   std::vector<Chain> chains_;
+  std::vector<ChainParameters> chain_parameters_;
   std::map<std::pair<int, int>, LinkOverride> links_;
 };
 

@@ -36,6 +36,15 @@ struct SlowWindow {
   double factor = 1.0;
 };
 
+// GC-DC's heterogeneous worker model: the listed peers' Gilbert-Elliott chain has these
+// parameters instead of the table's markov_* keys (which every other peer keeps).
+struct MarkovClass {
+  std::vector<int> peers = {};
+  double good_to_bad = 0;
+  double bad_to_good = 0.5;
+  double factor = 10;
+};
+
 struct LinkOverride {  // a specific directed link: delay replaced and/or scaled
   int from = 0;
   int to = 0;
@@ -58,6 +67,7 @@ struct DelaySpec {
   double markov_good_to_bad = 0;
   double markov_bad_to_good = 0.5;
   double markov_factor = 10;
+  std::vector<MarkovClass> markov_classes = {};
   std::vector<SlowWindow> windows = {};
   // Links: added delay = link_s + Exp(mean = link_jitter_s), overrides applied.
   double link_s = 0;

@@ -126,6 +126,11 @@ markov_bad_to_good = 0.2
 markov_factor = 8
 link_s = 0.2
 link_jitter_s = 0.05
+[[stragglers.markov_classes]]
+peers = [0, 3]
+good_to_bad = 0.25
+bad_to_good = 0.4
+factor = 6
 [[stragglers.windows]]
 peers = [2]
 from_iteration = 10
@@ -146,6 +151,11 @@ factor = 10
   EXPECT_EQ(s.slow_peers[1].peer, 4);
   EXPECT_DOUBLE_EQ(s.slow_peers[1].factor, 3.5);
   EXPECT_DOUBLE_EQ(s.markov_factor, 8);
+  ASSERT_EQ(s.markov_classes.size(), 1u);
+  EXPECT_EQ(s.markov_classes[0].peers, (std::vector<int>{0, 3}));
+  EXPECT_DOUBLE_EQ(s.markov_classes[0].good_to_bad, 0.25);
+  EXPECT_DOUBLE_EQ(s.markov_classes[0].bad_to_good, 0.4);
+  EXPECT_DOUBLE_EQ(s.markov_classes[0].factor, 6);
   ASSERT_EQ(s.windows.size(), 1u);
   EXPECT_EQ(s.windows[0].peers, std::vector<int>{2});
   EXPECT_EQ(s.windows[0].to_iteration, 20);
@@ -168,6 +178,8 @@ to_iteration = 2
 colour = "red"
 [[stragglers.links]]
 from = 1
+[[stragglers.markov_classes]]
+good_to_bad = 2
 )");
   EXPECT_THAT(e, HasSubstr("stragglers.slow_peers[1]: expected an integer"));
   EXPECT_THAT(e, HasSubstr("stragglers.slow_factors"));
@@ -175,6 +187,8 @@ from = 1
   EXPECT_THAT(e, HasSubstr("stragglers.windows[0].to_iteration"));
   EXPECT_THAT(e, HasSubstr("stragglers.windows[0].colour"));
   EXPECT_THAT(e, HasSubstr("stragglers.links[0]: needs from"));
+  EXPECT_THAT(e, HasSubstr("stragglers.markov_classes[0]: needs peers"));
+  EXPECT_THAT(e, HasSubstr("stragglers.markov_classes[0].good_to_bad"));
 }
 
 TEST(SimTable, ReadsEveryKeyAndRejectsBadOnes) {

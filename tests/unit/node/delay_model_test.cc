@@ -1,8 +1,13 @@
 #include "node/stragglers/delay_model.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace fastk::node::stragglers {
 namespace {
@@ -84,6 +89,46 @@ TEST(DelayModel, GilbertElliottSpellsAreLongAndHaveTheStationaryShare) {
   EXPECT_NEAR(bad / static_cast<double>(n), 0.05 / 0.25, 0.02);  // stationary share 0.2
   // Independent draws with p = 0.2 would switch 2 p (1 - p) n = 0.32 n times.
   EXPECT_LT(switches, 0.1 * n);
+}
+
+// GC-DC's heterogeneous workers: peers of a class follow its chain, the others the table's.
+TEST(DelayModel, MarkovClassesGiveTheirPeersTheirOwnChain) {
+  DelayModel model(
+      {.markov_good_to_bad = 0.02,
+       .markov_bad_to_good = 0.5,
+       .markov_factor = 10,
+       .markov_classes = {{.peers = {1}, .good_to_bad = 0.3, .bad_to_good = 0.2, .factor = 4}}},
+      2);
+  int reliable_bad = 0, unreliable_bad = 0, unreliable_other = 0;
+  const int n = 40000;
+  for (int k = 0; k < n; ++k) {
+    reliable_bad += model.compute_time_s(0, k) == 10.0 ? 1 : 0;
+    const double t = model.compute_time_s(1, k);
+    unreliable_bad += t == 4.0 ? 1 : 0;
+    unreliable_other += t != 4.0 && t != 1.0 ? 1 : 0;
+  }
+  EXPECT_NEAR(reliable_bad / static_cast<double>(n), 0.02 / 0.52, 0.01);
+  EXPECT_NEAR(unreliable_bad / static_cast<double>(n), 0.3 / 0.5, 0.02);
+  EXPECT_EQ(unreliable_other, 0);  // the class's factor, never the table's
+}
+
+TEST(DelayModel, MarkovClassesAreChecked) {
+  const auto message = [](std::vector<MarkovClass> classes) -> std::string {
+    try {
+      DelayModel({.markov_classes = std::move(classes)}, 4);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_THAT(message({{.peers = {4}, .good_to_bad = 0.1}}),
+              ::testing::HasSubstr("markov_classes.peers: peer 4 is not in [0, 4)"));
+  EXPECT_THAT(message({{.peers = {1}, .good_to_bad = 0.1}, {.peers = {1}, .good_to_bad = 0.2}}),
+              ::testing::HasSubstr("peer 1 is in more than one class"));
+  EXPECT_THAT(message({{.peers = {}, .good_to_bad = 0.1}}), ::testing::HasSubstr("needs peers"));
+  EXPECT_THAT(message({{.peers = {0}, .good_to_bad = 1.5}}),
+              ::testing::HasSubstr("markov_classes.good_to_bad"));
+  EXPECT_EQ(message({{.peers = {0, 3}, .good_to_bad = 0.1}}), "");
 }
 
 TEST(DelayModel, LinkJitterAndOverrides) {
