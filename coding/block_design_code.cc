@@ -55,10 +55,21 @@ BlockDesignCode::BlockDesignCode(const std::vector<std::vector<int>>& blocks)
 BlockDesignCode::BlockDesignCode(Design design)
     : GradientCode(std::move(design.incidence)), w_(design.w), lambda_(design.lambda) {}
 
-BlockDesignCode BlockDesignCode::fano_plane() {
-  std::vector<std::vector<int>> lines;
-  for (int i = 0; i < 7; ++i) lines.push_back({i, (i + 1) % 7, (i + 3) % 7});
-  return BlockDesignCode(lines);
+BlockDesignCode BlockDesignCode::fano_plane() { return from_difference_set(7, {0, 1, 3}); }
+
+BlockDesignCode BlockDesignCode::from_difference_set(int v, const std::vector<int>& differences) {
+  if (v < 2) throw std::invalid_argument("a difference set needs a modulus of at least 2");
+  std::vector<std::vector<int>> blocks(v);
+  for (int i = 0; i < v; ++i) {
+    for (int d : differences) {
+      if (d < 0 || d >= v) {
+        throw std::invalid_argument("difference set element " + std::to_string(d) +
+                                    " is outside [0, " + std::to_string(v) + ")");
+      }
+      blocks[i].push_back((d + i) % v);
+    }
+  }
+  return BlockDesignCode(blocks);
 }
 
 std::string BlockDesignCode::name() const {

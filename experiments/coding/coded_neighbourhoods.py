@@ -27,11 +27,29 @@ peer's link is limited to each of --rates Mbit/s in each direction (sim.link_rat
 and the plot (iteration_vs_rate.png) shows the mean time per iteration against the rate,
 with the range over seeds.
 
+With --figure erasurehead it compares exact coding with ErasureHead's deadline (Wang, Charles
+and Papailiopoulos) on the torus and stragglers above:
+  uncoded      policy full, as above
+  exact        frc with stragglers = 1, waiting until every block is covered
+  erasurehead  the same code, but --deadline seconds after its own gradient a peer steps with
+               the blocks covered so far and drops the others (coding.deadline_s, rescaled)
+and reports the time to --target accuracy of the mean model (time_to_target.png: accuracy
+against virtual time, seed 1).
+
+With --figure models it runs uncoded, static and dynamic under GC-DC's two worker models:
+homogeneous (every peer's chain p_NS = 0.05, p_SN = 0.3) and heterogeneous (peers 0, 5, 10
+and 15 straggle with p_NS = 0.2, the others with p_NS = 0.018: the same long-run share of
+straggling iterations, 1/7, concentrated on a quarter of the peers;
+[[stragglers.markov_classes]]), and reports the time per iteration and to --target
+(worker_models.png).
+
 Usage: experiments/coding/coded_neighbourhoods.py [--fastk build/fastk] [--seeds 3]
-                                                  [--out runs/coding] [--figure roles|links]
+                                                  [--out runs/coding]
+                                                  [--figure roles|links|erasurehead|models]
                                                   [--rates 0,1,0.5,0.25,0.125]
-Not part of CI: it runs 3 x seeds simulations (4 x rates x seeds with --figure links),
-about 1 s each on 2 cores.
+Not part of CI (tests/integration/reproduction_shape_test.cc checks the shapes): it runs 3 x
+seeds simulations (4 x rates x seeds with --figure links, 6 x seeds with --figure models),
+about 1 s each on 2 cores; with --runtime real, `fastk run` instead, 10-60 s each.
 """
 import argparse
 import csv
@@ -47,7 +65,7 @@ name = "{name}"
 seed = {seed}
 iterations = {iterations}
 output = "{out}"
-eval_interval_s = 20
+eval_interval_s = {eval_interval}
 
 [topology]
 kind = "torus"
@@ -58,7 +76,7 @@ kind = "fashion_mnist"
 test_limit = 2000
 
 [model]
-kind = "logistic_regression"
+kind = "{model}"
 
 [optimizer]
 lr = 0.05
@@ -69,7 +87,7 @@ batch_size = 32
 
 [stragglers]
 compute_s = 1.0
-link_s = 0.1
+link_s = {link_s}
 markov_good_to_bad = {p_ns}
 markov_bad_to_good = {p_sn}
 markov_factor = 10
@@ -78,12 +96,20 @@ markov_factor = 10
 threads = 2
 per_peer_eval = false
 link_rate_mbit = {rate}
-"""
+
+[cluster]
+base_port = 47600
+{extra}"""
 
 VARIANTS = {
     "uncoded": 'scheme = "none"',
     "static": 'scheme = "frc"\nstragglers = 1',
     "dynamic": 'scheme = "frc"\nstragglers = 1\ndynamic_roles = true',
+}
+ERASURE_VARIANTS = {
+    "uncoded": 'scheme = "none"',
+    "exact": 'scheme = "frc"\nstragglers = 1',
+    "erasurehead": 'scheme = "frc"\nstragglers = 1\ndeadline_s = {deadline}',
 }
 LINK_VARIANTS = {
     "uncoded": 'scheme = "none"',
@@ -93,15 +119,19 @@ LINK_VARIANTS = {
 }
 
 
-def run(fastk, out, name, seed, coding, args, rate=0.0):
+def run(fastk, out, name, seed, coding, args, rate=0.0, extra="", p_ns=None):
     config = out / f"{name}.toml"
+    real = args.runtime == "real"
     config.write_text(BASE.format(name=name, seed=seed, iterations=args.iterations,
-                                  out=out.resolve(), coding=coding, p_ns=args.p_ns,
-                                  p_sn=args.p_sn, rate=rate))
+                                  out=out.resolve(), coding=coding,
+                                  p_ns=args.p_ns if p_ns is None else p_ns, p_sn=args.p_sn,
+                                  rate=rate, extra=extra, model=args.model,
+                                  eval_interval=0.1 if real else 20,
+                                  link_s=0 if real else 0.1))
     folder = out / name
     shutil.rmtree(folder, ignore_errors=True)  # a rerun's: fastk never writes over a run
-    subprocess.run([fastk, "sim", "--no-plots", str(config), "--output", str(folder)], check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run([fastk, "run" if real else "sim", "--no-plots", str(config), "--output",
+                    str(folder)], check=True, stdout=subprocess.DEVNULL)
     with open(folder / "iterations.csv") as f:
         rows = list(csv.DictReader(f))
     finish = {}
@@ -133,6 +163,117 @@ def plot(results, path):
     ax.set_ylabel("test accuracy of the mean model")
     ax.set_title("4x4 torus, Markov stragglers x10")
     ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def time_to(curve, target):
+    return next((t for t, accuracy in curve if accuracy >= target), None)
+
+
+def erasurehead_figure(args, out):
+    results = {v: [] for v in ERASURE_VARIANTS}
+    for seed in range(1, args.seeds + 1):
+        for variant, coding in ERASURE_VARIANTS.items():
+            coding = coding.replace("{deadline}", f"{args.deadline:g}")
+            r = run(args.fastk, out, f"{variant}_s{seed}", seed, coding, args)
+            r["time_to_target"] = time_to(r["curve"], args.target)
+            results[variant].append(r)
+            print(f"seed {seed} {variant:12s} time to {args.target:.0%} {r['time_to_target']}  "
+                  f"iteration {r['iteration_s']:.3f} s  accuracy {r['accuracy']:.4f}  "
+                  f"decodable {r['decodable']:.3f}", flush=True)
+    print(f"\nMarkov stragglers p_NS={args.p_ns} p_SN={args.p_sn} x10, {args.iterations} "
+          f"iterations, deadline {args.deadline:g} s, mean (min-max) of {args.seeds} seeds:")
+    print(f"| variant | time to {args.target:.0%} (virtual s) | reached | time per iteration "
+          "(virtual s) | steps with every block | final accuracy |")
+    print("|---|---|---|---|---|---|")
+    for variant, runs in results.items():
+        times = [r["time_to_target"] for r in runs if r["time_to_target"] is not None]
+        reach = (f"{statistics.mean(times):.0f} ({min(times):.0f}-{max(times):.0f})"
+                 if times else "-")
+        spread = lambda key: (f"{statistics.mean(r[key] for r in runs):.4g} "  # noqa: E731
+                              f"({min(r[key] for r in runs):.4g}-"
+                              f"{max(r[key] for r in runs):.4g})")
+        print(f"| {variant} | {reach} | {len(times)}/{len(runs)} | {spread('iteration_s')} | "
+              f"{spread('decodable') if variant != 'uncoded' else '-'} | {spread('accuracy')} |")
+    if not args.no_plot:
+        plot(results, out / "time_to_target.png")
+        print(f"plot: {out / 'time_to_target.png'}")
+
+
+# GC-DC's heterogeneous worker model with the homogeneous model's long-run share of straggling
+# iterations, p_NS / (p_NS + p_SN) = 0.05 / 0.35 = 1/7: a quarter of the peers (a diagonal of
+# the torus) straggle 40% of the time (p_NS = 0.2), the others 4/70 of it.
+UNRELIABLE = [0, 5, 10, 15]
+UNRELIABLE_P_NS = 0.2
+RELIABLE_P_NS = 0.3 * (4 / 70) / (1 - 4 / 70)
+
+
+def heterogeneous_stragglers(args):
+    classes = f"""[[stragglers.markov_classes]]
+peers = {UNRELIABLE}
+good_to_bad = {UNRELIABLE_P_NS}
+bad_to_good = {args.p_sn}
+factor = 10
+"""
+    return classes, RELIABLE_P_NS
+
+
+def models_figure(args, out):
+    if (args.p_ns, args.p_sn) != (0.05, 0.3):
+        raise SystemExit("--figure models keeps the paper's p_NS = 0.05, p_SN = 0.3")
+    results = {}
+    classes, reliable = heterogeneous_stragglers(args)
+    models = {"homogeneous": ("", args.p_ns), "heterogeneous": (classes, reliable)}
+    for seed in range(1, args.seeds + 1):
+        for model, (extra, p_ns) in models.items():
+            for variant, coding in VARIANTS.items():
+                r = run(args.fastk, out, f"{model}_{variant}_s{seed}", seed, coding, args,
+                        extra=extra, p_ns=p_ns)
+                r["time_to_target"] = time_to(r["curve"], args.target)
+                results.setdefault((model, variant), []).append(r)
+                print(f"seed {seed} {model:13s} {variant:8s} iteration {r['iteration_s']:.3f} s "
+                      f" time to {args.target:.0%} {r['time_to_target']}", flush=True)
+    unit = "wall s" if args.runtime == "real" else "virtual s"
+    print(f"\n{args.runtime}, {args.model}, {args.iterations} iterations, mean (min-max) of "
+          f"{args.seeds} seeds:")
+    print(f"| worker model | variant | time per iteration ({unit}) | time to {args.target:.0%} "
+          f"({unit}) | reached | final accuracy |")
+    print("|---|---|---|---|---|---|")
+    for (model, variant), runs in results.items():
+        iteration = [r["iteration_s"] for r in runs]
+        times = [r["time_to_target"] for r in runs if r["time_to_target"] is not None]
+        reach = (f"{statistics.mean(times):.3g} ({min(times):.3g}-{max(times):.3g})"
+                 if times else "-")
+        print(f"| {model} | {variant} | {statistics.mean(iteration):.3g} "
+              f"({min(iteration):.3g}-{max(iteration):.3g}) | {reach} | {len(times)}/{len(runs)} | "
+              f"{statistics.mean(r['accuracy'] for r in runs):.4f} |")
+    if not args.no_plot:
+        plot_models(results, out / "worker_models.png", unit)
+        print(f"plot: {out / 'worker_models.png'}")
+
+
+def plot_models(results, path, unit):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    models = sorted({m for m, _ in results}, reverse=True)
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    width = 0.25
+    for i, variant in enumerate(VARIANTS):
+        means, low, high = [], [], []
+        for model in models:
+            times = [r["iteration_s"] for r in results[(model, variant)]]
+            means.append(statistics.mean(times))
+            low.append(means[-1] - min(times))
+            high.append(max(times) - means[-1])
+        xs = [j + (i - 1) * width for j in range(len(models))]
+        ax.bar(xs, means, width, yerr=[low, high], capsize=3, label=variant)
+    ax.set_xticks(range(len(models)), models)
+    ax.set_ylabel(f"time per iteration ({unit}), min-max over seeds")
+    ax.set_title("GC-DC's worker models: 4x4 torus, Markov stragglers x10")
+    ax.grid(axis="y", alpha=0.3)
     ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -204,7 +345,19 @@ def main():
     parser.add_argument("--p-sn", type=float, default=0.3, help="P(bad -> good) per iteration")
     parser.add_argument("--out", default="runs/coding")
     parser.add_argument("--no-plot", action="store_true")
-    parser.add_argument("--figure", choices=["roles", "links"], default="roles")
+    parser.add_argument("--runtime", choices=["sim", "real"], default="sim",
+                        help="real: `fastk run`, real peers on this machine (the stragglers "
+                        "sleep their slowdown; times are wall seconds)")
+    parser.add_argument("--model", default="logistic_regression",
+                        help="model.kind (real peers: lenet, so that a gradient, and a "
+                        "straggler's sleep, outweighs a message)")
+    parser.add_argument("--figure", choices=["roles", "links", "erasurehead", "models"],
+                        default="roles")
+    parser.add_argument("--deadline", type=float, default=0.5,
+                        help="--figure erasurehead: coding.deadline_s (virtual s)")
+    parser.add_argument("--target", type=float, default=0.75,
+                        help="--figure erasurehead and models: the accuracy whose time is "
+                        "reported")
     parser.add_argument("--rates", default="0,1,0.5,0.25,0.125",
                         help="--figure links: link rates in Mbit/s (0 = unlimited)")
     args = parser.parse_args()
@@ -212,6 +365,12 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     if args.figure == "links":
         links_figure(args, out)
+        return
+    if args.figure == "erasurehead":
+        erasurehead_figure(args, out)
+        return
+    if args.figure == "models":
+        models_figure(args, out)
         return
     results = {v: [] for v in VARIANTS}
     for seed in range(1, args.seeds + 1):

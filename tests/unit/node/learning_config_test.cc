@@ -149,7 +149,7 @@ TEST(LearningConfig, EveryShippedConfigLoads) {
     EXPECT_NO_THROW(load_config(entry.path())) << entry.path();
     ++loaded;
   }
-  EXPECT_EQ(loaded, 17);  // all of them: the folder was found and read
+  EXPECT_EQ(loaded, 19);  // all of them: the folder was found and read
   for (const char* name : {"train_logreg", "train_mlp", "train_lenet"}) {
     ExperimentConfig c = load_config(std::string("experiments/configs/") + name + ".toml");
     EXPECT_EQ(c.data.kind, DatasetKind::kFashionMnist) << name;
