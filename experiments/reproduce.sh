@@ -32,7 +32,7 @@
 #   approximate_adversarial      approximate codes' error under random and adversarial
 #                                stragglers (BIBD, FRC, Bernoulli, graph code; code_errors.csv,
 #                                code_errors.png), and ErasureHead against exact coding (sim,
-#                                erasurehead/)
+#                                erasurehead/; 16 real peers, erasurehead_real/)
 #   byzantine                    one attacker of each kind against mean, median, clipped
 #                                gossip and both validation scores (8 real peers, the
 #                                quickstart; robust/attack_table.py)
@@ -136,7 +136,11 @@ figure() {
       /usr/bin/python3 experiments/coding/approximate_adversarial.py --code-errors "$code_errors" \
         --out $out/$1 | tee $out/$1/output.txt
       /usr/bin/python3 experiments/coding/coded_neighbourhoods.py --fastk "$fastk" --seeds 3 \
-        --figure erasurehead --out $out/$1/erasurehead | tee $out/$1/erasurehead/output.txt ;;
+        --figure erasurehead --out $out/$1/erasurehead | tee $out/$1/erasurehead/output.txt
+      mkdir -p $out/$1/erasurehead_real
+      /usr/bin/python3 experiments/coding/coded_neighbourhoods.py --fastk "$fastk" --seeds 3 \
+        --figure erasurehead --runtime real --model lenet --iterations 150 --deadline 0.005 \
+        --out $out/$1/erasurehead_real | tee $out/$1/erasurehead_real/output.txt ;;
     byzantine)
       mkdir -p $out/$1
       /usr/bin/python3 experiments/robust/attack_table.py --fastk "$fastk" \

@@ -168,21 +168,36 @@ def plot(results, path):
     fig.savefig(path, dpi=120)
 
 
+def fmt(value):
+    """Whole numbers from 100 up, three significant digits below (0.0467, 3.39, 42.5)."""
+    return f"{value:.0f}" if value >= 100 else f"{value:.3g}"
+
+
 def time_to(curve, target):
     return next((t for t, accuracy in curve if accuracy >= target), None)
 
 
-def erasurehead_figure(args, out):
-    results = {v: [] for v in ERASURE_VARIANTS}
+def run_seeds(args, out, variants, label="", **settings):
+    """Every variant ({name: [coding] table}) for seeds 1..args.seeds: {name: [run, ...]}.
+    `label` prefixes the runs' names and progress lines; settings go to run()."""
+    results = {v: [] for v in variants}
     for seed in range(1, args.seeds + 1):
-        for variant, coding in ERASURE_VARIANTS.items():
-            coding = coding.replace("{deadline}", f"{args.deadline:g}")
-            r = run(args.fastk, out, f"{variant}_s{seed}", seed, coding, args)
+        for variant, coding in variants.items():
+            name = f"{label}_{variant}_s{seed}" if label else f"{variant}_s{seed}"
+            r = run(args.fastk, out, name, seed, coding, args, **settings)
             r["time_to_target"] = time_to(r["curve"], args.target)
             results[variant].append(r)
-            print(f"seed {seed} {variant:12s} time to {args.target:.0%} {r['time_to_target']}  "
-                  f"iteration {r['iteration_s']:.3f} s  accuracy {r['accuracy']:.4f}  "
-                  f"decodable {r['decodable']:.3f}", flush=True)
+            print(f"seed {seed} {label} {variant:12s} iteration {r['iteration_s']:.3f} s  "
+                  f"time to {args.target:.0%} {r['time_to_target']}  accuracy "
+                  f"{r['accuracy']:.4f}  decodable {r['decodable']:.3f}  skipped {r['skipped']}",
+                  flush=True)
+    return results
+
+
+def erasurehead_figure(args, out):
+    variants = {v: c.replace("{deadline}", f"{args.deadline:g}")
+                for v, c in ERASURE_VARIANTS.items()}
+    results = run_seeds(args, out, variants)
     print(f"\nMarkov stragglers p_NS={args.p_ns} p_SN={args.p_sn} x10, {args.iterations} "
           f"iterations, deadline {args.deadline:g} s, mean (min-max) of {args.seeds} seeds:")
     print(f"| variant | time to {args.target:.0%} (virtual s) | reached | time per iteration "
@@ -226,15 +241,9 @@ def models_figure(args, out):
     results = {}
     classes, reliable = heterogeneous_stragglers(args)
     models = {"homogeneous": ("", args.p_ns), "heterogeneous": (classes, reliable)}
-    for seed in range(1, args.seeds + 1):
-        for model, (extra, p_ns) in models.items():
-            for variant, coding in VARIANTS.items():
-                r = run(args.fastk, out, f"{model}_{variant}_s{seed}", seed, coding, args,
-                        extra=extra, p_ns=p_ns)
-                r["time_to_target"] = time_to(r["curve"], args.target)
-                results.setdefault((model, variant), []).append(r)
-                print(f"seed {seed} {model:13s} {variant:8s} iteration {r['iteration_s']:.3f} s "
-                      f" time to {args.target:.0%} {r['time_to_target']}", flush=True)
+    for model, (extra, p_ns) in models.items():
+        runs = run_seeds(args, out, VARIANTS, label=model, extra=extra, p_ns=p_ns)
+        results.update({(model, variant): rs for variant, rs in runs.items()})
     unit = "wall s" if args.runtime == "real" else "virtual s"
     print(f"\n{args.runtime}, {args.model}, {args.iterations} iterations, mean (min-max) of "
           f"{args.seeds} seeds:")
@@ -244,10 +253,10 @@ def models_figure(args, out):
     for (model, variant), runs in results.items():
         iteration = [r["iteration_s"] for r in runs]
         times = [r["time_to_target"] for r in runs if r["time_to_target"] is not None]
-        reach = (f"{statistics.mean(times):.3g} ({min(times):.3g}-{max(times):.3g})"
+        reach = (f"{fmt(statistics.mean(times))} ({fmt(min(times))}-{fmt(max(times))})"
                  if times else "-")
-        print(f"| {model} | {variant} | {statistics.mean(iteration):.3g} "
-              f"({min(iteration):.3g}-{max(iteration):.3g}) | {reach} | {len(times)}/{len(runs)} | "
+        print(f"| {model} | {variant} | {fmt(statistics.mean(iteration))} "
+              f"({fmt(min(iteration))}-{fmt(max(iteration))}) | {reach} | {len(times)}/{len(runs)} | "
               f"{statistics.mean(r['accuracy'] for r in runs):.4f} |")
     if not args.no_plot:
         plot_models(results, out / "worker_models.png", unit)
@@ -282,13 +291,9 @@ def plot_models(results, path, unit):
 def links_figure(args, out):
     rates = [float(r) for r in args.rates.split(",")]
     results = {}  # (variant, rate) -> runs
-    for seed in range(1, args.seeds + 1):
-        for rate in rates:
-            for variant, coding in LINK_VARIANTS.items():
-                r = run(args.fastk, out, f"{variant}_{rate:g}_s{seed}", seed, coding, args, rate)
-                results.setdefault((variant, rate), []).append(r)
-                print(f"seed {seed} {rate:6g} Mbit/s {variant:8s} iteration "
-                      f"{r['iteration_s']:.3f} s  accuracy {r['accuracy']:.4f}", flush=True)
+    for rate in rates:
+        runs = run_seeds(args, out, LINK_VARIANTS, label=f"{rate:g}mbit", rate=rate)
+        results.update({(variant, rate): rs for variant, rs in runs.items()})
     print(f"\nMarkov stragglers p_NS={args.p_ns} p_SN={args.p_sn} x10, {args.iterations} "
           f"iterations, time per iteration (virtual s), mean (min-max) of {args.seeds} seeds:")
     print("| link (Mbit/s) | " + " | ".join(LINK_VARIANTS) + " |")
@@ -372,14 +377,7 @@ def main():
     if args.figure == "models":
         models_figure(args, out)
         return
-    results = {v: [] for v in VARIANTS}
-    for seed in range(1, args.seeds + 1):
-        for variant, coding in VARIANTS.items():
-            r = run(args.fastk, out, f"{variant}_s{seed}", seed, coding, args)
-            results[variant].append(r)
-            print(f"seed {seed} {variant:8s} iteration {r['iteration_s']:.3f} s  "
-                  f"run {r['virtual_s']:.1f} s  accuracy {r['accuracy']:.4f}  "
-                  f"decodable {r['decodable']:.3f}  skipped {r['skipped']}", flush=True)
+    results = run_seeds(args, out, VARIANTS)
     print(f"\nMarkov stragglers p_NS={args.p_ns} p_SN={args.p_sn} x10, {args.iterations} "
           f"iterations, {args.seeds} seeds (mean):")
     print("variant   iteration_s  run_s     accuracy  skipped")

@@ -49,8 +49,7 @@ def parse_args():
 def model_file():
     path = ROOT / "experiments" / "models" / "resnet20.pt"
     if not path.exists():
-        subprocess.run([sys.executable, str(ROOT / "experiments/models/export_torchscript.py"),
-                        "resnet20", str(path)], check=True)
+        run([sys.executable, ROOT / "experiments/models/export_torchscript.py", "resnet20", path])
     return path
 
 
@@ -78,7 +77,8 @@ def data_folder(args, out):
 
 def run(cmd):
     print("$ " + " ".join(str(c) for c in cmd), flush=True)
-    subprocess.run([str(c) for c in cmd], check=True)
+    if subprocess.run([str(c) for c in cmd]).returncode != 0:
+        sys.exit(f"cifar10_dbw.py: {cmd[0]} {cmd[1]} failed (its output is above)")
 
 
 def iteration_times(folder):

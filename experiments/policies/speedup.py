@@ -48,8 +48,13 @@ def parse_args():
     p.add_argument("--report-only", action="store_true")
     p.add_argument("--out", required=True)
     args = p.parse_args()
-    args.peers = [int(n) for n in args.peers.split(",")]
+    try:
+        args.peers = [int(n) for n in args.peers.split(",")]
+    except ValueError:
+        p.error(f"--peers: expected peer counts separated by commas, got {args.peers!r}")
     args.policies = args.policies.split(",")
+    if args.lr_per_peer <= 0 or args.iteration_budget < 1:
+        p.error("--lr-per-peer and --iteration-budget must be positive")
     if 1 not in args.peers:
         p.error("--peers must include 1: it is the baseline of every speed-up")
     if any(n < 1 for n in args.peers):
@@ -69,7 +74,8 @@ def run_sweep(args, peers):
     for s in args.sets:
         cmd += ["--set", s]
     print(f"== {peers} peer(s): lr {peers * args.lr_per_peer:g}", flush=True)
-    subprocess.run(cmd, check=True)
+    if subprocess.run(cmd).returncode != 0:
+        sys.exit(f"speedup.py: the sweep of {peers} peer(s) failed (its runs and logs: {folder})")
     return folder
 
 
@@ -189,6 +195,8 @@ def main():
     for n in args.peers:
         folder = (os.path.join(args.out, f"peers-{n}") if args.report_only
                   else run_sweep(args, n))
+        if not os.path.exists(os.path.join(folder, "sweep.csv")):
+            sys.exit(f"speedup.py: {folder} holds no finished sweep (sweep.csv)")
         target = target_of(folder)
         results[n] = first_reach(folder, target)
     write_outputs(args, summarise(args, results), target)
