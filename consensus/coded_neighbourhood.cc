@@ -7,7 +7,7 @@
 
 #include "coding/cluster_assignment.h"
 #include "coding/decoding.h"
-#include "coding/subsets.h"
+#include "coding/share_code.h"
 #include "third_party/eigen.h"
 
 namespace fastk::consensus {
@@ -34,48 +34,41 @@ CodedNeighbourhood::CodedNeighbourhood(PeerId self, const coding::NeighbourhoodC
   }
   if (spec_.stragglers < 0) throw std::invalid_argument("coding.stragglers must be >= 0");
   if (spec_.deadline_s < 0) throw std::invalid_argument("coding.deadline_s must be >= 0");
-  const bool mds = spec_.scheme == coding::Scheme::kMds;
-  if (mds && spec_.sub_blocks < 1) throw std::invalid_argument("coding.sub_blocks must be >= 1");
-  if (mds && spec_.dynamic_roles) {
-    throw std::invalid_argument(
-        "coding.dynamic_roles needs coding.scheme = \"frc\": an mds share is tied to the "
-        "sender's place in its block");
+  const bool shares = coding::sends_shares(spec_.scheme);
+  if (spec_.sub_blocks < 1) throw std::invalid_argument("coding.sub_blocks must be >= 1");
+  if (shares && spec_.dynamic_roles) {
+    throw std::invalid_argument("coding.dynamic_roles needs coding.scheme = \"frc\": a " +
+                                coding::to_string(spec_.scheme) +
+                                " share is tied to the sender's place in its block");
   }
-  const int late = coding::block_size(spec_) - 1;
-  blocks_ = coding::neighbourhood_blocks(self_, neighbours_, late);
+  blocks_ = coding::code_blocks(spec_, self_, neighbours_);
   columns_ = neighbours_;
   columns_.insert(std::lower_bound(columns_.begin(), columns_.end(), self_), self_);
   for (PeerId q : neighbours_) {
-    their_blocks_.push_back(
-        coding::neighbourhood_blocks(q, schedule.round(q, 0).receive_from, late));
-    cover_for_.push_back(coding::block_of(their_blocks_.back(), self_));
+    their_blocks_.push_back(coding::code_blocks(spec_, q, schedule.round(q, 0).receive_from));
+    const coding::Block& block = coding::block_of(their_blocks_.back(), self_);
+    const auto position = std::find(block.begin(), block.end(), self_) - block.begin();
+    cover_for_.push_back(
+        coding::member_partitions(spec_, block, static_cast<std::size_t>(position)));
     role_for_.push_back(coding::block_of(blocks_, q));
   }
   estimators_.resize(neighbours_.size());
-  if (!mds) return;
-  // One code per block size: every peer builds the same one from the same seed, so an
-  // encoder and its decoder agree without exchanging the generator.
+  if (!shares) return;
+  // One code per block size: every peer builds the same one from the same seeds.
   auto add_code = [&](std::size_t members) {
-    if (mds_codes_.count(members) > 0) return;
-    const int d = static_cast<int>(members);
-    const int m = coding::members_needed(spec_, d);
-    // Choosing the generator conditions every m-subset of the block, for 10 seeds.
-    if (coding::binomial(d, m) > coding::kMaxMdsSubsets) {
-      throw std::invalid_argument(
-          "coding.scheme = \"mds\": a block of " + std::to_string(d) + " members with sub_blocks " +
-          std::to_string(m) + " has " + std::to_string(coding::binomial(d, m)) +
-          " ways to pick its covering members, too many to choose a code from (at most " +
-          std::to_string(coding::kMaxMdsSubsets) +
-          "): lower coding.stragglers or coding.sub_blocks");
+    if (share_codes_.count(members) == 0) {
+      share_codes_.emplace(members, coding::make_share_code(spec_, static_cast<int>(members)));
     }
-    mds_codes_.emplace(members, coding::GroupedMdsCode(d, d - m, m));
   };
   for (std::size_t b = 1; b < blocks_.size(); ++b) add_code(blocks_[b].size());
-  for (const auto& block : cover_for_) add_code(block.size());
+  for (std::size_t i = 0; i < neighbours_.size(); ++i) {
+    add_code(coding::block_of(their_blocks_[i], self_).size());
+  }
 }
 
-const coding::GroupedMdsCode& CodedNeighbourhood::mds_code(std::size_t members) const {
-  return mds_codes_.at(members);
+const coding::CommunicationEfficientCode& CodedNeighbourhood::share_code(
+    std::size_t members) const {
+  return *share_codes_.at(members);
 }
 
 int CodedNeighbourhood::neighbour_index(PeerId peer) const {
@@ -90,16 +83,35 @@ int CodedNeighbourhood::block_index(std::span<const PeerId> covers) const {
   return -1;
 }
 
+int CodedNeighbourhood::member_block(PeerId member) const {
+  for (std::size_t b = 1; b < blocks_.size(); ++b) {
+    if (std::binary_search(blocks_[b].begin(), blocks_[b].end(), member)) {
+      return static_cast<int>(b);
+    }
+  }
+  return -1;
+}
+
+int CodedNeighbourhood::share_block(PeerId from, std::span<const PeerId> covers) const {
+  if (!coding::sends_shares(spec_.scheme)) return block_index(covers);
+  const int b = member_block(from);
+  if (b < 0) return -1;
+  const coding::Block& block = blocks_[static_cast<std::size_t>(b)];
+  const auto position = std::lower_bound(block.begin(), block.end(), from) - block.begin();
+  const coding::Block held =
+      coding::member_partitions(spec_, block, static_cast<std::size_t>(position));
+  return same_block(covers, held) ? b : -1;
+}
+
 int CodedNeighbourhood::needed(int block) const {
   return coding::members_needed(spec_,
                                 static_cast<int>(blocks_[static_cast<std::size_t>(block)].size()));
 }
 
-std::size_t CodedNeighbourhood::message_size(std::span<const PeerId> covers,
-                                             std::size_t parameters) const {
-  const int b = block_index(covers);
-  if (spec_.scheme != coding::Scheme::kMds || b < 0) return parameters;
-  const auto m = static_cast<std::size_t>(needed(b));
+std::size_t CodedNeighbourhood::message_size(int block, std::size_t parameters) const {
+  if (!coding::sends_shares(spec_.scheme)) return parameters;
+  const auto m = static_cast<std::size_t>(
+      share_code(blocks_[static_cast<std::size_t>(block)].size()).sub_blocks());
   return (parameters + m - 1) / m;
 }
 
@@ -142,36 +154,36 @@ std::vector<float> CodedNeighbourhood::block_message(std::size_t i,
     const auto at = std::find(partitions.begin(), partitions.end(), r) - partitions.begin();
     return gradients.subspan(static_cast<std::size_t>(at) * p, p);
   };
-  const coding::Block& block = covering_[i];
-  if (spec_.scheme != coding::Scheme::kMds) {
+  if (!coding::sends_shares(spec_.scheme)) {
     std::vector<float> sum(p, 0.0f);
-    for (PeerId r : block) {
+    for (PeerId r : covering_[i]) {
       const auto g = gradient_of(r);
       for (std::size_t v = 0; v < p; ++v) sum[v] += g[v];
     }
     return sum;
   }
-  std::vector<Eigen::VectorXf> partials;
-  for (PeerId r : block) {
+  // The block code's partitions are the block's members in order; only the ones self holds
+  // are read (the others stay empty).
+  const coding::Block& block = coding::block_of(their_blocks_[i], self_);
+  std::vector<Eigen::VectorXf> partials(block.size());
+  for (PeerId r : covering_[i]) {
     const auto g = gradient_of(r);
-    partials.emplace_back(
-        Eigen::Map<const Eigen::VectorXf>(g.data(), static_cast<Eigen::Index>(p)));
+    const auto at = std::find(block.begin(), block.end(), r) - block.begin();
+    partials[static_cast<std::size_t>(at)] =
+        Eigen::Map<const Eigen::VectorXf>(g.data(), static_cast<Eigen::Index>(p));
   }
   const auto position = std::find(block.begin(), block.end(), self_) - block.begin();
-  const Eigen::VectorXf share = mds_code(block.size()).encode(static_cast<int>(position), partials);
+  const Eigen::VectorXf share =
+      share_code(block.size()).encode(static_cast<int>(position), partials);
   return {share.data(), share.data() + share.size()};
 }
 
 bool CodedNeighbourhood::valid(PeerId from, const CodedGradient& coded,
                                std::size_t parameters) const {
   const int i = neighbour_index(from);
-  if (i < 0 || !coded.gradient || block_index(coded.covers) < 0) return false;
-  if (coded.gradient->values().size() != message_size(coded.covers, parameters)) return false;
-  // An mds share is decoded by its sender's place in the block.
-  if (spec_.scheme == coding::Scheme::kMds &&
-      !std::binary_search(coded.covers.begin(), coded.covers.end(), from)) {
-    return false;
-  }
+  const int block = share_block(from, coded.covers);
+  if (i < 0 || !coded.gradient || block < 0) return false;
+  if (coded.gradient->values().size() != message_size(block, parameters)) return false;
   if (coded.role.empty()) return true;
   if (!spec_.dynamic_roles) return false;
   // A role must be a block of the sender's neighbourhood other than its own {sender}.
@@ -212,7 +224,7 @@ std::vector<const CodedNeighbourhood::Share*> CodedNeighbourhood::decoding_share
   std::vector<const Share*> all;
   std::map<std::int64_t, std::vector<const Share*>, std::greater<>> by_tag;  // newest first
   for (const Share& share : shares) {
-    if (!same_block(share.coded->covers, blocks_[block])) continue;
+    if (member_block(share.from) != static_cast<int>(block)) continue;
     all.push_back(&share);
     by_tag[share.tag].push_back(&share);
   }
@@ -228,7 +240,7 @@ std::vector<const CodedNeighbourhood::Share*> CodedNeighbourhood::decoding_share
 std::vector<bool> CodedNeighbourhood::covered(std::span<const Share> shares) const {
   std::vector<int> count(blocks_.size(), 0);
   for (const Share& share : shares)
-    ++count[static_cast<std::size_t>(block_index(share.coded->covers))];
+    ++count[static_cast<std::size_t>(share_block(share.from, share.coded->covers))];
   std::vector<bool> result(blocks_.size(), true);  // block 0: the own gradient
   for (std::size_t b = 1; b < blocks_.size(); ++b) {
     result[b] = count[b] >= needed(static_cast<int>(b));
@@ -239,8 +251,8 @@ std::vector<bool> CodedNeighbourhood::covered(std::span<const Share> shares) con
 CodedNeighbourhood::Decoded CodedNeighbourhood::decode(std::span<const float> own,
                                                        std::span<const Share> shares,
                                                        std::span<float> gradient) const {
-  return spec_.scheme == coding::Scheme::kMds ? decode_mds(own, shares, gradient)
-                                              : decode_frc(own, shares, gradient);
+  return coding::sends_shares(spec_.scheme) ? decode_shares(own, shares, gradient)
+                                            : decode_frc(own, shares, gradient);
 }
 
 CodedNeighbourhood::Decoded CodedNeighbourhood::decode_frc(std::span<const float> own,
@@ -283,11 +295,11 @@ CodedNeighbourhood::Decoded CodedNeighbourhood::decode_frc(std::span<const float
 }
 
 // Each block on its own: the shares of one iteration that decode it (decoding_shares), combined
-// by the block's code into the block's sum (docs/coding.md §7.6). A block without enough of
+// by the block's code into the block's sum (docs/coding.md §7.6, §7.7). A block without enough of
 // them is dropped, and counts as residual 1 (its partitions' weight is 0, as for frc).
-CodedNeighbourhood::Decoded CodedNeighbourhood::decode_mds(std::span<const float> own,
-                                                           std::span<const Share> shares,
-                                                           std::span<float> gradient) const {
+CodedNeighbourhood::Decoded CodedNeighbourhood::decode_shares(std::span<const float> own,
+                                                              std::span<const Share> shares,
+                                                              std::span<float> gradient) const {
   Decoded result;
   result.decodable = true;
   result.members = 1;
@@ -311,9 +323,9 @@ CodedNeighbourhood::Decoded CodedNeighbourhood::decode_mds(std::span<const float
       values.emplace_back(
           Eigen::Map<const Eigen::VectorXf>(v.data(), static_cast<Eigen::Index>(v.size())));
     }
-    const coding::GroupedMdsCode& code = mds_code(block.size());
+    const coding::CommunicationEfficientCode& code = share_code(block.size());
     const coding::SubBlockDecoding decoding = code.decode(positions);
-    if (!decoding.decodable) {  // any m_B shares decode an MDS block: only round-off can fail
+    if (!decoding.decodable) {  // any needed(b) shares decode the block: only round-off fails
       result.decodable = false;
       result.residual = 1.0;
       continue;

@@ -1,21 +1,24 @@
 // One peer's side of gradient coding in its closed neighbourhood (coding/neighbourhood_code.h;
-// docs/coding.md §7): fractional repetition (frc) or the communication-efficient grouped MDS
-// code (mds). As an encoder it knows which block of each neighbour's neighbourhood it covers
-// and turns its per-partition gradients into one message per neighbour (the block's sum, or
-// under mds its coded 1/m share); as a decoder it combines its own gradient with the coded
-// gradients that arrived, through coding's least-squares decoder, never trusting a sum that does
-// not decode. With dynamic roles it also predicts which neighbours will straggle (a two-state
-// Markov estimate per neighbour, docs/coding.md §6.2) and re-assigns its neighbours to blocks so
-// that predicted stragglers are spread (GC-DC greedy, docs/coding.md §6.4 and §7.5).
+// docs/coding.md §7): fractional repetition (frc), or a share scheme: the communication-efficient
+// grouped MDS code (mds), the cyclic repetition code (crc) or the cyclic MDS code (cyclic_mds).
+// As an encoder it knows which block of each neighbour's neighbourhood it is in and turns its
+// per-partition gradients into one message per neighbour (the block's sum under frc; under a
+// share scheme its block code's share, coding/share_code.h); as a decoder it combines its own
+// gradient with the coded gradients that arrived, through coding's least-squares decoder, never
+// trusting a sum that does not decode. With dynamic roles it also predicts which neighbours will
+// straggle (a two-state Markov estimate per neighbour, docs/coding.md §6.2) and re-assigns its
+// neighbours to blocks so that predicted stragglers are spread (GC-DC greedy, docs/coding.md §6.4
+// and §7.5).
 #pragma once
 
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <span>
 #include <vector>
 
-#include "coding/grouped_mds_code.h"
+#include "coding/communication_efficient_code.h"
 #include "coding/markov_estimator.h"
 #include "coding/neighbourhood_code.h"
 #include "consensus/actions.h"
@@ -35,11 +38,19 @@ class CodedNeighbourhood {
   const std::vector<coding::Block>& blocks() const { return blocks_; }
   // Index (>= 1) of the block equal to `covers`, or -1.
   int block_index(std::span<const PeerId> covers) const;
+  // Index (>= 1) of the block containing neighbour `member`, or -1.
+  int member_block(PeerId member) const;
+  // The block a coded part from `from` covering `covers` counts for, or -1 when it fits none:
+  // under frc the block equal to `covers` (any member may cover any block with dynamic
+  // roles); under a share scheme the sender's block, if `covers` is what the sender holds
+  // there (coding::member_partitions).
+  int share_block(PeerId from, std::span<const PeerId> covers) const;
   // Coded parts of block b (>= 1) that cover it (coding::members_needed).
   int needed(int block) const;
-  // Floats in a coded part covering `covers` for a model of `parameters`: all of them under
-  // frc, ceil(parameters / m) under mds.
-  std::size_t message_size(std::span<const PeerId> covers, std::size_t parameters) const;
+  // Floats in a coded part for block b (>= 1) and a model of `parameters`: all of them under
+  // frc, crc and cyclic_mds with sub_blocks 1, ceil(parameters / m) when the block code cuts
+  // its messages into m sub-blocks.
+  std::size_t message_size(int block, std::size_t parameters) const;
 
   // Partitions to compute this iteration: the own one first, then those covered for
   // neighbours. Fixes the covers encode() uses: a role arriving meanwhile waits for the next.
@@ -76,9 +87,10 @@ class CodedNeighbourhood {
     double partitions = 0;  // sum_j alpha_j: partitions the decoded sum covers
   };
   // gradient = mean partition gradient of the neighbourhood from the own gradient and the
-  // shares (one per neighbour); uncovered blocks are dropped. An mds block is decoded from the
-  // shares of the newest iteration that has enough of them, if any does: its decoder's
-  // coefficients cancel, so gradients of different iterations amplify their difference.
+  // shares (one per neighbour); uncovered blocks are dropped. A share scheme's block is decoded
+  // from the shares of the newest iteration that has enough of them, if any does: its
+  // decoder's coefficients cancel, so gradients of different iterations amplify their
+  // difference.
   Decoded decode(std::span<const float> own, std::span<const Share> shares,
                  std::span<float> gradient) const;
 
@@ -92,17 +104,18 @@ class CodedNeighbourhood {
 
  private:
   int neighbour_index(PeerId peer) const;
-  // The code of an mds block of `members` (one per size, built up front).
-  const coding::GroupedMdsCode& mds_code(std::size_t members) const;
-  // What self sends neighbour i: the plain sum of its block (frc) or its coded share (mds).
+  // The code of a share scheme's block of `members` (one per size, built up front).
+  const coding::CommunicationEfficientCode& share_code(std::size_t members) const;
+  // What self sends neighbour i: the plain sum of what it covers (frc) or its share.
   std::vector<float> block_message(std::size_t i, std::span<const PeerId> partitions,
                                    std::span<const float> gradients) const;
-  // mds: the shares of block b that decode it (see decode), or none when too few arrived.
+  // Share schemes: the shares of block b that decode it (see decode), or none when too few
+  // arrived.
   std::vector<const Share*> decoding_shares(std::size_t block, std::span<const Share> shares) const;
   Decoded decode_frc(std::span<const float> own, std::span<const Share> shares,
                      std::span<float> gradient) const;
-  Decoded decode_mds(std::span<const float> own, std::span<const Share> shares,
-                     std::span<float> gradient) const;
+  Decoded decode_shares(std::span<const float> own, std::span<const Share> shares,
+                        std::span<float> gradient) const;
 
   PeerId self_;
   coding::NeighbourhoodCodeSpec spec_;
@@ -110,12 +123,13 @@ class CodedNeighbourhood {
   std::vector<coding::Block> blocks_;
   std::vector<PeerId> columns_;                           // partitions of N[self], sorted
   std::vector<std::vector<coding::Block>> their_blocks_;  // blocks of N[neighbour]
-  std::vector<coding::Block> cover_for_;                  // what self sends each neighbour
+  std::vector<coding::Block> cover_for_;                  // what self covers for each neighbour
   std::vector<coding::Block> covering_;                   // cover_for_ of this iteration
   std::vector<coding::Block> role_for_;                   // what each neighbour should send
   std::vector<coding::MarkovStragglerEstimator> estimators_;
   std::deque<double> recent_compute_s_;
-  std::map<std::size_t, coding::GroupedMdsCode> mds_codes_;  // by block size (mds only)
+  // Share schemes: the block codes, by block size.
+  std::map<std::size_t, std::shared_ptr<const coding::CommunicationEfficientCode>> share_codes_;
 };
 
 }  // namespace fastk::consensus

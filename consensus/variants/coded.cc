@@ -63,10 +63,10 @@ std::unique_ptr<CodedNeighbourhood> Coded::make_code(const IterationCore& core) 
         "coding needs combine_then_adapt: the step uses the neighbourhood's decoded gradient, "
         "which is only known after the models were sent");
   }
-  if (config.coding.scheme == coding::Scheme::kMds && config.staleness > 0) {
-    throw std::invalid_argument(
-        "coding.scheme = \"mds\" decodes a block from shares of one iteration: staleness must "
-        "be 0");
+  if (coding::sends_shares(config.coding.scheme) && config.staleness > 0) {
+    throw std::invalid_argument("coding.scheme = \"" + coding::to_string(config.coding.scheme) +
+                                "\" decodes a block from shares of one iteration: staleness "
+                                "must be 0");
   }
   return std::make_unique<CodedNeighbourhood>(core.self(), config.coding, core.schedule(),
                                               core.neighbours());
@@ -119,12 +119,12 @@ std::vector<float> Coded::gradient_done(double now_s, std::vector<float> gradien
 
 bool Coded::take(double now_s, const CodedGradientArrived& m, Actions&) {
   const CodedPart& coded = m.coded;
-  // A part that names no block of this neighbourhood has no length to check against: it is
+  // A part that fits no block of this neighbourhood has no length to check against: it is
   // not in the code (after the neighbour, tag and value checks).
-  const bool names_a_block = coded && coded_->block_index(coded->covers) >= 0;
+  const int block = coded ? coded_->share_block(m.from, coded->covers) : -1;
   std::size_t size = core_.parameters();
-  if (names_a_block) {
-    size = coded_->message_size(coded->covers, core_.parameters());
+  if (block >= 0) {
+    size = coded_->message_size(block, core_.parameters());
   } else if (coded && coded->gradient) {
     size = coded->gradient->values().size();
   }
@@ -169,7 +169,7 @@ std::vector<int> Coded::still_to_cover(double now_s) const {
   const std::vector<bool> covered = coded_->covered(shares);
   std::vector<int> have(blocks.size(), 0), pending(blocks.size(), 0);  // per block
   for (const auto& share : shares) {
-    ++have[static_cast<std::size_t>(coded_->block_index(share.coded->covers))];
+    ++have[static_cast<std::size_t>(coded_->share_block(share.from, share.coded->covers))];
   }
   std::vector<std::pair<int, std::size_t>> candidates;  // (slot, its block)
   for (int s : core_.round_slots()) {
@@ -177,7 +177,7 @@ std::vector<int> Coded::still_to_cover(double now_s) const {
       continue;
     }
     const PeerId j = core_.neighbours()[static_cast<std::size_t>(s)];
-    const auto b = static_cast<std::size_t>(coded_->block_index(coding::block_of(blocks, j)));
+    const auto b = static_cast<std::size_t>(coded_->member_block(j));
     candidates.emplace_back(s, b);
     ++pending[b];
   }

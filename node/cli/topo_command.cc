@@ -71,13 +71,13 @@ std::pair<topology::TopologySpec, coding::NeighbourhoodCodeSpec> topo_specs(CLI:
   if (given("--coding-stragglers")) code.stragglers = o.coding_stragglers;
   if (given("--coding-sub-blocks")) code.sub_blocks = o.coding_sub_blocks;
   if (given("--dynamic-roles")) code.dynamic_roles = o.dynamic_roles;
-  if (code.scheme == coding::Scheme::kMds && code.dynamic_roles) {
-    throw std::invalid_argument(
-        "--dynamic-roles needs --coding frc: an mds share is tied to its "
-        "sender's place in the block");
+  if (coding::sends_shares(code.scheme) && code.dynamic_roles) {
+    throw std::invalid_argument("--dynamic-roles needs --coding frc: a " +
+                                coding::to_string(code.scheme) +
+                                " share is tied to its sender's place in the block");
   }
-  if (given("--coding-sub-blocks") && code.scheme != coding::Scheme::kMds) {
-    throw std::invalid_argument("--coding-sub-blocks applies to --coding mds only");
+  if (given("--coding-sub-blocks") && !coding::cuts_messages(code.scheme)) {
+    throw std::invalid_argument("--coding-sub-blocks applies to --coding mds or cyclic_mds only");
   }
   return {spec, code};
 }
@@ -159,14 +159,14 @@ void add_topo_command(CLI::App& app) {
   cmd->add_option("--eps", o.eps, "Disagreement factor for the rounds estimate (default 1e-3)")
       ->check(CLI::Range(1e-300, 0.999999));
   cmd->add_option("--coding", o.coding,
-                  "Also report where a coded run puts its data: none, frc or mds (default: "
-                  "the config's [coding] scheme)");
+                  "Also report where a coded run puts its data: none, frc, mds, crc or "
+                  "cyclic_mds (default: the config's [coding] scheme)");
   cmd->add_option("--coding-stragglers", o.coding_stragglers,
-                  "frc, mds: late members tolerated per block (default 1)")
+                  "Late members tolerated per block (default 1)")
       ->check(CLI::Range(0, 1000));
   cmd->add_option("--coding-sub-blocks", o.coding_sub_blocks,
-                  "mds: messages are 1/m of a gradient, blocks have stragglers + m members "
-                  "(default 2)")
+                  "mds, cyclic_mds: messages are 1/m of a gradient, members hold stragglers + m "
+                  "partitions (default 2)")
       ->check(CLI::Range(1, 16));
   cmd->add_flag("--dynamic-roles", o.dynamic_roles,
                 "frc: place data for dynamic roles (every neighbour stores all of N(p))");

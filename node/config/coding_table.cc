@@ -1,4 +1,6 @@
 // [coding]: gradient coding inside every neighbourhood (coding/neighbourhood_code.h).
+#include <string>
+
 #include "coding/neighbourhood_code.h"
 #include "coding/subsets.h"
 #include "consensus/backup_policy.h"
@@ -8,16 +10,25 @@ namespace fastk::node {
 
 namespace {
 
-// What the mds code leaves no room for (consensus/coded_neighbourhood.cc refuses the same).
-void check_mds(TableReader& t, const ConsensusConfig& config) {
+// What the share schemes leave no room for (consensus/coded_neighbourhood.cc and
+// coding/share_code.cc refuse the same).
+void check_shares(TableReader& t, const ConsensusConfig& config) {
   const coding::NeighbourhoodCodeSpec& spec = config.protocol.coding;
+  const std::string scheme = "coding.scheme = \"" + coding::to_string(spec.scheme) + "\"";
   if (config.protocol.staleness > 0) {
     t.errors().add("coding.scheme",
-                   "coding.scheme = \"mds\" decodes a block from shares of one iteration; "
-                   "consensus.staleness lets older ones count: set it to 0 or use \"frc\"");
+                   scheme +
+                       " decodes a block from shares of one iteration; "
+                       "consensus.staleness lets older ones count: set it to 0 or use \"frc\"");
+  }
+  if (spec.dynamic_roles) {
+    t.errors().add("coding.dynamic_roles", "dynamic roles need coding.scheme = \"frc\": a " +
+                                               coding::to_string(spec.scheme) +
+                                               " share is tied to its sender's place in the block");
   }
   const int size = coding::block_size(spec);
-  if (coding::binomial(size, coding::members_needed(spec, size)) > coding::kMaxMdsSubsets) {
+  if (spec.scheme == coding::Scheme::kMds &&
+      coding::binomial(size, coding::members_needed(spec, size)) > coding::kMaxMdsSubsets) {
     t.errors().add("coding.sub_blocks",
                    "a block of stragglers + sub_blocks = " + std::to_string(size) +
                        " members has more ways to pick " + std::to_string(spec.sub_blocks) +
@@ -39,9 +50,9 @@ void read_coding_table(TableReader& t, ConsensusConfig& config,
   t.read("split_batch", spec.split_batch);
   t.read("dynamic_roles", spec.dynamic_roles);
   t.finish();
-  if (spec.scheme != coding::Scheme::kMds && t.has("sub_blocks")) {
+  if (!coding::cuts_messages(spec.scheme) && t.has("sub_blocks")) {
     t.errors().add("coding.sub_blocks",
-                   "only coding.scheme = \"mds\" cuts messages into sub-blocks");
+                   "only coding.scheme = \"mds\" or \"cyclic_mds\" cuts messages into sub-blocks");
   }
   if (spec.scheme == coding::Scheme::kNone) {
     if (spec.dynamic_roles || spec.deadline_s > 0) {
@@ -51,12 +62,7 @@ void read_coding_table(TableReader& t, ConsensusConfig& config,
     }
     return;
   }
-  if (spec.scheme == coding::Scheme::kMds) check_mds(t, config);
-  if (spec.scheme == coding::Scheme::kMds && spec.dynamic_roles) {
-    t.errors().add("coding.dynamic_roles",
-                   "dynamic roles need coding.scheme = \"frc\": an mds share is tied to its "
-                   "sender's place in the block");
-  }
+  if (coding::sends_shares(spec.scheme)) check_shares(t, config);
   if (config.protocol.push_sum) {
     t.errors().add("coding.scheme",
                    "push-sum and coding exclude each other: remove consensus.push_sum or the "

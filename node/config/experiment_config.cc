@@ -2,7 +2,10 @@
 
 #include <fstream>
 #include <sstream>
+#include <string>
 
+#include "coding/neighbourhood_code.h"
+#include "coding/subsets.h"
 #include "consensus/comeback.h"
 #include "consensus/variants/variants.h"
 #include "node/config/tables.h"
@@ -97,13 +100,44 @@ ConfigErrors::OriginOf origin_of(const toml::table& root, const std::string& sou
   };
 }
 
+// crc and cyclic_mds make each peer's neighbours one block of windows (docs/coding.md §7.7):
+// every peer needs as many neighbours as a window, and cyclic_mds at most kMaxMdsSubsets ways
+// to lose `stragglers` of them. Said here, not when the peers start.
+void check_cyclic_code(const coding::NeighbourhoodCodeSpec& spec,
+                       const topology::TopologySchedule& schedule, ConfigErrors& errors) {
+  const std::string scheme = "coding.scheme = \"" + coding::to_string(spec.scheme) + "\": peer ";
+  for (topology::PeerId peer = 0; peer < schedule.size(); ++peer) {
+    const auto degree = static_cast<int>(topology::peers_over_rounds(schedule, peer, true).size());
+    if (degree < coding::block_size(spec)) {
+      errors.add("coding.stragglers",
+                 scheme + std::to_string(peer) + " has " + std::to_string(degree) +
+                     " neighbours, fewer than the " + std::to_string(coding::block_size(spec)) +
+                     " partitions each of them must hold: lower coding.stragglers (or "
+                     "sub_blocks) or use a denser topology");
+      return;
+    }
+    const std::uint64_t sets = coding::binomial(degree, degree - spec.stragglers);
+    if (spec.scheme == coding::Scheme::kCyclicMds && sets > coding::kMaxMdsSubsets) {
+      errors.add("coding.stragglers",
+                 scheme + std::to_string(peer) + " has " + std::to_string(sets) + " ways to lose " +
+                     std::to_string(spec.stragglers) + " of its " + std::to_string(degree) +
+                     " neighbours, too many to choose a code from (at "
+                     "most " +
+                     std::to_string(coding::kMaxMdsSubsets) + ")");
+      return;
+    }
+  }
+}
+
 // What only the graph itself tells (an edge list's peers, each peer's neighbours): attackers
-// that are not peers, and a clipped_gossip radius that no peer's neighbourhood can set.
+// that are not peers, a clipped_gossip radius that no peer's neighbourhood can set, and
+// neighbourhoods too small for a cyclic code.
 void check_against_graph(const ExperimentConfig& config, ConfigErrors& errors) {
   const consensus::ProtocolConfig& protocol = config.consensus.protocol;
   const bool clipped = protocol.aggregation == "clipped_gossip" && protocol.clipping_radius <= 0;
   const bool unsized_attack = protocol.attack && config.topology.peers == 0;
-  if (!clipped && !unsized_attack) return;
+  const bool cyclic_code = coding::cyclic(protocol.coding.scheme);
+  if (!clipped && !unsized_attack && !cyclic_code) return;
   std::optional<topology::Topology> graph;
   try {
     graph = topology::build_topology(config.topology);
@@ -111,6 +145,7 @@ void check_against_graph(const ExperimentConfig& config, ConfigErrors& errors) {
     return;  // [topology] names what is wrong with it
   }
   const int peers = graph->schedule->size();
+  if (cyclic_code) check_cyclic_code(protocol.coding, *graph->schedule, errors);
   if (unsized_attack) {
     for (std::size_t i = 0; i < protocol.attack->peers.size(); ++i) {
       if (protocol.attack->peers[i] < peers) continue;

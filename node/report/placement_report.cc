@@ -28,9 +28,15 @@ void write_placement_text(std::ostream& out, const coding::Placement& placement,
                           const coding::NeighbourhoodCodeSpec& spec) {
   const int n = static_cast<int>(placement.blocks.size());
   const int size = coding::block_size(spec);
-  out << "coding: " << to_string(spec.scheme) << ", any " << coding::members_needed(spec, size)
-      << " member(s) of a block of " << size << " cover it";
-  if (spec.scheme == coding::Scheme::kMds)
+  out << "coding: " << to_string(spec.scheme);
+  if (coding::cyclic(spec.scheme)) {
+    out << ", a peer's neighbours form one cyclic block, each holding " << size
+        << " of its partitions; all but any " << spec.stragglers << " of them cover it";
+  } else {
+    out << ", any " << coding::members_needed(spec, size) << " member(s) of a block of " << size
+        << " cover it";
+  }
+  if (coding::cuts_messages(spec.scheme) && spec.sub_blocks > 1)
     out << ", each sending 1/" << spec.sub_blocks << " of a gradient";
   out << (spec.dynamic_roles ? ", dynamic roles" : ", static roles") << "\n";
   out << std::fixed << std::setprecision(2) << "  stored partitions per peer: max "
@@ -52,7 +58,7 @@ nlohmann::ordered_json placement_json(const coding::Placement& placement,
   nlohmann::ordered_json j;
   j["scheme"] = to_string(spec.scheme);
   j["stragglers"] = spec.stragglers;
-  if (spec.scheme == coding::Scheme::kMds) j["sub_blocks"] = spec.sub_blocks;
+  if (coding::cuts_messages(spec.scheme)) j["sub_blocks"] = spec.sub_blocks;
   j["dynamic_roles"] = spec.dynamic_roles;
   j["split_batch"] = spec.split_batch;
   j["max_stored"] = placement.max_stored();

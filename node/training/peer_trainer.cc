@@ -75,8 +75,7 @@ coding::Placement coded_placement(const topology::Graph& graph,
     const auto neighbours = graph.neighbors(i);
     adjacency.emplace_back(neighbours.begin(), neighbours.end());
   }
-  // mds places data as FRC with blocks of s+m: every member holds its block's partitions.
-  return coding::place_frc(adjacency, coding::block_size(spec) - 1, spec.dynamic_roles);
+  return coding::place_code(adjacency, spec);
 }
 
 void flip_labels(learning::Dataset& data, std::span<const std::int64_t> rows) {

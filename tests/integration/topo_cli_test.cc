@@ -128,7 +128,25 @@ TEST(TopoCli, MdsPlacementAndItsRefusals) {
   EXPECT_THAT(r.output, HasSubstr("--dynamic-roles needs --coding frc"));
   r = run("topo hypercube --peers 8 --coding frc --coding-sub-blocks 3");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.output, HasSubstr("--coding-sub-blocks applies to --coding mds only"));
+  EXPECT_THAT(r.output,
+              HasSubstr("--coding-sub-blocks applies to --coding mds or cyclic_mds only"));
+}
+
+// The cyclic codes: each peer's neighbours are one block, each holding a window of it; peer 0
+// of the torus holds the next neighbour after it in each of its neighbours' blocks.
+TEST(TopoCli, CyclicPlacementAndItsRefusals) {
+  Result r = run("topo torus --peers 16 --coding crc --coding-stragglers 1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("coding: crc, a peer's neighbours form one cyclic block, each "
+                                  "holding 2 of its partitions; all but any 1 of them cover it"));
+  EXPECT_THAT(r.output, HasSubstr("peer 0: blocks {0} {1 3 4 12}  stores {0 2 5 8}"));
+  r = run("topo ring --peers 8 --coding cyclic_mds --coding-stragglers 1 --coding-sub-blocks 2");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("peer 0 has 2 neighbours"));
+  r = run("topo torus --peers 16 --coding crc --coding-sub-blocks 2");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output,
+              HasSubstr("--coding-sub-blocks applies to --coding mds or cyclic_mds only"));
 }
 
 TEST(TopoCli, BadInputFailsWithAClearMessage) {

@@ -135,11 +135,43 @@ TEST(CodingNeighbourhoodTest, RolePositionsTakeTheGthMemberOfEveryBlock) {
             (std::vector<std::vector<int>>{{1, 4}, {2}, {3}}));
 }
 
+// crc and cyclic_mds: one cyclic block of all neighbours; each member holds its window of the
+// sorted block. Peer 0 of the torus is first in each neighbour's block (N(1) = {0 2 5 13},
+// N(3) = {0 2 7 15}, N(4) = {0 5 7 8}, N(12) = {0 8 13 15}), so it holds the next 1 (crc,
+// s = 1) or 2 (cyclic_mds, s = 1, m = 2) of each; the last member's window wraps.
+TEST(CodingNeighbourhoodTest, CyclicSchemesPlaceWindowsOfOneBlock) {
+  NeighbourhoodCodeSpec crc;
+  crc.scheme = Scheme::kCyclicRepetition;
+  crc.stragglers = 1;
+  NeighbourhoodCodeSpec ce = crc;
+  ce.scheme = Scheme::kCyclicMds;
+  ce.sub_blocks = 2;
+  EXPECT_EQ(code_blocks(crc, 0, {12, 1, 4, 3}), (std::vector<Block>{{0}, {1, 3, 4, 12}}));
+  EXPECT_EQ(member_partitions(crc, {0, 8, 13, 15}, 3), (Block{0, 15}));
+  EXPECT_EQ(member_partitions(ce, {0, 8, 13, 15}, 3), (Block{0, 8, 15}));
+  EXPECT_EQ(members_needed(crc, 4), 3);
+  const Placement crc_placement = place_code(torus4x4(), crc);
+  EXPECT_EQ(crc_placement.stored[0], (std::vector<int>{0, 2, 5, 8}));
+  EXPECT_EQ(crc_placement.computed[0], crc_placement.stored[0]);
+  const Placement ce_placement = place_code(torus4x4(), ce);
+  EXPECT_EQ(ce_placement.stored[0], (std::vector<int>{0, 2, 5, 7, 8, 13}));
+  // A ring's 2 neighbours cannot hold windows of 3.
+  try {
+    place_code(ring(8), ce);
+    FAIL() << "windows of 3 in blocks of 2";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("peer 0 has 2 neighbours"), std::string::npos) << e.what();
+  }
+}
+
 TEST(CodingNeighbourhoodTest, SchemeNames) {
   EXPECT_EQ(parse_scheme("frc"), Scheme::kFrc);
   EXPECT_EQ(parse_scheme("none"), Scheme::kNone);
   EXPECT_EQ(to_string(Scheme::kFrc), "frc");
-  EXPECT_THROW(parse_scheme("crc"), std::invalid_argument);
+  for (Scheme scheme : {Scheme::kMds, Scheme::kCyclicRepetition, Scheme::kCyclicMds}) {
+    EXPECT_EQ(parse_scheme(to_string(scheme)), scheme);
+  }
+  EXPECT_THROW(parse_scheme("cyclic"), std::invalid_argument);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "coding/grouped_mds_code.h"
 #include "consensus/peer_protocol.h"
 #include "simulation/shaped_links.h"
+#include "tests/support/coded_neighbourhoods.h"
 #include "tests/support/toy_runtime.h"
 
 namespace fastk::consensus {
@@ -24,12 +25,7 @@ using topology::TopologyKind;
 
 constexpr int kDim = 5;
 
-std::vector<float> initial_model(int dim = kDim) {
-  std::vector<float> x(static_cast<std::size_t>(dim));
-  for (int c = 0; c < dim; ++c)
-    x[static_cast<std::size_t>(c)] = 0.1f * static_cast<float>(c % 7) - 0.3f;
-  return x;
-}
+std::vector<float> initial_model(int dim = kDim) { return testing::spread_model(dim); }
 
 ProtocolConfig mds_config(std::int64_t iterations, int stragglers, int sub_blocks) {
   ProtocolConfig config;
@@ -52,39 +48,11 @@ TEST(MdsCodedProtocol, DecodedGradientIsTheNeighbourhoodMean) {
   };
   for (const Case& c : {Case{TopologyKind::kTorus, 16, 2, 2}, Case{TopologyKind::kTorus, 16, 1, 2},
                         Case{TopologyKind::kRing, 8, 0, 2}, Case{TopologyKind::kTorus, 16, 1, 3}}) {
-    const auto topo = testing::make_topology(c.kind, c.peers);
-    LambdaDelays delays;
-    LeastSquares model(kDim, 200, 2, c.peers);
-    VirtualNetwork net(testing::make_peers(topo.schedule, mds_config(1, c.stragglers, c.sub_blocks),
-                                           initial_model()),
-                       delays, model);
-    std::vector<IterationRecord> records;
-    net.on_record = [&](const IterationRecord& r) { records.push_back(r); };
-    net.start();
-    net.run();
-    ASSERT_TRUE(net.all_finished());
-    ASSERT_EQ(records.size(), static_cast<std::size_t>(c.peers));
-    const std::vector<float> x0 = initial_model();
-    for (PeerId p = 0; p < c.peers; ++p) {
-      std::vector<double> sum(kDim, 0.0);
-      std::vector<PeerId> members = {p};
-      for (PeerId q : topo.graph.neighbors(p)) members.push_back(q);
-      for (PeerId r : members) {
-        const auto g = model.gradient(x0, model.batch_rows(r, 0));
-        for (int v = 0; v < kDim; ++v)
-          sum[static_cast<std::size_t>(v)] += g[static_cast<std::size_t>(v)];
-      }
-      const auto x1 = net.peer(p).model()->values();
-      for (int v = 0; v < kDim; ++v) {
-        const auto i = static_cast<std::size_t>(v);
-        EXPECT_NEAR(x1[i], x0[i] - 0.1 * sum[i] / static_cast<double>(members.size()), 1e-5)
-            << to_string(c.kind) << " s=" << c.stragglers << " m=" << c.sub_blocks << " peer " << p;
-      }
-    }
-    for (const auto& r : records) {
-      EXPECT_TRUE(r.decodable) << r.peer;
-      EXPECT_LT(r.decode_residual, 1e-8);
-    }
+    testing::expect_one_step_with_the_neighbourhood_mean(
+        testing::make_topology(c.kind, c.peers), mds_config(1, c.stragglers, c.sub_blocks), kDim,
+        1e-8,
+        to_string(c.kind) + " s=" + std::to_string(c.stragglers) +
+            " m=" + std::to_string(c.sub_blocks));
   }
 }
 
@@ -95,14 +63,9 @@ TEST(MdsCodedProtocol, SharesAreOneMthOfAGradient) {
   const auto topo = testing::make_topology(TopologyKind::kTorus, 16);
   PeerProtocol peer(0, topo.schedule, mds_config(2, 2, 2), make_params(initial_model()));
   Actions out;
-  peer.start(0, out);
-  std::vector<PeerId> partitions;
-  for (const Action& a : out) {
-    if (const auto* s = std::get_if<StartGradient>(&a)) partitions = s->partitions;
-  }
+  const std::vector<PeerId> partitions = testing::start_and_list_partitions(peer, out);
   ASSERT_FALSE(partitions.empty());
   EXPECT_EQ(partitions.front(), 0);
-  out.clear();
   std::vector<float> gradients(partitions.size() * kDim, 1.0f);
   peer.handle(1.0, GradientDone{as_vector(gradients), {}}, out);
   std::map<PeerId, std::size_t> share_size;
@@ -117,10 +80,7 @@ TEST(MdsCodedProtocol, SharesAreOneMthOfAGradient) {
 }
 
 CodedPart share(std::vector<PeerId> covers, std::size_t floats) {
-  auto c = std::make_shared<CodedGradient>();
-  c->covers = std::move(covers);
-  c->gradient = make_params(std::vector<float>(floats, 0.5f));
-  return c;
+  return testing::coded_share(std::move(covers), floats);
 }
 
 // Peer 5 of a 4x4 torus with s = 0, m = 2 has blocks {1, 4} and {6, 9}; shares are 3 floats.

@@ -75,10 +75,10 @@ TEST(CodingTable, UnknownKeySuggestsTheNearestOne) {
 }
 
 TEST(CodingTable, UnknownSchemeNamesTheChoices) {
-  const std::string e = error_of("[coding]\nscheme = \"crc\"\n");
+  const std::string e = error_of("[coding]\nscheme = \"cyclic\"\n");
   EXPECT_THAT(e, HasSubstr("coding.scheme"));
-  EXPECT_THAT(e, HasSubstr("crc"));
-  EXPECT_THAT(e, HasSubstr("none, frc or mds"));
+  EXPECT_THAT(e, HasSubstr("\"cyclic\""));
+  EXPECT_THAT(e, HasSubstr("none, frc, mds, crc or cyclic_mds"));
 }
 
 TEST(CodingTable, OutOfRangeValuesAreErrors) {
@@ -124,6 +124,33 @@ TEST(CodingTable, CodingNeedsAFixedTopologyAndAScheme) {
   EXPECT_THAT(error_of("[coding]\ndeadline_s = 2.0\n"), HasSubstr("only apply to a coded run"));
   EXPECT_THAT(error_of("[topology]\nkind = \"one_peer_exponential\"\npeers = 8\n"),
               Not(HasSubstr("coding")));
+}
+
+// crc and cyclic_mds: refused with staleness and dynamic roles as mds is, sub_blocks only for
+// cyclic_mds, and a graph whose peers cannot hold a window is named by the first such peer.
+TEST(CodingTable, CyclicSchemesAndWhatTheyNeed) {
+  const auto& ce = parse(
+                       "[topology]\nkind = \"torus\"\npeers = 16\n[coding]\nscheme = "
+                       "\"cyclic_mds\"\nsub_blocks = 3\n")
+                       .consensus.protocol.coding;
+  EXPECT_EQ(ce.scheme, coding::Scheme::kCyclicMds);
+  EXPECT_EQ(ce.sub_blocks, 3);
+  EXPECT_THAT(error_of("[coding]\nscheme = \"crc\"\nsub_blocks = 2\n"),
+              HasSubstr("only coding.scheme = \"mds\" or \"cyclic_mds\" cuts messages"));
+  EXPECT_THAT(error_of("[consensus]\nstaleness = 1\n[coding]\nscheme = \"crc\"\n"),
+              HasSubstr("coding.scheme = \"crc\" decodes a block from shares of one iteration"));
+  EXPECT_THAT(error_of("[coding]\nscheme = \"cyclic_mds\"\ndynamic_roles = true\n"),
+              HasSubstr("dynamic roles need coding.scheme = \"frc\""));
+  const std::string small =
+      error_of("[topology]\nkind = \"ring\"\npeers = 8\n[coding]\nscheme = \"cyclic_mds\"\n");
+  EXPECT_THAT(small, HasSubstr("coding.stragglers"));
+  EXPECT_THAT(small, HasSubstr("peer 0 has 2 neighbours, fewer than the 3 partitions"));
+  EXPECT_THAT(error_of("[topology]\nkind = \"ring\"\npeers = 8\n[coding]\nscheme = \"crc\"\n"),
+              Not(HasSubstr("coding")));
+  // 20 neighbours (complete graph of 21) losing any 5: C(20, 5) = 15504 codes' arrival sets.
+  EXPECT_THAT(error_of("[topology]\nkind = \"complete\"\npeers = 21\n[coding]\nscheme = "
+                       "\"cyclic_mds\"\nstragglers = 5\nsub_blocks = 1\n"),
+              HasSubstr("15504 ways to lose 5 of its 20 neighbours"));
 }
 
 }  // namespace
