@@ -78,12 +78,13 @@ def lan_up(rate):
     return "hosts = [" + ", ".join(f'"{a}"' for a in addresses) + "]"
 
 
-def root_and_fastk(build):
-    """The fastk binary of `build`; exits unless it is there and this process is root."""
+def root_and_fastk(build, fastk=None):
+    """The fastk binary (`fastk`, or that of `build`); exits unless it is there and this
+    process is root."""
     me = os.path.basename(sys.argv[0])
     if os.geteuid() != 0:
         sys.exit(f"{me}: must run as root (scripts/lan.sh makes network namespaces)")
-    fastk = os.path.abspath(os.path.join(build, "fastk"))
+    fastk = os.path.abspath(fastk or os.path.join(build, "fastk"))
     if not os.access(fastk, os.X_OK):
         sys.exit(f"{me}: no fastk at {fastk} (scripts/build.sh {build})")
     return fastk

@@ -27,6 +27,17 @@ peer's link is limited to each of --rates Mbit/s in each direction (sim.link_rat
 and the plot (iteration_vs_rate.png) shows the mean time per iteration against the rate,
 with the range over seeds.
 
+With --figure ce_codes it runs Ye and Abbe's comparison the same way, every code tolerating
+s = 1 straggler in a neighbourhood (docs/reproduction.md §5.4):
+  uncoded     a model per neighbour
+  frc         frc, stragglers = 1: blocks of 2 neighbours, any 1 covers each
+  crc         Tandon et al.'s cyclic repetition code: each neighbour holds 2 partitions of
+              the 4, sends a whole-gradient combination; any 3 of 4 cover the block
+  cyclic_mds  Tandon et al.'s cyclic MDS code (cyclic_mds, sub_blocks = 1): the same
+              placement and rule as crc, from a Gaussian MDS generator
+  ce_m2       the communication-efficient code (cyclic_mds, sub_blocks = 2): each holds 3
+              partitions and sends half a gradient; any 3 of 4 cover the block
+
 With --figure erasurehead it compares exact coding with ErasureHead's deadline (Wang, Charles
 and Papailiopoulos) on the torus and stragglers above:
   uncoded      policy full, as above
@@ -45,7 +56,8 @@ straggling iterations, 1/7, concentrated on a quarter of the peers;
 
 Usage: experiments/coding/coded_neighbourhoods.py [--fastk build/fastk] [--seeds 3]
                                                   [--out runs/coding]
-                                                  [--figure roles|links|erasurehead|models]
+                                                  [--figure roles|links|ce_codes|
+                                                            erasurehead|models]
                                                   [--rates 0,1,0.5,0.25,0.125]
 Not part of CI (tests/integration/reproduction_shape_test.cc checks the shapes): it runs 3 x
 seeds simulations (4 x rates x seeds with --figure links, 6 x seeds with --figure models),
@@ -116,6 +128,14 @@ LINK_VARIANTS = {
     "frc1": 'scheme = "frc"\nstragglers = 1',
     "frc3": 'scheme = "frc"\nstragglers = 3',
     "mds": 'scheme = "mds"\nstragglers = 2\nsub_blocks = 2',
+}
+# Ye and Abbe's comparison (docs/reproduction.md §5.4): every code tolerates s = 1 straggler.
+CE_VARIANTS = {
+    "uncoded": 'scheme = "none"',
+    "frc": 'scheme = "frc"\nstragglers = 1',
+    "crc": 'scheme = "crc"\nstragglers = 1',
+    "cyclic_mds": 'scheme = "cyclic_mds"\nstragglers = 1\nsub_blocks = 1',
+    "ce_m2": 'scheme = "cyclic_mds"\nstragglers = 1\nsub_blocks = 2',
 }
 
 
@@ -288,45 +308,50 @@ def plot_models(results, path, unit):
     fig.savefig(path, dpi=120)
 
 
-def links_figure(args, out):
+def links_figure(args, out, variants):
+    """Time per iteration of each variant ({name: [coding] table}) against the link rate."""
     rates = [float(r) for r in args.rates.split(",")]
     results = {}  # (variant, rate) -> runs
     for rate in rates:
-        runs = run_seeds(args, out, LINK_VARIANTS, label=f"{rate:g}mbit", rate=rate)
+        runs = run_seeds(args, out, variants, label=f"{rate:g}mbit", rate=rate)
         results.update({(variant, rate): rs for variant, rs in runs.items()})
     print(f"\nMarkov stragglers p_NS={args.p_ns} p_SN={args.p_sn} x10, {args.iterations} "
           f"iterations, time per iteration (virtual s), mean (min-max) of {args.seeds} seeds:")
-    print("| link (Mbit/s) | " + " | ".join(LINK_VARIANTS) + " |")
-    print("|---" * (len(LINK_VARIANTS) + 1) + "|")
+    print("| link (Mbit/s) | " + " | ".join(variants) + " |")
+    print("|---" * (len(variants) + 1) + "|")
     for rate in rates:
         cells = []
-        for variant in LINK_VARIANTS:
+        for variant in variants:
             times = [r["iteration_s"] for r in results[(variant, rate)]]
             cells.append(f"{statistics.mean(times):.2f} ({min(times):.2f}-{max(times):.2f})")
         print(f"| {rate:g} | " + " | ".join(cells) + " |")
-    print("final accuracy, mean over seeds and rates:")
-    for variant in LINK_VARIANTS:
+    print("final accuracy, mean (min-max) over seeds and rates:")
+    for variant in variants:
         accuracies = [r["accuracy"] for rate in rates for r in results[(variant, rate)]]
-        print(f"  {variant:8s} {statistics.mean(accuracies):.4f}")
+        print(f"  {variant:10s} {statistics.mean(accuracies):.4f} "
+              f"({min(accuracies):.4f}-{max(accuracies):.4f})")
     if not args.no_plot:
-        plot_links(results, rates, out / "iteration_vs_rate.png")
+        plot_links(results, rates, variants, out / "iteration_vs_rate.png")
         print(f"plot: {out / 'iteration_vs_rate.png'}")
 
 
-def plot_links(results, rates, path):
+def plot_links(results, rates, variants, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     limited = sorted(r for r in rates if r > 0)
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    for variant in LINK_VARIANTS:
+    # Variants that wait by the same rule coincide (crc and cyclic_mds): dashes keep both seen.
+    styles = ["-", "--", "-.", ":"]
+    for index, variant in enumerate(variants):
         means, low, high = [], [], []
         for rate in limited:
             times = [r["iteration_s"] for r in results[(variant, rate)]]
             means.append(statistics.mean(times))
             low.append(means[-1] - min(times))
             high.append(max(times) - means[-1])
-        line = ax.errorbar(limited, means, yerr=[low, high], marker="o", capsize=3, label=variant)
+        line = ax.errorbar(limited, means, yerr=[low, high], marker="o", capsize=3, label=variant,
+                           linestyle=styles[index % len(styles)])
         if 0.0 in rates:
             free = statistics.mean(r["iteration_s"] for r in results[(variant, 0.0)])
             ax.axhline(free, color=line[0].get_color(), linestyle=":", linewidth=1)
@@ -356,7 +381,8 @@ def main():
     parser.add_argument("--model", default="logistic_regression",
                         help="model.kind (real peers: lenet, so that a gradient, and a "
                         "straggler's sleep, outweighs a message)")
-    parser.add_argument("--figure", choices=["roles", "links", "erasurehead", "models"],
+    parser.add_argument("--figure",
+                        choices=["roles", "links", "ce_codes", "erasurehead", "models"],
                         default="roles")
     parser.add_argument("--deadline", type=float, default=0.5,
                         help="--figure erasurehead: coding.deadline_s (virtual s)")
@@ -364,12 +390,13 @@ def main():
                         help="--figure erasurehead and models: the accuracy whose time is "
                         "reported")
     parser.add_argument("--rates", default="0,1,0.5,0.25,0.125",
-                        help="--figure links: link rates in Mbit/s (0 = unlimited)")
+                        help="--figure links and ce_codes: link rates in Mbit/s "
+                        "(0 = unlimited)")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    if args.figure == "links":
-        links_figure(args, out)
+    if args.figure in ("links", "ce_codes"):
+        links_figure(args, out, LINK_VARIANTS if args.figure == "links" else CE_VARIANTS)
         return
     if args.figure == "erasurehead":
         erasurehead_figure(args, out)
