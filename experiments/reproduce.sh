@@ -35,7 +35,8 @@
 #   gc_dc_real                   the same on 16 real peers (LeNet, so that stragglers' sleeps
 #                                outweigh messages)
 #   approximate_adversarial      approximate codes' error under random and adversarial
-#                                stragglers (BIBD, FRC, Bernoulli, graph code; code_errors.csv,
+#                                stragglers (BIBD, FRC, Bernoulli, stochastic block, graph
+#                                code; code_errors.csv,
 #                                code_errors.png), and ErasureHead against exact coding (sim,
 #                                erasurehead/; 16 real peers, erasurehead_real/)
 #   byzantine                    one attacker of each kind against mean, median, clipped

@@ -7,7 +7,8 @@ Usage: experiments/coding/approximate_adversarial.py [--code-errors build/experi
 Runs code_errors (every set of s late members decoded with each code's optimal decoder, s = 0
 to 6), keeps its CSV as FOLDER/code_errors.csv, prints a Markdown table of err(S)/k at s = 2,
 4 and 6 (uniformly random stragglers: the mean over all sets; adversarial: the worst set; the
-Bernoulli code's mean and range over seeds 1-3) and draws FOLDER/code_errors.png.
+Bernoulli and stochastic block codes' mean and range over seeds 1-3) and draws
+FOLDER/code_errors.png.
 """
 import argparse
 import csv
@@ -22,7 +23,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 LABELS = {"bibd": "BIBD (13 points, w = 4)", "frc": "FRC (12, groups of 4)",
-          "bernoulli": "Bernoulli (13, d = 4)", "graph": "graph code (13-cycle)"}
+          "bernoulli": "Bernoulli (13, d = 4)",
+          "sbc": "stochastic block (13, 3 communities)", "graph": "graph code (13-cycle)"}
 
 
 def read_rows(binary, out):
