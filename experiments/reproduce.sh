@@ -36,8 +36,8 @@
 #                                outweigh messages)
 #   approximate_adversarial      approximate codes' error under random and adversarial
 #                                stragglers (BIBD, FRC, Bernoulli, stochastic block, graph
-#                                code; code_errors.csv,
-#                                code_errors.png), and ErasureHead against exact coding (sim,
+#                                code; code_errors.csv, code_errors.png), and ErasureHead
+#                                against exact coding (sim,
 #                                erasurehead/; 16 real peers, erasurehead_real/)
 #   byzantine                    one attacker of each kind against mean, median, clipped
 #                                gossip and both validation scores (8 real peers, the
