@@ -43,7 +43,13 @@ std::vector<int> NestedFrc::stored(int member) const { return high_.support(memb
 bool NestedFrc::survives(NestingLevel level, std::span<const int> late) const {
   const FractionalRepetitionCode& frc = code(level);
   std::vector<bool> missing(static_cast<std::size_t>(frc.members()), false);
-  for (int i : late) missing.at(static_cast<std::size_t>(i)) = true;
+  for (int i : late) {
+    if (i < 0 || i >= frc.members()) {
+      throw std::invalid_argument(name() + ": late member " + std::to_string(i) +
+                                  " is out of range");
+    }
+    missing[static_cast<std::size_t>(i)] = true;
+  }
   for (const auto& group : frc.groups()) {
     if (std::all_of(group.begin(), group.end(),
                     [&](int i) { return missing[static_cast<std::size_t>(i)]; })) {

@@ -29,7 +29,7 @@ class NestedFrc {
   // What member i stores: its group's partitions at the high level (both levels read only these).
   std::vector<int> stored(int member) const;
   // Whether `level` decodes exactly with the members in `late` missing (every subgroup, or
-  // group, keeps a member).
+  // group, keeps a member). Throws std::invalid_argument for a member out of range.
   bool survives(NestingLevel level, std::span<const int> late) const;
   std::string name() const;
 

@@ -133,7 +133,8 @@ figure() {
       # undone and said so, here and when the script ends (exit 3), and the other figures run.
       if [[ $(id -u) -ne 0 ]]; then
         echo "reproduce.sh: ce_codes: the LAN part (8 real peers, docs/reproduction.md §5.4)" \
-          "needs root: sudo experiments/reproduce.sh ce_codes" >&2
+          "needs root: sudo /usr/bin/python3 experiments/coding/ce_lan.py --codes ce_codes" \
+          "--json $out/$1/lan/runs.json --plot $out/$1/lan/lan_codes.png" >&2
         not_run+=("ce_codes' LAN part (needs root)")
         return
       fi
@@ -186,14 +187,18 @@ figure() {
   esac
 }
 
+# Parts left undone (ce_codes' LAN part without root): listed when the script ends, also when
+# a later figure fails; their own exit status is 3.
 not_run=()
+say_not_run() {
+  [[ ${#not_run[@]} -gt 0 ]] && printf 'reproduce.sh: not run: %s\n' "${not_run[@]}" >&2
+  return 0
+}
+trap say_not_run EXIT
 [[ $# -eq 1 ]] || { usage >&2; exit 2; }
 case "$1" in
   -h | --help | help) usage ;;
   all) for f in "${figures[@]}"; do figure "$f"; done ;;
   *) figure "$1" ;;
 esac
-if [[ ${#not_run[@]} -gt 0 ]]; then
-  printf 'reproduce.sh: not run: %s\n' "${not_run[@]}" >&2
-  exit 3
-fi
+[[ ${#not_run[@]} -eq 0 ]] || exit 3

@@ -11,7 +11,8 @@ namespace fastk::coding {
 namespace {
 
 // 300 x 300 with 3 communities: 30,000 in-community and 60,000 cross pairs, so the observed
-// frequencies are within 0.01 of p_in = 0.2 and p_out = 0.02 (about 4 standard errors).
+// frequencies are within about 4 standard errors of p_in = 0.2 (0.0023 each) and p_out = 0.02
+// (0.00057 each): 0.01 and 0.0025 (this seed: 0.1976 and 0.0200).
 TEST(CodingStochasticBlockTest, AssignmentFollowsTheCommunities) {
   const StochasticBlockCode code(300, 300, 3, 0.2, 0.02, 7);
   double inside = 0, across = 0, inside_pairs = 0, across_pairs = 0;
@@ -25,7 +26,7 @@ TEST(CodingStochasticBlockTest, AssignmentFollowsTheCommunities) {
   }
   EXPECT_EQ(inside_pairs, 30000);
   EXPECT_NEAR(inside / inside_pairs, 0.2, 0.01);
-  EXPECT_NEAR(across / across_pairs, 0.02, 0.01);
+  EXPECT_NEAR(across / across_pairs, 0.02, 0.0025);
   EXPECT_TRUE(code.approximate());
   EXPECT_EQ(code.stragglers_tolerated(), 0);
 }
