@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <map>
 #include <span>
@@ -22,16 +20,6 @@ namespace {
 // Seeds tried for a cyclic MDS code; the one with the smallest error gain is kept.
 constexpr int kCyclicMdsCandidates = 20;
 
-// Every peer must pick the same seed, also where its linear algebra rounds differently (a
-// host built for other instructions): the gains are compared to three significant digits, so
-// only gains within round-off of a rounding boundary could still be told apart differently.
-double three_digits(double x) {
-  if (!std::isfinite(x)) return x;
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2e", x);
-  return std::strtod(text, nullptr);
-}
-
 // The most that decoding from any members - s shares multiplies an error in the members'
 // partial gradients by: max over arrival sets S of sum_u sum_{r in S} |a_ur| ||C_r||_1. In
 // gossip the members evaluate at different models, so this gain, not exactness, sets the
@@ -43,7 +31,7 @@ double worst_error_gain(const CommunicationEfficientCode& code, int stragglers, 
   const int n = code.members();
   double worst = 0;
   for_each_subset(n, n - stragglers, [&](std::span<const int> arrived) {
-    if (three_digits(worst) > beat) return;
+    if (three_significant_digits(worst) > beat) return;
     const SubBlockDecoding decoding = code.decode(arrived);
     if (!decoding.decodable) {
       worst = std::numeric_limits<double>::infinity();
@@ -102,7 +90,8 @@ std::shared_ptr<const CommunicationEfficientCode> cyclic_mds(const Neighbourhood
   for (std::uint64_t seed = 1; seed <= kCyclicMdsCandidates; ++seed) {
     try {
       auto code = std::make_shared<const CyclicMdsCode>(n, spec.stragglers, spec.sub_blocks, seed);
-      const double gain = three_digits(worst_error_gain(*code, spec.stragglers, best_gain));
+      const double gain =
+          three_significant_digits(worst_error_gain(*code, spec.stragglers, best_gain));
       if (!best || gain < best_gain) {  // ties: the lower seed
         best_gain = gain;
         best = std::move(code);

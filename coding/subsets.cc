@@ -1,6 +1,9 @@
 #include "coding/subsets.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -78,6 +81,13 @@ double worst_row_subset_condition(const Eigen::MatrixXd& m, int size, std::uint6
     check(rows);
   }
   return worst;
+}
+
+double three_significant_digits(double x) {
+  if (!std::isfinite(x)) return x;
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2e", x);
+  return std::strtod(text, nullptr);
 }
 
 }  // namespace fastk::coding

@@ -20,6 +20,12 @@ void for_each_subset(int n, int size, const std::function<void(std::span<const i
 // sigma_max / sigma_min over the min(rows, cols) singular values; infinity when singular.
 double condition_number(const Eigen::MatrixXd& m);
 
+// x to three significant digits (non-finite values unchanged), for choosing among random draws
+// by a figure such as a condition number: every peer must pick the same draw, also where its
+// build rounds the linear algebra differently, so draws are compared on this, ties going to
+// the lower seed; only a figure within round-off of a rounding boundary could still split them.
+double three_significant_digits(double x);
+
 // The rows of m listed in `rows`, in that order.
 Eigen::MatrixXd select_rows(const Eigen::MatrixXd& m, std::span<const int> rows);
 

@@ -41,6 +41,18 @@ TEST(CodingSubsetsTest, ConditionNumbers) {
   EXPECT_NEAR(worst_row_subset_condition(d, 2, 100, 1), 100.0, 1e-9);
 }
 
+// Draws are compared on three significant digits: figures a build's round-off moves by a few
+// ulps compare equal, ties keep the lower seed, and infinity (a singular draw) stays last.
+TEST(CodingSubsetsTest, ThreeSignificantDigits) {
+  EXPECT_DOUBLE_EQ(three_significant_digits(1234.5678), 1230.0);
+  EXPECT_DOUBLE_EQ(three_significant_digits(0.0012345), 0.00123);
+  EXPECT_EQ(three_significant_digits(41.6 * (1 + 1e-15)),
+            three_significant_digits(41.6 * (1 - 1e-15)));
+  EXPECT_LT(three_significant_digits(41.6), three_significant_digits(41.7));
+  EXPECT_EQ(three_significant_digits(std::numeric_limits<double>::infinity()),
+            std::numeric_limits<double>::infinity());
+}
+
 TEST(CodingPortableNormalTest, StandardNormalMomentsAndReproducibility) {
   PortableNormal a(5), b(5);
   double sum = 0, squares = 0;
