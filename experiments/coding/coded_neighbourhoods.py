@@ -193,6 +193,18 @@ def fmt(value):
     return f"{value:.0f}" if value >= 100 else f"{value:.3g}"
 
 
+def spread(groups):
+    """Per group of runs: the mean time per iteration, and its distance to the group's min and
+    max (error bars): three lists."""
+    means, low, high = [], [], []
+    for runs in groups:
+        times = [r["iteration_s"] for r in runs]
+        means.append(statistics.mean(times))
+        low.append(means[-1] - min(times))
+        high.append(max(times) - means[-1])
+    return means, low, high
+
+
 def time_to(curve, target):
     return next((t for t, accuracy in curve if accuracy >= target), None)
 
@@ -291,12 +303,7 @@ def plot_models(results, path, unit):
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
     width = 0.25
     for i, variant in enumerate(VARIANTS):
-        means, low, high = [], [], []
-        for model in models:
-            times = [r["iteration_s"] for r in results[(model, variant)]]
-            means.append(statistics.mean(times))
-            low.append(means[-1] - min(times))
-            high.append(max(times) - means[-1])
+        means, low, high = spread([results[(model, variant)] for model in models])
         xs = [j + (i - 1) * width for j in range(len(models))]
         ax.bar(xs, means, width, yerr=[low, high], capsize=3, label=variant)
     ax.set_xticks(range(len(models)), models)
@@ -344,12 +351,7 @@ def plot_links(results, rates, variants, path):
     # Variants that wait by the same rule coincide (crc and cyclic_mds): dashes keep both seen.
     styles = ["-", "--", "-.", ":"]
     for index, variant in enumerate(variants):
-        means, low, high = [], [], []
-        for rate in limited:
-            times = [r["iteration_s"] for r in results[(variant, rate)]]
-            means.append(statistics.mean(times))
-            low.append(means[-1] - min(times))
-            high.append(max(times) - means[-1])
+        means, low, high = spread([results[(variant, rate)] for rate in limited])
         line = ax.errorbar(limited, means, yerr=[low, high], marker="o", capsize=3, label=variant,
                            linestyle=styles[index % len(styles)])
         if 0.0 in rates:

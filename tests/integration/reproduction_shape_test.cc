@@ -33,8 +33,17 @@ class ReproductionShape : public ::testing::Test {
     EXPECT_EQ(r.exit_code, 0) << r.output;
     return out;
   }
+  // The training phase (virtual s) of `fastk sim ARGS` into dir_/name.
+  double training_phase_s(const std::string& name, const std::string& args) const;
   fs::path dir_ = fastk::testutil::fresh_test_dir("fastk_shape");
 };
+
+// The coded torus of docs/reproduction.md §5: sim_torus16 with policy full and the Markov
+// stragglers (10x, p_NS = 0.05, p_SN = 0.3) instead of the transient ones.
+const std::string kMarkovTorus =
+    "experiments/configs/sim_torus16.toml --set consensus.policy=full "
+    "--set stragglers.transient_probability=0 --set stragglers.markov_good_to_bad=0.05 "
+    "--set stragglers.markov_bad_to_good=0.3 ";
 
 // The final summary's value of `key` (a number), from a run folder's summary.json.
 double summary_number(const fs::path& run, const std::string& key) {
@@ -45,6 +54,10 @@ double summary_number(const fs::path& run, const std::string& key) {
   const auto at = s.find("\"" + key + "\": ");
   if (at == std::string::npos) return std::nan("");
   return std::stod(s.substr(at + key.size() + 4));
+}
+
+double ReproductionShape::training_phase_s(const std::string& name, const std::string& args) const {
+  return summary_number(sim(name, args), "training_phase_s");
 }
 
 // The shape of docs/reproduction.md's first claim, in seconds: under stragglers every backup
@@ -168,13 +181,10 @@ TEST_F(ReproductionShape, SixteenPeersNeedASixteenthOfTheIterations) {
 // every block (measured over seeds 1-3: 313 against 427 virtual s).
 TEST_F(ReproductionShape, ErasureHeadReachesTheTargetBeforeExactCoding) {
   const auto run = [&](const std::string& name, const std::string& sets) {
-    return last_evaluation(
-        sim(name,
-            "experiments/configs/sim_torus16.toml --set run.stop_at_target=true "
-            "--set consensus.policy=full --set stragglers.transient_probability=0 "
-            "--set stragglers.markov_good_to_bad=0.05 --set stragglers.markov_bad_to_good=0.3 "
-            "--set coding.scheme=frc --set coding.stragglers=1 " +
-                sets));
+    return last_evaluation(sim(name, kMarkovTorus +
+                                         "--set run.stop_at_target=true --set coding.scheme=frc "
+                                         "--set coding.stragglers=1 " +
+                                         sets));
   };
   const auto exact = run("exact", "");
   const auto erasure_head = run("erasure_head", "--set coding.deadline_s=0.5");
@@ -192,14 +202,10 @@ TEST_F(ReproductionShape, ErasureHeadReachesTheTargetBeforeExactCoding) {
 // all three wait for the same 3 of 4 neighbours and take the same time.
 TEST_F(ReproductionShape, CommunicationEfficientCodeBeatsCyclicCodesOnSlowLinks) {
   const auto run = [&](const std::string& name, const std::string& sets) {
-    return summary_number(
-        sim(name,
-            "experiments/configs/sim_torus16.toml --set consensus.policy=full "
-            "--set stragglers.transient_probability=0 --set stragglers.markov_good_to_bad=0.05 "
-            "--set stragglers.markov_bad_to_good=0.3 --set run.iterations=100 "
-            "--set data.test_limit=500 --set coding.stragglers=1 " +
-                sets),
-        "training_phase_s");
+    return training_phase_s(name, kMarkovTorus +
+                                      "--set run.iterations=100 --set data.test_limit=500 "
+                                      "--set coding.stragglers=1 " +
+                                      sets);
   };
   for (const char* seed : {"1", "2"}) {
     const std::string slow = std::string(" --set sim.link_rate_mbit=0.25 --set run.seed=") + seed;
@@ -251,7 +257,7 @@ bad_to_good = 0.3
 threads = 2
 )";
   const auto run = [&](const std::string& name, const std::string& sets) {
-    return summary_number(sim(name, config.string() + " " + sets), "training_phase_s");
+    return training_phase_s(name, config.string() + " " + sets);
   };
   double fixed_total = 0, dynamic_total = 0;
   for (const char* seed : {"1", "2", "3"}) {
@@ -276,13 +282,12 @@ TEST_F(ReproductionShape, OneBackupWorkerShortensResnet20Iterations) {
   fastk::testing::write_cifar_batches(data, 64);
   const std::string model = fastk::testing::exported_model("resnet20", dir_).string();
   const auto run = [&](const std::string& policy) {
-    return summary_number(sim(policy,
-                              "experiments/configs/cifar10_dbw.toml "
-                              "--set optimizer.batch_size=4 --set data.test_limit=64 "
-                              "--set data.dir=" +
-                                  data.string() + " --set 'model.file=\"" + model +
-                                  "\"' --set consensus.policy=" + policy),
-                          "training_phase_s");
+    return training_phase_s(policy,
+                            "experiments/configs/cifar10_dbw.toml "
+                            "--set optimizer.batch_size=4 --set data.test_limit=64 "
+                            "--set data.dir=" +
+                                data.string() + " --set 'model.file=\"" + model +
+                                "\"' --set consensus.policy=" + policy);
   };
   const double full = run("full");
   const double one_backup = run("static");
